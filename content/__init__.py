@@ -1,0 +1,24 @@
+"""Built-in content: TOML data only. This module just finds and reads the files."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def read_tree(root: Path | str | None = None) -> dict[str, str]:
+    """Every `.toml` below `root` (default: the built-in content) by relative path."""
+    base = Path(root) if root is not None else HERE
+    if not base.is_dir():
+        raise FileNotFoundError(f"no content folder at {base}")
+    return {p.relative_to(base).as_posix(): p.read_text(encoding="utf-8") for p in sorted(base.rglob("*.toml"))}
+
+
+@lru_cache(maxsize=1)
+def builtin():
+    """The validated built-in content (cached: it never changes while running)."""
+    from cthulhu.core.content import Content
+
+    return Content.from_files(read_tree())

@@ -1,0 +1,33 @@
+"""The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`."""
+
+from .command import Command, Event, Option, Prompt
+from .errors import (
+    ContentError,
+    GameOver,
+    IllegalCommand,
+    MalformedCommand,
+    NotYourDecision,
+    Rejected,
+    StalePrompt,
+)
+from .game import Game, Rules, rules_for, script_dice
+from .setup import Setup
+
+__all__ = [
+    "Command",
+    "ContentError",
+    "Event",
+    "Game",
+    "GameOver",
+    "IllegalCommand",
+    "MalformedCommand",
+    "NotYourDecision",
+    "Option",
+    "Prompt",
+    "Rejected",
+    "Rules",
+    "Setup",
+    "StalePrompt",
+    "rules_for",
+    "script_dice",
+]

@@ -1,0 +1,114 @@
+"""Commands, prompts and events: the small values that cross every layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import MalformedCommand
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, _SCALARS) and not isinstance(value, float):
+        return value
+    raise MalformedCommand(f"command arguments must be strings, integers or lists of them, not {type(value).__name__}")
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A decision: a stable wire name plus sorted, hashable arguments."""
+
+    kind: str
+    args: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, kind: str, **args: Any) -> "Command":
+        return cls(kind, tuple(sorted((k, _freeze(v)) for k, v in args.items())))
+
+    def __getitem__(self, key: str) -> Any:
+        for k, v in self.args:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, **{k: _thaw(v) for k, v in self.args}}
+
+    @classmethod
+    def from_wire(cls, data: Any) -> "Command":
+        if not isinstance(data, dict):
+            raise MalformedCommand("a command is a map with a 'kind'")
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise MalformedCommand("a command needs a 'kind' string")
+        args = {k: v for k, v in data.items() if k != "kind"}
+        if not all(isinstance(k, str) for k in args):
+            raise MalformedCommand("command argument names must be strings")
+        return cls.of(kind, **args)
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{k}={_thaw(v)!r}" for k, v in self.args)
+        return f"{self.kind}({inner})"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    command: Command
+    label: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"command": self.command.wire(), "label": self.label}
+
+
+@dataclass(slots=True)
+class Prompt:
+    """A decision the game is waiting for: who decides and what they may choose."""
+
+    seat: int
+    kind: str
+    text: str
+    options: list[Option]
+    version: int = 0
+    actor: int | None = None  # the investigator (or player mat) the choice is about
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "kind": self.kind,
+            "text": self.text,
+            "version": self.version,
+            "actor": self.actor,
+            "options": [o.wire() for o in self.options],
+            "extra": self.extra,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened; the log narrates these and tests assert on them."""
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": self.type, **self.data}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]

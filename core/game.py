@@ -1,0 +1,135 @@
+"""The façade every caller uses: tests, bots, the host, the TUI and the tools.
+
+Modes plug in through `Rules` (main game, Shamblers); the façade owns what is
+common to them: seats, prompt versions, rejection before mutation, the step
+counter and the state hash.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .canon import digest
+from .command import Command, Event, Prompt
+from .errors import GameOver, IllegalCommand, NotYourDecision, StalePrompt
+from .setup import Setup
+
+
+class Rules(Protocol):
+    """The hooks a game mode provides; its state is its own plain-data object."""
+
+    name: str
+
+    def new_state(self, setup: Setup, content: Any) -> Any: ...
+    def start(self, state: Any) -> list[Event]: ...
+    def prompt(self, state: Any) -> Prompt | None: ...
+    def resolve(self, state: Any, command: Command) -> list[Event]: ...
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
+    def outcome(self, state: Any) -> str | None: ...
+    def canonical(self, state: Any) -> dict[str, Any]: ...
+    def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> Any: ...
+
+
+def rules_for(mode: str) -> Rules:
+    if mode == "main":
+        from .main.rules import MainRules
+
+        return MainRules()
+    if mode == "shamblers":
+        from .shamblers.rules import ShamblerRules
+
+        return ShamblerRules()
+    raise ValueError(f"unknown mode {mode!r}")
+
+
+class Game:
+    """One game: apply legal commands, read per-seat views, hash the state."""
+
+    __slots__ = ("setup", "content", "rules", "state", "step", "_start_events")
+
+    def __init__(self, setup: Setup, content: Any, rules: Rules, state: Any, step: int = 0) -> None:
+        self.setup = setup
+        self.content = content
+        self.rules = rules
+        self.state = state
+        self.step = step
+        self._start_events: list[Event] = []
+
+    @classmethod
+    def new(cls, setup: Setup, content: Any = None) -> "Game":
+        if content is None:
+            from cthulhu.content import builtin
+
+            content = builtin()
+        rules = rules_for(setup.mode)
+        state = rules.new_state(setup, content)
+        game = cls(setup, content, rules, state)
+        game._start_events = rules.start(state)
+        return game
+
+    @property
+    def start_events(self) -> list[Event]:
+        """Events of the setup itself (dealing, placing figures), before any command."""
+        return list(self._start_events)
+
+    @property
+    def prompt(self) -> Prompt | None:
+        prompt = self.rules.prompt(self.state)
+        if prompt is not None:
+            prompt.version = self.step
+        return prompt
+
+    @property
+    def outcome(self) -> str | None:
+        return self.rules.outcome(self.state)
+
+    def legal(self, seat: int) -> list[Command]:
+        prompt = self.prompt
+        if prompt is None or prompt.seat != seat or self.outcome is not None:
+            return []
+        return [o.command for o in prompt.options]
+
+    def apply(self, seat: int, command: Command, version: int | None = None) -> list[Event]:
+        """Apply one legal command, or raise `Rejected` and change nothing."""
+        if self.outcome is not None:
+            raise GameOver(f"the game is over ({self.outcome})")
+        prompt = self.prompt
+        if prompt is None:
+            raise IllegalCommand("nothing is being decided right now")
+        if version is not None and version != prompt.version:
+            raise StalePrompt(f"that answers an earlier question (version {version}, now {prompt.version})")
+        if seat != prompt.seat:
+            raise NotYourDecision(f"seat {prompt.seat} is deciding: {prompt.text}")
+        if command not in {o.command for o in prompt.options}:
+            raise IllegalCommand(f"{command} is not one of the choices: {prompt.text}")
+        events = self.rules.resolve(self.state, command)
+        self.step += 1
+        return events
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` may see (None: a spectator). Never deck orders or the seed."""
+        view = self.rules.view(self.state, seat)
+        prompt = self.prompt
+        view["step"] = self.step
+        view["outcome"] = self.outcome
+        view["prompt"] = prompt.wire() if prompt is not None and self.outcome is None else None
+        return view
+
+    def canonical(self) -> dict[str, Any]:
+        """The full state, secrets included: for hashing and snapshots, never for peers."""
+        return {"step": self.step, "setup": self.setup.model_dump(mode="json"), "state": self.rules.canonical(self.state)}
+
+    def state_hash(self) -> str:
+        return digest(self.canonical())
+
+    @classmethod
+    def from_canonical(cls, data: dict[str, Any], content: Any) -> "Game":
+        setup = Setup.model_validate(data["setup"])
+        rules = rules_for(setup.mode)
+        state = rules.from_canonical(data["state"], setup, content)
+        return cls(setup, content, rules, state, step=int(data["step"]))
+
+
+def script_dice(game: Game, *faces: Any) -> None:
+    """Queue die faces for the next rolls (tests and worked examples only)."""
+    game.state.rng.scripted.extend(faces)

@@ -1,0 +1,67 @@
+"""Counter-based random streams whose whole state lives in the game state.
+
+Each draw is BLAKE2b(seed, stream name, counter), so a save replays bit for bit
+on any Python version and machine: nothing depends on `random`, hash seeds or
+the clock. Public dice and hidden shuffles use separate streams, so that a
+change in how often one is drawn never shifts the other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(slots=True)
+class Rng:
+    seed: int
+    counters: dict[str, int] = field(default_factory=dict)
+    # Faces queued by tests (`Game.script_dice`); consumed before any stream.
+    scripted: list[Any] = field(default_factory=list)
+
+    def next64(self, stream: str) -> int:
+        n = self.counters.get(stream, 0)
+        self.counters[stream] = n + 1
+        digest = hashlib.blake2b(
+            f"{self.seed}:{stream}:{n}".encode(), digest_size=8
+        ).digest()
+        return int.from_bytes(digest, "big")
+
+    def below(self, stream: str, n: int) -> int:
+        """A uniform integer in [0, n), by rejection so no value is favoured."""
+        if n <= 0:
+            raise ValueError("below() needs a positive bound")
+        limit = _MASK64 - (_MASK64 + 1) % n
+        while True:
+            x = self.next64(stream)
+            if x <= limit:
+                return x % n
+
+    def face(self, stream: str, faces: Sequence[Any]) -> int:
+        """Roll a die with these faces and return the face index.
+
+        A scripted face, if any is queued, is taken first; it must exist on this die.
+        """
+        if self.scripted:
+            want = self.scripted.pop(0)
+            if want not in faces:
+                raise ValueError(f"scripted face {want!r} is not on a die with faces {list(faces)!r}")
+            return list(faces).index(want)
+        return self.below(stream, len(faces))
+
+    def shuffle(self, stream: str, items: list) -> None:
+        """Fisher-Yates in place, our own so the order never depends on `random`."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(stream, i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def canonical(self) -> dict:
+        return {"seed": self.seed, "counters": dict(sorted(self.counters.items()))}
+
+    @classmethod
+    def from_canonical(cls, data: dict) -> "Rng":
+        return cls(seed=int(data["seed"]), counters={str(k): int(v) for k, v in data["counters"].items()})

@@ -1,0 +1,27 @@
+"""What a game is started from: everything needed to rebuild it from the command log."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Setup(BaseModel):
+    """A table's choices. `seats[i]` is the seat that controls investigator i."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["main", "shamblers"] = "main"
+    elder_one: str | None = None
+    episode: str | None = None
+    investigators: list[str] = Field(default_factory=list)
+    players: int = Field(default=1, ge=1, le=5)
+    seats: list[int] | None = None
+    seed: int = Field(default=0, ge=0, lt=2**63)
+    turn_limit: int | None = Field(default=None, ge=1)
+
+    def seat_of(self, index: int) -> int:
+        if self.seats is not None:
+            return self.seats[index]
+        return index % self.players

@@ -1,0 +1,31 @@
+"""The `cthulhu` command line. Each subcommand lives in its own module and is imported on use."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import commands
+
+    parser = argparse.ArgumentParser(prog="cthulhu", description="A cooperative Lovecraftian board game for the terminal.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in commands.REGISTRY:
+        register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["play", *(argv or [])])
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
