@@ -1,0 +1,135 @@
+"""Deltas between two views: set/remove operations at paths, and the view hash.
+
+An operation is a short list, cheap on the wire:
+
+* ``["s", path, value]`` sets the value at ``path`` (a list of map keys and
+  list indices). An index equal to the list's length appends. The empty path
+  replaces the whole view.
+* ``["d", path]`` removes a map key or a list item (lists only shrink from
+  the end, so indices of the items kept never move).
+
+`diff` compares types as well as values (``True == 1`` in Python, not on the
+wire) and falls back to one ``set`` of a whole container when that encodes
+smaller than its piecewise operations. The hash is BLAKE2 over the canonical
+encoding (`cthulhu.core.canon.digest`), so host and mirror agree whatever the
+key order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from cthulhu.core.canon import digest
+
+Op = list[Any]
+
+
+class DeltaError(Exception):
+    """An operation that does not fit the view it is applied to (the mirror must resync)."""
+
+    code = "bad_delta"
+
+
+def view_hash(view: Any) -> str:
+    return digest(view)
+
+
+def diff(old: Any, new: Any) -> list[Op]:
+    """Operations that turn `old` into `new` (``apply(old, diff(old, new)) == new``)."""
+    out: list[Op] = []
+    _diff(old, new, [], out)
+    return out
+
+
+def _diff(old: Any, new: Any, path: list[Any], out: list[Op]) -> None:
+    if type(old) is not type(new):
+        out.append(["s", path, new])
+        return
+    if isinstance(new, dict):
+        sub: list[Op] = []
+        for k in old:
+            if k not in new:
+                sub.append(["d", [*path, k]])
+        for k, v in new.items():
+            if k in old:
+                _diff(old[k], v, [*path, k], sub)
+            else:
+                sub.append(["s", [*path, k], v])
+        _emit(sub, path, new, out)
+    elif isinstance(new, list):
+        sub = []
+        n_old, n_new = len(old), len(new)
+        for i in range(min(n_old, n_new)):
+            _diff(old[i], new[i], [*path, i], sub)
+        if n_new > n_old:
+            sub.extend(["s", [*path, i], new[i]] for i in range(n_old, n_new))
+        else:
+            sub.extend(["d", [*path, i]] for i in range(n_old - 1, n_new - 1, -1))
+        _emit(sub, path, new, out)
+    elif old != new:
+        out.append(["s", path, new])
+
+
+def _emit(sub: list[Op], path: list[Any], new: Any, out: list[Op]) -> None:
+    """Keep the piecewise operations unless one whole `set` is smaller."""
+    if len(sub) > 1:
+        whole: Op = ["s", path, new]
+        if len(msgpack.packb(whole)) <= len(msgpack.packb(sub)):
+            out.append(whole)
+            return
+    out.extend(sub)
+
+
+def _key(container: Any, key: Any, how: str) -> Any:
+    """Check `key` against `container` for `how` in ("get", "set", "del")."""
+    if isinstance(container, dict):
+        if not isinstance(key, str):
+            raise DeltaError(f"map key {key!r} is not a string")
+        if how != "set" and key not in container:
+            raise DeltaError(f"no key {key!r}")
+        return key
+    if isinstance(container, list):
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise DeltaError(f"list index {key!r} is not an integer")
+        limit = len(container) + 1 if how == "set" else len(container)
+        if not 0 <= key < limit:
+            raise DeltaError(f"list index {key} out of range")
+        if how == "del" and key != len(container) - 1:
+            raise DeltaError("list items are only removed from the end")
+        return key
+    raise DeltaError(f"cannot index into a {type(container).__name__}")
+
+
+def apply(view: Any, ops: list[Op]) -> Any:
+    """Apply `ops` to `view` in place where possible; return the (possibly new) root.
+
+    Raises `DeltaError` on the first operation that does not fit; the view may
+    then be partly changed, which is why a failing mirror asks for a snapshot.
+    """
+    root = view
+    if not isinstance(ops, list):
+        raise DeltaError("operations must be a list")
+    for op in ops:
+        if not isinstance(op, list) or len(op) not in (2, 3) or op[0] not in ("s", "d"):
+            raise DeltaError("an operation is ['s', path, value] or ['d', path]")
+        kind, path = op[0], op[1]
+        if not isinstance(path, list) or (kind == "s") != (len(op) == 3):
+            raise DeltaError("an operation is ['s', path, value] or ['d', path]")
+        if not path:
+            if kind == "d":
+                raise DeltaError("cannot remove the whole view")
+            root = op[2]
+            continue
+        parent = root
+        for key in path[:-1]:
+            parent = parent[_key(parent, key, "get")]
+        last = _key(parent, path[-1], "set" if kind == "s" else "del")
+        if kind == "d":
+            del parent[last]
+        elif isinstance(parent, list) and last == len(parent):
+            parent.append(op[2])
+        else:
+            parent[last] = op[2]
+    return root
