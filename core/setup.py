@@ -19,7 +19,6 @@ class Setup(BaseModel):
     players: int = Field(default=1, ge=1, le=5)
     seats: list[int] | None = None
     seed: int = Field(default=0, ge=0, lt=2**63)
-    turn_limit: int | None = Field(default=None, ge=1)
 
     def seat_of(self, index: int) -> int:
         if self.seats is not None:

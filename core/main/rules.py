@@ -1,0 +1,126 @@
+"""The main game's hooks for the façade: set-up, prompts, views and the canonical state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..command import Command, Event, Option, Prompt
+from ..errors import ContentError
+from ..rng import Rng
+from ..setup import Setup
+from .content import MainContent
+from .engine import Engine
+from .state import Figure, Investigator, MainState
+from .view import build_view
+
+DEFAULT_INVESTIGATORS = 2
+
+
+def _main(content: Any) -> MainContent:
+    if content is None or content.main is None:
+        raise ContentError(["main/: no main-game content loaded"])
+    return content.main
+
+
+def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, list[str]]:
+    """Fill in defaults and check the choices against the content."""
+    episode = setup.episode or min(c.episodes, key=lambda e: (c.episodes[e].difficulty, e))
+    if episode not in c.episodes:
+        raise ValueError(f"unknown episode {episode!r}; choose from {', '.join(sorted(c.episodes))}")
+    investigators = list(setup.investigators) or sorted(c.investigators)[:max(DEFAULT_INVESTIGATORS, setup.players)]
+    for iid in investigators:
+        if iid not in c.investigators:
+            raise ValueError(f"unknown investigator {iid!r}; choose from {', '.join(sorted(c.investigators))}")
+    if len(set(investigators)) != len(investigators):
+        raise ValueError("each investigator can sit at the table only once")
+    if not 1 <= len(investigators) <= c.rules.seats_max:
+        raise ValueError(f"play with 1 to {c.rules.seats_max} investigators")
+    return episode, investigators
+
+
+class MainRules:
+    """Bound to one game's content when the state is made or restored (one instance per game)."""
+
+    name = "main"
+
+    def __init__(self) -> None:
+        self.c: MainContent | None = None
+        self.adj: dict[str, list[str]] = {}
+
+    def bind(self, content: Any, episode: str) -> None:
+        self.c = _main(content)
+        self.adj = self.c.adjacency(episode)
+
+    def new_state(self, setup: Setup, content: Any) -> MainState:
+        c = _main(content)
+        episode, ids = resolve_setup(setup, c)
+        m = c.episodes[episode].map
+        rng = Rng(setup.seed)
+        invs = [
+            Investigator(id=iid, seat=setup.seat_of(n), space=m.start, levels={sk: 1 for sk in c.investigators[iid].skills})
+            for n, iid in enumerate(ids)
+        ]
+        reserve = {k: e.figures for k, e in c.enemies.items()}
+        figures = []
+        serial = 0
+        for pl in m.enemies:
+            if reserve[pl.enemy] > 0:
+                reserve[pl.enemy] -= 1
+                serial += 1
+                figures.append(Figure(id=f"{pl.enemy}-{serial}", kind=pl.enemy, space=pl.space))
+        fire = dict(sorted(m.fire.items()))
+        fire_reserve = c.rules.fire_tokens - sum(fire.values())
+        state = MainState(
+            rng=rng,
+            episode=episode,
+            elder_one=setup.elder_one,
+            investigators=invs,
+            figures=figures,
+            reserve=reserve,
+            fire=fire,
+            fire_reserve=max(0, fire_reserve),
+            wound_tokens=c.rules.wound_tokens,
+            figure_serial=serial,
+        )
+        # A random starting player, from the hidden stream like every other secret draw.
+        first = rng.below("hidden", len(invs))
+        state.stack.append({"k": "turn", "inv": first})
+        self.bind(content, episode)
+        return state
+
+    def engine(self, state: MainState) -> Engine:
+        assert self.c is not None, "rules used before new_state/from_canonical"
+        return Engine(state, self.c, self.adj)
+
+    def start(self, state: MainState) -> list[Event]:
+        return self.engine(state).run()
+
+    def prompt(self, state: MainState) -> Prompt | None:
+        p = state.pending
+        if p is None or state.result is not None:
+            return None
+        return Prompt(
+            seat=p["seat"],
+            kind=p["kind"],
+            text=p["text"],
+            options=[Option(cmd, label) for cmd, label in p["options"]],
+            actor=p["inv"],
+        )
+
+    def resolve(self, state: MainState, command: Command) -> list[Event]:
+        return self.engine(state).answer(command)
+
+    def view(self, state: MainState, seat: int | None) -> dict[str, Any]:
+        assert self.c is not None
+        return build_view(state, self.c, self.adj, seat)
+
+    def outcome(self, state: MainState) -> str | None:
+        return state.result
+
+    def canonical(self, state: MainState) -> dict[str, Any]:
+        return state.canonical()
+
+    def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> MainState:
+        state = MainState.from_canonical(data)
+        self.bind(content, state.episode)
+        return state

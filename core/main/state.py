@@ -1,0 +1,93 @@
+"""The main game's state: plain data, changed only by the engine's tasks."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..command import Command
+from ..rng import Rng
+
+
+@dataclass(slots=True)
+class Investigator:
+    id: str
+    seat: int
+    space: str
+    wounds: int = 0
+    stress: int = 0
+    sanity: int = 0
+    levels: dict[str, int] = field(default_factory=dict)
+    bonus: int = 0  # permanent bonus dice from insanity thresholds
+    fire: int = 0  # Fire tokens on the board
+    fire_wounds: int = 0  # wound tokens standing in for Fire when the reserve ran dry
+    reached: list[int] = field(default_factory=list)  # thresholds reached, in order
+    alive: bool = True
+    cause: str | None = None  # "killed" or "madness"
+
+
+@dataclass(slots=True)
+class Figure:
+    id: str
+    kind: str
+    space: str
+    wounds: int = 0
+
+
+@dataclass(slots=True)
+class MainState:
+    rng: Rng
+    episode: str
+    elder_one: str | None
+    investigators: list[Investigator]
+    figures: list[Figure]
+    reserve: dict[str, int]
+    fire: dict[str, int]
+    fire_reserve: int
+    wound_tokens: int
+    turn: int = 0
+    active: int = 0
+    phase: str = "setup"
+    actions_left: int = 0
+    stack: list[dict[str, Any]] = field(default_factory=list)
+    # The decision being waited for: kind, inv, seat, text, options [(Command, label)].
+    pending: dict[str, Any] | None = None
+    result: str | None = None
+    cause: str | None = None
+    last_roll: dict[str, Any] | None = None
+    figure_serial: int = 0
+
+    def figure(self, fid: str) -> Figure:
+        for f in self.figures:
+            if f.id == fid:
+                return f
+        raise KeyError(fid)
+
+    def enemies_at(self, space: str) -> list[Figure]:
+        return [f for f in self.figures if f.space == space]
+
+    def canonical(self) -> dict[str, Any]:
+        data = {k: getattr(self, k) for k in self.__slots__ if k not in ("rng", "investigators", "figures", "pending")}
+        data["rng"] = self.rng.canonical()
+        data["investigators"] = [asdict(i) for i in self.investigators]
+        data["figures"] = [asdict(f) for f in self.figures]
+        data["pending"] = None
+        if self.pending is not None:
+            data["pending"] = {**self.pending, "options": [[c.wire(), label] for c, label in self.pending["options"]]}
+        return data
+
+    @classmethod
+    def from_canonical(cls, data: dict[str, Any]) -> "MainState":
+        import copy
+
+        data = copy.deepcopy(data)
+        pending = data.pop("pending")
+        if pending is not None:
+            pending["options"] = [(Command.from_wire(c), label) for c, label in pending["options"]]
+        return cls(
+            rng=Rng.from_canonical(data.pop("rng")),
+            investigators=[Investigator(**i) for i in data.pop("investigators")],
+            figures=[Figure(**f) for f in data.pop("figures")],
+            pending=pending,
+            **data,
+        )
