@@ -133,7 +133,7 @@ class Engine:
             if s.investigators[j].alive:
                 self.push({"k": "turn", "inv": j})
                 return
-        self.lose("every investigator is dead")
+        self.lose("all_dead", "every investigator is dead")
 
     def step_discard_check(self, task: Task) -> None:
         """Mythos discard check: the Elder One's advance (needs the Mythos deck; see the next issue)."""
@@ -541,20 +541,21 @@ class Engine:
         if active_died:
             s.actions_left = 0
         if not self.elder_on_board():
-            self.lose(f"{self.name(i)} died before the Elder One took the board")
+            self.lose("died_before_summoning", f"{self.name(i)} died before the Elder One took the board")
         elif not any(x.alive for x in s.investigators):
-            self.lose("every investigator is dead")
+            self.lose("all_dead", "every investigator is dead")
 
     def elder_on_board(self) -> bool:
         return any(f.kind == "elder_one" for f in self.s.figures)
 
-    def lose(self, cause: str) -> None:
+    def lose(self, cause: str, text: str) -> None:
+        """End the game lost; `cause` is a short code for summaries, `text` is for people."""
         s = self.s
         if s.result is None:
             s.result = "lost"
             s.cause = cause
             s.pending = None
-            self.emit("game_lost", cause=cause)
+            self.emit("game_lost", cause=cause, text=text)
 
 
 STEPS: dict[str, Callable[[Engine, Task], None]] = {
