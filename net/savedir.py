@@ -1,0 +1,90 @@
+"""Where saves live, and what a folder of them contains.
+
+From a checkout (a `pyproject.toml` naming the `cthulhu` project next to the
+package folders) saves go to the checkout's `saves/`, so developers see the
+example saves; an installed copy uses the user's data directory
+(`$XDG_DATA_HOME/cthulhu/saves`, else `~/.local/share/cthulhu/saves`).
+`--saves DIR` overrides both.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .savefile import SUFFIX, SaveError, SaveFile, load, save_files
+
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def checkout_root(start: Path = _PACKAGE_ROOT) -> Path | None:
+    """The checkout this code runs from, or None when installed."""
+    pyproject = start / "pyproject.toml"
+    if not (pyproject.is_file() and (start / "net").is_dir() and (start / "core").is_dir()):
+        return None
+    try:
+        name = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("name")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    return start if name == "cthulhu" else None
+
+
+def user_saves_dir(env: dict[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return Path(base) / "cthulhu" / "saves"
+
+
+def default_saves_dir(override: str | Path | None = None) -> Path:
+    """`--saves DIR` if given, else the checkout's `saves/`, else the user's data dir."""
+    if override is not None:
+        return Path(override).expanduser()
+    root = checkout_root()
+    return root / "saves" if root is not None else user_saves_dir()
+
+
+def resolve_save(name: str | Path, saves_dir: str | Path | None = None) -> Path:
+    """A path as given if it exists; else `NAME` or `NAME.save` inside the saves folder."""
+    path = Path(name).expanduser()
+    if path.exists() or path.parent != Path("."):
+        return path
+    folder = default_saves_dir(saves_dir)
+    for candidate in (folder / path.name, folder / (path.name + SUFFIX)):
+        if candidate.exists():
+            return candidate
+    return path
+
+
+def new_save_path(folder: str | Path, stem: str) -> Path:
+    """A file name in `folder` that is not taken yet, from `stem` (made file-name safe)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-.") or "game"
+    base = Path(folder)
+    candidate = base / f"{safe}{SUFFIX}"
+    n = 2
+    while candidate.exists():
+        candidate = base / f"{safe}-{n}{SUFFIX}"
+        n += 1
+    return candidate
+
+
+@dataclass(frozen=True, slots=True)
+class SaveEntry:
+    """One file of a listing: the save, or the reason it cannot be read."""
+
+    path: Path
+    save: SaveFile | None
+    error: SaveError | None
+
+
+def list_saves(folder: str | Path) -> list[SaveEntry]:
+    """Every save in `folder`, damaged ones included (with their error)."""
+    out = []
+    for path in save_files(folder):
+        try:
+            out.append(SaveEntry(path, load(path), None))
+        except SaveError as exc:
+            out.append(SaveEntry(path, None, exc))
+    return out

@@ -1,0 +1,159 @@
+"""Turning a save back into a game: verify every step, or seek to one quickly.
+
+A save is trusted only as far as the rules agree with it: `replay(verify=True)`
+starts from the setup, applies each recorded command through `Game.apply` (so
+an illegal command is refused, not obeyed) and compares the state hash after
+every step with the recorded one. Seeking starts from the nearest snapshot at
+or before the step, checks the snapshot's hash, and replays the few commands
+after it, checking those hashes too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from cthulhu.core import Command, Game, Rejected
+
+from .savefile import ContentMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
+
+
+def _short(h: str) -> str:
+    return h[:12]
+
+
+def _apply(game: Game, step: int, seat: int, wire: dict[str, Any]) -> None:
+    try:
+        command = Command.from_wire(wire)
+        game.apply(seat, command)
+    except Rejected as exc:
+        raise ReplayRejected(f"step {step}: the recorded command {wire!r} by seat {seat} was refused: {exc.reason}", step=step) from None
+    except (KeyError, ValueError, TypeError, IndexError) as exc:
+        # A mode that crashes on a command it offered is a bug, but the save
+        # must still fail with a message rather than a traceback.
+        raise ReplayRejected(f"step {step}: replaying {wire!r} failed inside the rules ({type(exc).__name__}: {exc})", step=step) from None
+
+
+def _check(game: Game, step: int, recorded: str) -> None:
+    actual = game.state_hash()
+    if actual != recorded:
+        raise HashMismatch(
+            f"hash mismatch at step {step}: recorded {_short(recorded)}, replay gives {_short(actual)} "
+            "(other rules or content, or an edited save)",
+            step=step,
+        )
+
+
+def replay_entries(
+    game: Game,
+    entries: Iterable[tuple[int, dict[str, Any], str]],
+    *,
+    on_step: Callable[[int, dict[str, Any], str], None] | None = None,
+) -> Game:
+    """Apply (seat, command, hash) entries to `game`, checking each hash."""
+    for seat, wire, recorded in entries:
+        step = game.step + 1
+        _apply(game, step, seat, wire)
+        _check(game, step, recorded)
+        if on_step is not None:
+            on_step(seat, wire, recorded)
+    return game
+
+
+def check_content(save: SaveFile, content: Any) -> None:
+    if save.header.content_version != content.version:
+        raise ContentMismatch(
+            f"the save was made with other game content (content version {_short(save.header.content_version)}, "
+            f"installed {_short(str(content.version))})"
+        )
+
+
+def _content(content: Any) -> Any:
+    if content is None:
+        from cthulhu.content import builtin
+
+        content = builtin()
+    return content
+
+
+def _start(save: SaveFile, content: Any) -> Game:
+    try:
+        game = Game.new(save.setup, content)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise SaveError(f"the game in this save cannot be set up with the installed content ({exc})", step=0) from None
+    _check(game, 0, save.initial_hash)
+    return game
+
+
+def verify(save: SaveFile, content: Any = None, *, allow_other_content: bool = False) -> Game:
+    """Replay the whole log from the setup, checking every hash and every snapshot."""
+    content = _content(content)
+    if not allow_other_content:
+        check_content(save, content)
+    game = _start(save, content)
+    for step, entry in enumerate(save.steps, start=1):
+        _apply(game, step, entry.seat, entry.command)
+        _check(game, step, entry.hash)
+    for step, snap in save.snapshots.items():
+        _from_snapshot(save, step, snap, content)
+    return game
+
+
+def _from_snapshot(save: SaveFile, step: int, snap: dict[str, Any], content: Any) -> Game:
+    try:
+        game = Game.from_canonical(snap, content)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+        raise SaveError(f"the snapshot at step {step} cannot be rebuilt ({type(exc).__name__}: {exc})", step=step) from None
+    if game.step != step:
+        raise HashMismatch(f"the snapshot filed at step {step} is of step {game.step}", step=step)
+    actual = game.state_hash()
+    recorded = save.hash_at(step)
+    if actual != recorded:
+        raise HashMismatch(
+            f"hash mismatch in the snapshot at step {step}: recorded {_short(recorded)}, snapshot gives {_short(actual)}",
+            step=step,
+        )
+    return game
+
+
+def seek(save: SaveFile, step: int, content: Any = None, *, allow_other_content: bool = False) -> Game:
+    """The game after `step` commands, from the nearest snapshot (hashes checked on the way)."""
+    content = _content(content)
+    if not allow_other_content:
+        check_content(save, content)
+    if not 0 <= step <= save.last_step:
+        raise SaveError(f"there is no step {step}: the save has steps 0 to {save.last_step}", step=step)
+    base = max((k for k in save.snapshots if k <= step), default=None)
+    game = _start(save, content) if base is None else _from_snapshot(save, base, save.snapshots[base], content)
+    for n in range(game.step + 1, step + 1):
+        entry = save.steps[n - 1]
+        _apply(game, n, entry.seat, entry.command)
+        _check(game, n, entry.hash)
+    return game
+
+
+def replay(
+    save: SaveFile,
+    content: Any = None,
+    *,
+    verify: bool = True,
+    seek: int | None = None,
+    allow_other_content: bool = False,
+) -> Game:
+    """The game at `seek` (default: the last step), after verifying the whole log if asked."""
+    content = _content(content)
+    target = save.last_step if seek is None else seek
+    if verify:
+        game = _verify(save, content, allow_other_content=allow_other_content)
+        if target == save.last_step:
+            return game
+    return _seek(save, target, content, allow_other_content=allow_other_content)
+
+
+_verify = verify
+_seek = seek
+
+
+def resume(save: SaveFile, content: Any = None) -> Game:
+    """The game at the save's last step, fully verified: what `--load` starts from."""
+    return replay(save, content, verify=True)

@@ -1,0 +1,72 @@
+"""Save files: the public surface (format, autosave writer, replay, folders).
+
+    writer = SaveWriter(path, game, players=[...])      # autosave from step 0
+    writer.append(seat, command.wire(), game.state_hash())  # after every apply
+    save = load(path)                                   # checks the file; SaveError if damaged
+    game = replay(save, content, verify=True, seek=None)  # checks every hash
+"""
+
+from .savedir import SaveEntry, default_saves_dir, list_saves, new_save_path, resolve_save, user_saves_dir
+from .savefile import (
+    FORMAT_VERSION,
+    MIGRATIONS,
+    SUFFIX,
+    BadStructure,
+    ContentMismatch,
+    CorruptSave,
+    HashMismatch,
+    NotASave,
+    PlayerRecord,
+    ReplayRejected,
+    SaveError,
+    SaveFile,
+    SaveHeader,
+    SaveIOError,
+    SaveStep,
+    TruncatedSave,
+    UnsupportedFormat,
+    decode,
+    encode,
+    load,
+)
+from .savereplay import replay, resume, seek, verify
+from .savewriter import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
+
+__all__ = [
+    "FORMAT_VERSION",
+    "MIGRATIONS",
+    "SUFFIX",
+    "BadStructure",
+    "ContentMismatch",
+    "CorruptSave",
+    "HashMismatch",
+    "NotASave",
+    "PlayerRecord",
+    "ReplayRejected",
+    "SaveEntry",
+    "SaveError",
+    "SaveFile",
+    "SaveHeader",
+    "SaveIOError",
+    "SaveStep",
+    "SaveWriter",
+    "TruncatedSave",
+    "UnsupportedFormat",
+    "decode",
+    "default_saves_dir",
+    "encode",
+    "hash_token",
+    "list_saves",
+    "load",
+    "new_save_path",
+    "replay",
+    "resolve_save",
+    "resume",
+    "save_game",
+    "seek",
+    "sweep_temp_files",
+    "token_matches",
+    "user_saves_dir",
+    "verify",
+    "write_atomic",
+]

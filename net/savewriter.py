@@ -1,0 +1,330 @@
+"""Writing saves so that no crash can lose or break one.
+
+Every write goes to a temporary file in the same folder, is flushed and
+fsynced, replaces the save with `os.replace` (atomic on POSIX and Windows) and
+then fsyncs the folder so the rename itself survives a power cut. A `kill -9`
+at any instant leaves either the previous save or the new one, plus at worst a
+stale temporary file, which the next writer sweeps away.
+
+`SaveWriter` is the host's autosave: `append(seat, command_wire, state_hash)`
+after every applied command, before any peer hears of it. Log entries and
+snapshots are packed once and kept, so each rewrite is a join and a checksum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import time
+from collections.abc import Iterable, Sequence
+from contextlib import suppress
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from cthulhu.core import Command, Game, Setup
+
+from .savefile import (
+    FORMAT_VERSION,
+    PlayerRecord,
+    SaveFile,
+    SaveIOError,
+    frame,
+    pack_body,
+    pack_snapshot,
+    pack_step,
+)
+
+DEFAULT_SNAPSHOT_EVERY = 25
+STALE_TEMP_SECONDS = 3600.0
+
+
+def now_iso() -> str:
+    """The wall clock, for headers only (the rules core never sees a clock)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def rules_version() -> str:
+    """The installed cthulhu version; the state hashes are what really pin the rules."""
+    try:
+        return metadata.version("cthulhu")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        return "unknown"
+
+
+def hash_token(token: str) -> str:
+    """What a save keeps of a seat token: a keyed BLAKE2 hash, never the token."""
+    return hashlib.blake2b(token.encode(), digest_size=16, person=b"cthulhu-seat").hexdigest()
+
+
+def token_matches(token: str, token_hash: str | None) -> bool:
+    """Whether `token` is the one whose hash a save kept (constant time)."""
+    return token_hash is not None and hmac.compare_digest(hash_token(token), token_hash)
+
+
+def summarize(game: Game) -> dict[str, str | int | bool | None]:
+    """Public facts for save listings, from the spectator view (never secrets)."""
+    view = game.view(None)
+    out: dict[str, str | int | bool | None] = {}
+    for key in ("turn", "round", "phase", "episode_stage", "summoned", "elder_one_awake"):
+        value = view.get(key)
+        if isinstance(value, (str, int, bool)) or (key in view and value is None):
+            out[key] = value
+    return out
+
+
+# -- atomic writes -----------------------------------------------------------------------------------
+
+
+def _temp_name(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds (Windows)
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems refuse; the data is still safe
+        pass
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # our own temp files are never left behind while we run
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_temp_files(folder: str | Path, name: str | None = None) -> list[Path]:
+    """Delete temporary files left by interrupted writes (of `name`, or of any save).
+
+    A temp file is stale when its writer process is gone, or when it is older
+    than an hour (pids get reused). Returns what was removed.
+    """
+    base = Path(folder)
+    removed = []
+    pattern = f".{name}.*.tmp" if name else ".*.tmp"
+    for tmp in base.glob(pattern):
+        parts = tmp.name.rsplit(".", 3)  # ".<name>", "<pid>", "<random>", "tmp"
+        try:
+            pid = int(parts[1])
+            age = time.time() - tmp.stat().st_mtime
+        except (ValueError, IndexError, OSError):
+            continue
+        if not _pid_alive(pid) or age > STALE_TEMP_SECONDS:
+            with suppress(OSError):
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
+def write_atomic(path: str | Path, data: bytes, *, fsync: bool = True) -> None:
+    """Replace `path` with `data` so that readers see the old bytes or the new, never a mix."""
+    target = Path(path)
+    tmp = _temp_name(target)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # saves hold the seed
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        with suppress(OSError):
+            tmp.unlink()
+        raise SaveIOError(f"cannot write the save: {exc.strerror or exc}", path=target) from None
+    except BaseException:
+        with suppress(OSError):
+            tmp.unlink()
+        raise
+    if fsync:
+        _fsync_dir(target.parent)
+
+
+# -- the autosave writer -----------------------------------------------------------------------------
+
+
+def _player_records(players: Iterable[Any]) -> list[PlayerRecord]:
+    out = []
+    for p in players:
+        out.append(p if isinstance(p, PlayerRecord) else PlayerRecord.model_validate(p))
+    return out
+
+
+class SaveWriter:
+    """A save being written as the game goes: the host's command log on disk.
+
+    `append(seat, command_wire, state_hash)` has the signature of the host's
+    in-memory `CommandLog.append`; call it after `Game.apply` succeeds and before
+    broadcasting, so every step any peer saw is on disk. It snapshots the live
+    `game` every `snapshot_every` steps for fast seeking.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        game: Game,
+        *,
+        players: Iterable[Any] = (),
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        fsync: bool = True,
+        autosave: bool = True,
+        created: str | None = None,
+        _initial_hash: str | None = None,
+    ) -> None:
+        if game.step != 0 and _initial_hash is None:
+            raise ValueError("a SaveWriter starts at step 0; use SaveWriter.resume or save_game for a game in progress")
+        if snapshot_every < 1:
+            raise ValueError("snapshot_every must be at least 1")
+        self.path = Path(path)
+        self.game = game
+        self.players = _player_records(players)
+        self.snapshot_every = snapshot_every
+        self.fsync = fsync
+        self.autosave = autosave
+        self.created = created or now_iso()
+        self.content_version = str(game.content.version)
+        self.setup_dict = game.setup.model_dump(mode="json")
+        self.initial_hash = _initial_hash or game.state_hash()
+        self.hashes: list[str] = []
+        self._steps: list[bytes] = []
+        self._snapshots: list[bytes] = []
+        if _initial_hash is None:
+            self._snapshots.append(pack_snapshot(0, game.canonical()))
+            sweep_temp_files(self.path.parent, self.path.name)
+            if autosave:
+                self.write()
+
+    # The host's CommandLog interface.
+    def append(self, seat: int, command: dict[str, Any] | Command, state_hash: str) -> None:
+        """Record one applied command and the state hash after it; autosave."""
+        wire = command.wire() if isinstance(command, Command) else dict(command)
+        step = len(self._steps) + 1
+        if self.game.step != step:
+            raise ValueError(f"append() for step {step} but the game is at step {self.game.step}: call it right after apply()")
+        self._steps.append(pack_step(seat, wire, state_hash))
+        self.hashes.append(state_hash)
+        if step % self.snapshot_every == 0 or self.game.outcome is not None:
+            self._snapshots.append(pack_snapshot(step, self.game.canonical()))
+        if self.autosave:
+            self.write()
+
+    record = append
+
+    @property
+    def step(self) -> int:
+        return len(self._steps)
+
+    def set_players(self, players: Iterable[Any]) -> None:
+        """Seats, names and token hashes (e.g. when someone joins); saved on the next write."""
+        self.players = _player_records(players)
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "content_version": self.content_version,
+            "rules_version": rules_version(),
+            "mode": self.game.setup.mode,
+            "created": self.created,
+            "updated": now_iso(),
+            "players": [p.model_dump(mode="json") for p in self.players],
+            "step": self.step,
+            "outcome": self.game.outcome if self.game.step == self.step else None,
+            "summary": summarize(self.game) if self.game.step == self.step else {},
+        }
+
+    def to_bytes(self) -> bytes:
+        body = pack_body(self.header(), self.setup_dict, self.initial_hash, self.snapshot_every, self._steps, self._snapshots)
+        return frame(body)
+
+    def write(self) -> None:
+        """Write the whole save atomically (a `SaveIOError` if the disk refuses)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path, self.to_bytes(), fsync=self.fsync)
+
+    flush = write
+
+    @classmethod
+    def resume(
+        cls,
+        path: str | Path,
+        save: SaveFile,
+        game: Game,
+        *,
+        fsync: bool = True,
+        autosave: bool = True,
+    ) -> "SaveWriter":
+        """Carry on writing `save` (already replayed to its last step as `game`)."""
+        if game.step != save.last_step:
+            raise ValueError(f"the game is at step {game.step} but the save ends at step {save.last_step}")
+        writer = cls(
+            path,
+            game,
+            players=save.header.players,
+            snapshot_every=save.snapshot_every,
+            fsync=fsync,
+            autosave=False,
+            created=save.header.created,
+            _initial_hash=save.initial_hash,
+        )
+        writer.content_version = save.header.content_version
+        writer._steps = [pack_step(s.seat, s.command, s.hash) for s in save.steps]
+        writer.hashes = [s.hash for s in save.steps]
+        writer._snapshots = [pack_snapshot(k, v) for k, v in sorted(save.snapshots.items())]
+        writer.autosave = autosave
+        sweep_temp_files(writer.path.parent, writer.path.name)
+        return writer
+
+
+def _entries(log: Iterable[Any]) -> Iterable[tuple[int, dict[str, Any], str]]:
+    """Accept (seat, command, hash) triples or objects with seat/command/hash attributes."""
+    for item in log:
+        if isinstance(item, Sequence) and not isinstance(item, (str, bytes)):
+            seat, command, state_hash = item
+        else:
+            seat, command, state_hash = item.seat, item.command, item.hash
+        wire = command.wire() if isinstance(command, Command) else dict(command)
+        yield int(seat), wire, str(state_hash)
+
+
+def save_game(
+    path: str | Path,
+    game: Game,
+    log: Iterable[Any],
+    *,
+    players: Iterable[Any] = (),
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+    created: str | None = None,
+    fsync: bool = True,
+) -> SaveFile:
+    """Save a game in progress from its command log (e.g. on quit).
+
+    Replays the log from the setup to take snapshots and to check that the log
+    really leads to `game`: a save that would not load is never written.
+    """
+    from .savereplay import replay_entries
+
+    start = Game.new(Setup.model_validate(game.setup.model_dump()), game.content)
+    writer = SaveWriter(path, start, players=players, snapshot_every=snapshot_every, fsync=fsync, autosave=False, created=created)
+    replay_entries(start, _entries(log), on_step=writer.append)
+    final = game.state_hash()
+    if writer.hashes and writer.hashes[-1] != final or (not writer.hashes and writer.initial_hash != final):
+        raise ValueError("the command log does not lead to this game's state; not saving")
+    writer.write()
+    from .savefile import load
+
+    return load(path)
