@@ -1,0 +1,315 @@
+"""The peer side: a sans-IO session with a mirror of this seat's view, and a trio driver.
+
+`PeerSession` knows nothing about sockets: feed it received bytes with
+`receive_data`, send whatever `data_to_send` returns. The Textual app drives
+the same object from asyncio streams; headless bots and tests drive it with
+trio through `TrioPeer`.
+
+The mirror checks every delta's sequence number and resulting hash. On any
+disagreement it quietly asks for a snapshot and ignores deltas until the
+snapshot arrives; the player keeps playing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from cthulhu.core import Command
+from cthulhu.core.rng import Rng
+
+from .delta import DeltaError, apply, view_hash
+from .frames import FrameDecoder, FrameError, encode_frame
+from .messages import (
+    PROTOCOL_VERSION,
+    Chat,
+    CommandMsg,
+    Delta,
+    Error,
+    GameOverMsg,
+    Hello,
+    Lobby,
+    Ping,
+    Pong,
+    ProtocolError,
+    Rejected,
+    Snapshot,
+    SnapshotRequest,
+    Table,
+    Welcome,
+    parse_to_peer,
+)
+
+
+@dataclass
+class Mirror:
+    """This peer's copy of its view. `stale` while a snapshot is awaited."""
+
+    view: dict[str, Any] | None = None
+    seq: int = -1
+    hash: str | None = None
+    stale: bool = True
+
+    def load(self, seq: int, view: dict[str, Any], expected: str) -> bool:
+        self.view, self.seq, self.hash = view, seq, view_hash(view)
+        self.stale = self.hash != expected
+        return not self.stale
+
+    def apply_delta(self, delta: Delta) -> bool:
+        """Apply if it follows on; False if the mirror is (now) out of step and needs a snapshot."""
+        if self.stale or self.view is None:
+            return False
+        if delta.seq != self.seq + 1:
+            self.stale = True
+            return False
+        try:
+            self.view = apply(self.view, delta.ops)
+        except (DeltaError, KeyError, IndexError, TypeError):
+            self.stale = True
+            return False
+        self.seq = delta.seq
+        self.hash = view_hash(self.view)
+        if self.hash != delta.hash:
+            self.stale = True
+        return not self.stale
+
+    @property
+    def prompt(self) -> dict[str, Any] | None:
+        return self.view.get("prompt") if self.view else None
+
+
+@dataclass
+class ConnectionTrouble:
+    """A frame from the host we could not use (typed; the session carries on)."""
+
+    error: FrameError | ProtocolError
+
+
+@dataclass
+class PeerSession:
+    """One peer's protocol state. Construct, send `data_to_send()`, feed `receive_data()`."""
+
+    name: str
+    code: str | None = None
+    seat: int | None = None
+    token: str | None = None
+    watch: bool = False
+    mirror: Mirror = field(default_factory=Mirror)
+    table: Table | None = None
+    welcomed: bool = False
+    game_over: GameOverMsg | None = None
+    closed: Error | None = None  # a fatal error from the host
+    commands: int = 0
+    deltas: int = 0
+    resyncs: int = 0
+    rejections: list[Rejected] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._decoder = FrameDecoder()
+        self._out = bytearray()
+        self._seq = 0
+        self._snapshot_pending = False
+        self._queue(Hello(proto=PROTOCOL_VERSION, name=self.name, code=self.code, seat=self.seat, token=self.token, watch=self.watch))
+
+    # ---- outgoing ---------------------------------------------------------
+
+    def _queue(self, msg: Any) -> None:
+        self._out += encode_frame(msg.wire())
+
+    def data_to_send(self) -> bytes:
+        data = bytes(self._out)
+        self._out.clear()
+        return data
+
+    def send_command(self, command: Command | dict[str, Any], version: int | None = None) -> int:
+        """Queue a command; `version` defaults to the mirror's prompt version. Returns its seq."""
+        wire = command.wire() if isinstance(command, Command) else dict(command)
+        if version is None and self.mirror.prompt is not None:
+            version = self.mirror.prompt.get("version")
+        self._seq += 1
+        self.commands += 1
+        self._queue(CommandMsg(seq=self._seq, version=version, command=wire))
+        return self._seq
+
+    def chat(self, text: str) -> None:
+        self._queue(Chat(text=text))
+
+    def ping(self, n: int) -> None:
+        self._queue(Ping(n=n))
+
+    def request_snapshot(self, reason: str = "") -> None:
+        if not self._snapshot_pending:
+            self._snapshot_pending = True
+            self._queue(SnapshotRequest(seq=self.mirror.seq, reason=reason))
+
+    # ---- incoming ---------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> list[Any]:
+        """Bytes from the host -> the messages they held (already applied to the mirror).
+
+        Raises `FrameTooLarge` if the host's framing is broken (close the connection).
+        """
+        out: list[Any] = []
+        for item in self._decoder.feed(data):
+            if isinstance(item, FrameError):
+                out.append(ConnectionTrouble(item))
+                continue
+            try:
+                msg = parse_to_peer(item)
+            except ProtocolError as exc:
+                out.append(ConnectionTrouble(exc))
+                continue
+            self._handle(msg)
+            out.append(msg)
+        return out
+
+    def _handle(self, msg: Any) -> None:
+        if isinstance(msg, Welcome):
+            self.welcomed = True
+            self.seat, self.token, self.table = msg.seat, msg.token, msg.table
+            if not self.mirror.load(msg.seq, msg.view, msg.hash):
+                self._resync("welcome hash")
+        elif isinstance(msg, Delta):
+            self.deltas += 1
+            if not self.mirror.apply_delta(msg):
+                self._resync("delta out of step")
+        elif isinstance(msg, Snapshot):
+            self._snapshot_pending = False
+            if not self.mirror.load(msg.seq, msg.view, msg.hash):
+                self._resync("snapshot hash")
+        elif isinstance(msg, Lobby):
+            self.table = msg.table
+        elif isinstance(msg, Rejected):
+            self.rejections.append(msg)
+        elif isinstance(msg, GameOverMsg):
+            self.game_over = msg
+        elif isinstance(msg, Ping):
+            self._queue(Pong(n=msg.n))
+        elif isinstance(msg, Error) and msg.fatal:
+            self.closed = msg
+
+    def _resync(self, reason: str) -> None:
+        if not self._snapshot_pending:
+            self.resyncs += 1
+        self.request_snapshot(reason)
+
+    # ---- conveniences for UIs and bots --------------------------------------
+
+    @property
+    def my_prompt(self) -> dict[str, Any] | None:
+        """The prompt if this seat is deciding it (from a mirror known to be in step)."""
+        prompt = self.mirror.prompt
+        if self.mirror.stale or prompt is None or self.seat is None or prompt.get("seat") != self.seat:
+            return None
+        return prompt
+
+    def summary(self) -> dict[str, Any]:
+        over = self.game_over
+        return {
+            "seat": self.seat,
+            "commands": self.commands,
+            "deltas": self.deltas,
+            "resyncs": self.resyncs,
+            "final_hash": over.state_hash if over else None,
+            "outcome": over.outcome if over else None,
+            "view_hash": self.mirror.hash,
+            "seed": over.seed if over else None,
+        }
+
+
+class ViewBot:
+    """Chooses among the prompt's options in the mirrored view: peers never see the full state.
+
+    "random" is uniform over the options. "heuristic" bots from `core` need a
+    full `Game`, which a peer does not have; until they can choose from a view
+    the peer falls back to the first-listed option, which modes list best-first.
+    """
+
+    def __init__(self, kind: str, seed: int) -> None:
+        if kind not in ("random", "heuristic"):
+            raise ValueError(f"unknown bot {kind!r} (random or heuristic)")
+        self.kind = kind
+        self.rng = Rng(seed)
+
+    def choose(self, prompt: dict[str, Any]) -> dict[str, Any]:
+        options = prompt["options"]
+        if self.kind == "random":
+            return options[self.rng.below("bot", len(options))]["command"]
+        return options[0]["command"]
+
+
+class TrioPeer:
+    """Drive a `PeerSession` over a trio stream."""
+
+    def __init__(self, stream: trio.abc.Stream, session: PeerSession) -> None:
+        self.stream = stream
+        self.session = session
+
+    @classmethod
+    async def connect(cls, host: str, port: int, session: PeerSession) -> "TrioPeer":
+        stream = await trio.open_tcp_stream(host, port)
+        peer = cls(stream, session)
+        await peer.flush()
+        return peer
+
+    async def flush(self) -> None:
+        data = self.session.data_to_send()
+        if data:
+            await self.stream.send_all(data)
+
+    async def receive(self) -> list[Any]:
+        """The next batch of messages ([] once the host closed the connection)."""
+        while True:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return []
+            messages = self.session.receive_data(data)
+            await self.flush()
+            if messages:
+                return messages
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+async def play_bot(
+    host: str,
+    port: int,
+    *,
+    bot: str = "random",
+    seed: int = 0,
+    name: str = "bot",
+    code: str | None = None,
+    session: PeerSession | None = None,
+    on_messages: Any = None,
+) -> PeerSession:
+    """Join, play this seat with a `ViewBot` until the game ends (or the host closes), return the session."""
+    session = session or PeerSession(name, code=code)
+    chooser = ViewBot(bot, seed)
+    peer = await TrioPeer.connect(host, port, session)
+    answered: int | None = None
+    try:
+        while session.game_over is None and session.closed is None:
+            messages = await peer.receive()
+            if not messages:
+                break
+            if on_messages is not None:
+                on_messages(session, messages)
+            if any(isinstance(m, Rejected) for m in messages):
+                answered = None  # try again on the current prompt
+            prompt = session.my_prompt
+            if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
+                answered = prompt["version"]
+                session.send_command(chooser.choose(prompt), answered)
+                await peer.flush()
+    finally:
+        with trio.CancelScope(shield=True):
+            await peer.aclose()
+    return session
+
+
+def summary_json(session: PeerSession) -> str:
+    return json.dumps(session.summary(), sort_keys=True)

@@ -1,0 +1,114 @@
+"""A tiny game mode for network tests that must not wait for the real modes.
+
+It has what the network must get right: a hidden shuffled deck (the secret),
+private hands (each seat sees its own cards, others only counts), several
+seats taking turns, and an end. It plugs into the real `Game` façade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cthulhu.core import Command, Event, Game, Option, Prompt, Setup
+from cthulhu.core.rng import Rng
+
+CARDS = [f"card-{i:02d}" for i in range(24)]
+
+
+@dataclass(slots=True)
+class ToyState:
+    setup: Setup
+    rng: Rng
+    deck: list[str]
+    hands: list[list[str]]
+    played: list[str] = field(default_factory=list)
+    turn: int = 0
+    score: int = 0
+
+
+class ToyRules:
+    """Each turn the seat to move draws or plays a card; play 8 cards before the deck runs out."""
+
+    name = "toy"
+
+    def new_state(self, setup: Setup, content: Any) -> ToyState:
+        rng = Rng(setup.seed)
+        deck = list(CARDS)
+        rng.shuffle("deck", deck)
+        return ToyState(setup, rng, deck, [[] for _ in range(setup.players)])
+
+    def start(self, state: ToyState) -> list[Event]:
+        for hand in state.hands:
+            hand.append(state.deck.pop())
+        return [Event("dealt", {"cards": len(state.hands)})]
+
+    def _seat(self, state: ToyState) -> int:
+        return state.turn % state.setup.players
+
+    def prompt(self, state: ToyState) -> Prompt | None:
+        if self.outcome(state) is not None:
+            return None
+        seat = self._seat(state)
+        options = [Option(Command.of("draw"), "Draw a card")] if state.deck else []
+        options += [Option(Command.of("play", card=c), f"Play {c}") for c in sorted(state.hands[seat])]
+        if not options:
+            options = [Option(Command.of("pass"), "Pass")]
+        return Prompt(seat=seat, kind="turn", text=f"Seat {seat}: draw or play", options=options)
+
+    def resolve(self, state: ToyState, command: Command) -> list[Event]:
+        seat = self._seat(state)
+        events: list[Event] = []
+        if command.kind == "draw":
+            state.hands[seat].append(state.deck.pop())
+            events.append(Event("drew", {"seat": seat}))
+            if state.rng.below("dice", 6) == 0:
+                events.append(Event("rolled", {"seat": seat, "face": 1}))
+        elif command.kind == "play":
+            state.hands[seat].remove(command["card"])
+            state.played.append(command["card"])
+            state.score += 1
+            events.append(Event("played", {"seat": seat, "card": command["card"]}))
+        state.turn += 1
+        return events
+
+    def outcome(self, state: ToyState) -> str | None:
+        if state.score >= 8:
+            return "won"
+        if not state.deck and all(not h for h in state.hands) or state.turn >= 60:
+            return "lost"
+        return None
+
+    def view(self, state: ToyState, seat: int | None) -> dict[str, Any]:
+        return {
+            "deck": {"size": len(state.deck)},
+            "played": list(state.played),
+            "score": state.score,
+            "turn": state.turn,
+            "hands": [
+                {"seat": i, "count": len(h), **({"cards": sorted(h)} if i == seat else {})} for i, h in enumerate(state.hands)
+            ],
+        }
+
+    def canonical(self, state: ToyState) -> dict[str, Any]:
+        return {
+            "rng": state.rng.canonical(),
+            "deck": list(state.deck),
+            "hands": [list(h) for h in state.hands],
+            "played": list(state.played),
+            "turn": state.turn,
+            "score": state.score,
+        }
+
+    def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> ToyState:
+        return ToyState(setup, Rng.from_canonical(data["rng"]), list(data["deck"]), [list(h) for h in data["hands"]],
+                        list(data["played"]), data["turn"], data["score"])
+
+
+def toy_game(seed: int = 1, players: int = 4) -> Game:
+    setup = Setup(mode="main", seed=seed, players=players)
+    rules = ToyRules()
+    state = rules.new_state(setup, None)
+    game = Game(setup, None, rules, state)
+    game._start_events = rules.start(state)
+    return game
