@@ -1,0 +1,89 @@
+"""Shamblers mode simulator: win rate, mean turns and games/second per bot, as JSON.
+
+    python bench/shamblers_sim.py --games 1000 --bots random heuristic
+
+Every game is seeded (game seed = first seed + i, bot seed = the same), so the
+figures are reproducible; only `games_per_second` depends on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from cthulhu.content import read_tree
+from cthulhu.core import Game, Setup
+from cthulhu.core.bots import make_bot
+
+
+def shamblers_content(root: str | None = None):
+    """The built-in Shamblers content alone (works even while other modes' content is broken)."""
+    import tomllib
+
+    from cthulhu.core.canon import digest
+    from cthulhu.core.content import Content
+    from cthulhu.core.shamblers.content import load_shamblers
+
+    files = {p: t for p, t in read_tree(root).items() if p.startswith("shamblers/")}
+    docs = {p: tomllib.loads(t) for p, t in files.items()}
+    return Content(version=digest(files), main=None, shamblers=load_shamblers(docs))
+
+
+def play(content, bot_kind: str, seed: int, players: int) -> Game:
+    game = Game.new(Setup(mode="shamblers", seed=seed, players=players), content)
+    bot = make_bot(bot_kind, "shamblers", seed)
+    while game.outcome is None:
+        p = game.prompt
+        game.apply(p.seat, bot.choose(game, p.seat))
+    return game
+
+
+def run(content, bot_kind: str, games: int, first_seed: int, players: int) -> dict:
+    wins = 0
+    turns = 0
+    steps = 0
+    causes: Counter[str] = Counter()
+    banished = 0
+    start = time.perf_counter()
+    for i in range(games):
+        g = play(content, bot_kind, first_seed + i, players)
+        wins += g.outcome == "won"
+        turns += g.state.turn
+        steps += g.step
+        causes[g.state.cause] += 1
+        banished += sum(g.state.mat_shamblers.values())
+    elapsed = time.perf_counter() - start
+    return {
+        "bot": bot_kind,
+        "games": games,
+        "players": players,
+        "win_rate": round(wins / games, 4),
+        "mean_turns": round(turns / games, 2),
+        "mean_commands": round(steps / games, 2),
+        "mean_banished": round(banished / games, 2),
+        "causes": dict(sorted(causes.items())),
+        "games_per_second": round(games / elapsed, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0, help="first game seed")
+    ap.add_argument("--players", type=int, default=1)
+    ap.add_argument("--bots", nargs="+", default=["random", "heuristic"])
+    ap.add_argument("--content", default=None, help="content folder (default: built-in)")
+    args = ap.parse_args(argv)
+    content = shamblers_content(args.content)
+    results = [run(content, b, args.games, args.seed, args.players) for b in args.bots]
+    json.dump({"mode": "shamblers", "results": results}, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

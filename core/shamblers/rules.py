@@ -1,0 +1,506 @@
+"""Shamblers mode (RULES.md Part B): the Wheel, three actions, the feed step, win and loss.
+
+The banish step is seed 000's, exactly: one Cthulhu Die per Shambler on the
+card, cost = the highest single die (never a sum), all zeros free, payment
+in the Shambler's color with up to two Chaos Tentacles as wild, and a bonus
+of 1/2/3 tentacles off the Shambler Mat for 0/1/2 Rage held when the banish
+started.
+
+Decisions this module makes where Part B leaves room (documented here and
+in the report):
+- The dice are rolled *before* the Shambler is chosen, as the seed orders it
+  ("roll ... then spend ... to banish any color Shambler"); the payment
+  prompt then offers every (Shambler color, payment) pair that is payable,
+  plus "do not banish". If nothing is payable, nothing is spent and the
+  action is used up.
+- Gather on a full track (Chaos Track included) still takes the tentacle off
+  the card (Madness to the Discard Mat, Chaos to the general supply) and adds
+  1 Delirium; that is the price of clearing a card the Shamblers would feed on.
+- Feed: each Shambler on a card takes one Madness Tentacle of any color from
+  that card onto the Shambler Mat (into that tentacle's color area). The
+  active player picks only when the card holds more Madness Tentacles than
+  Shamblers and in more than one color; cards are fed in ring order.
+- Win and loss are checked at the end of the turn, the win first (a win
+  beats a simultaneous loss); an empty Shambler Track loses at once when the
+  Wheel needs a Shambler.
+- The Wheel is public randomness drawn from its own stream ("wheel"), so
+  scripted dice in tests are only ever consumed by Cthulhu Dice ("dice").
+  Bag shuffles and draws use the secret stream ("hidden").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..command import Command, Event, Option, Prompt
+from ..rng import Rng
+from ..setup import Setup
+from .content import CHAOS, ShamblersContent
+from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
+
+DICE = "dice"
+HIDDEN = "hidden"
+WHEEL = "wheel"
+
+
+def _cfg(content: Any) -> ShamblersContent:
+    cfg = getattr(content, "shamblers", None)
+    if not isinstance(cfg, ShamblersContent):
+        raise ValueError("this content has no Shamblers mode (content/shamblers/ is missing)")
+    return cfg
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def payments(state: ShamblerState, mat: MatState, town: TownState, cost: int) -> list[tuple[str, int, int]]:
+    """Every distinct way to banish here at `cost`: (Shambler color, Madness paid, Chaos paid).
+
+    Madness must be of the Shambler's color; up to `chaos_wild_max` Chaos
+    Tentacles may stand in for it. Ordered by color, then fewest Chaos first.
+    """
+    out = []
+    for color in state.colors:
+        if town.shamblers[color] <= 0:
+            continue
+        most_chaos = min(cost, state.cfg.chaos_wild_max, mat.chaos)
+        for chaos in range(most_chaos + 1):
+            madness = cost - chaos
+            if madness <= mat.tracks[color]:
+                out.append((color, madness, chaos))
+    return out
+
+
+class ShamblerRules:
+    """The `Rules` hooks for mode "shamblers"."""
+
+    name = "shamblers"
+
+    # ----------------------------------------------------------------- setup
+
+    def new_state(self, setup: Setup, content: Any) -> ShamblerState:
+        cfg = _cfg(content)
+        colors = cfg.color_ids
+        rng = Rng(setup.seed)
+        n_mats = len(setup.seats) if setup.seats is not None else setup.players
+        mats = [
+            MatState(name=cfg.mat_name(i), seat=setup.seat_of(i), town=cfg.start_town, tracks={c: 0 for c in colors})
+            for i in range(n_mats)
+        ]
+        towns = [
+            TownState(tentacles={**{c: 0 for c in colors}, CHAOS: 0}, shamblers={c: 0 for c in colors})
+            for _ in cfg.towns
+        ]
+        bag = [c.id for c in cfg.colors for _ in range(c.in_bag)] + [CHAOS] * cfg.chaos_in_bag
+        rng.shuffle(HIDDEN, bag)
+        track = [c.id for c in cfg.colors for _ in range(c.shamblers)]
+        rng.shuffle(HIDDEN, track)
+        return ShamblerState(
+            rng=rng,
+            cfg=cfg,
+            mats=mats,
+            towns=towns,
+            bag=bag,
+            track=track,
+            mat_shamblers={c: 0 for c in colors},
+            mat_tentacles={c: 0 for c in colors},
+            discard={c: 0 for c in colors},
+            turn_limit=getattr(setup, "turn_limit", None),
+        )
+
+    def start(self, state: ShamblerState) -> list[Event]:
+        events = [
+            Event(
+                "game_started",
+                {
+                    "mode": self.name,
+                    "mats": [m.name for m in state.mats],
+                    "towns": [t.name for t in state.cfg.towns],
+                    "shamblers": len(state.track),
+                    "bag": len(state.bag),
+                },
+            )
+        ]
+        events += self._begin_turn(state)
+        return events
+
+    # ---------------------------------------------------------------- prompt
+
+    def prompt(self, state: ShamblerState) -> Prompt | None:
+        if state.outcome is not None:
+            return None
+        mat = state.mats[state.active]
+        if state.phase == ACTIONS:
+            return self._action_prompt(state, mat)
+        if state.phase == BANISH:
+            return self._banish_prompt(state, mat)
+        if state.phase == FEED:
+            return self._feed_prompt(state, mat)
+        return None
+
+    def _town_name(self, state: ShamblerState, index: int) -> str:
+        return state.cfg.towns[index].name
+
+    def _tentacle_name(self, state: ShamblerState, color: str) -> str:
+        return "Chaos" if color == CHAOS else state.cfg.color(color).tentacle
+
+    def _action_prompt(self, state: ShamblerState, mat: MatState) -> Prompt:
+        n = len(state.towns)
+        here = mat.town
+        town = state.towns[here]
+        cw, ccw = (here + 1) % n, (here - 1) % n
+        options = [
+            Option(Command.of("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}"),
+            Option(Command.of("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}"),
+        ]
+        for color in [*state.colors, CHAOS]:
+            if town.tentacles[color] <= 0:
+                continue
+            name = self._tentacle_name(state, color)
+            full = self._track_full(state, mat, color)
+            label = f"Gather a {name} Tentacle"
+            label += " (your track is full: +1 Delirium, the tentacle is discarded)" if full else ""
+            options.append(Option(Command.of("gather", color=color), label))
+        shamblers = town.shambler_count()
+        if shamblers > 0:
+            options.append(
+                Option(
+                    Command.of("banish"),
+                    f"Banish a Shambler (roll {shamblers} {'Cthulhu Die' if shamblers == 1 else 'Cthulhu Dice'})",
+                )
+            )
+        options.append(Option(Command.of("end_actions"), f"End your actions (skip the {state.actions_left} left)"))
+        text = (
+            f"{mat.name}, turn {state.turn}: {_plural(state.actions_left, 'action')} left "
+            f"on {self._town_name(state, here)}. Choose an action."
+        )
+        return Prompt(seat=mat.seat, kind="action", text=text, options=options, actor=state.active)
+
+    def _banish_prompt(self, state: ShamblerState, mat: MatState) -> Prompt:
+        assert state.banish is not None
+        cost = state.banish["cost"]
+        town = state.towns[state.banish["town"]]
+        options = []
+        for color, madness, chaos in payments(state, mat, town, cost):
+            tentacle = state.cfg.color(color).tentacle
+            if cost == 0:
+                how = "for free"
+            else:
+                parts = []
+                if madness:
+                    parts.append(f"{madness} {tentacle}")
+                if chaos:
+                    parts.append(f"{chaos} Chaos")
+                how = "paying " + " + ".join(parts)
+            options.append(
+                Option(Command.of("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}")
+            )
+        options.append(Option(Command.of("decline"), "Do not banish (spend nothing)"))
+        dice = ", ".join(str(d) for d in state.banish["dice"])
+        cost_text = "free (all dice show zero)" if cost == 0 else f"{_plural(cost, 'tentacle')} (the highest die)"
+        text = f"The Cthulhu Dice show {dice}: banishing costs {cost_text}. Which Shambler, and how do you pay?"
+        return Prompt(seat=mat.seat, kind="banish", text=text, options=options, actor=state.active,
+                      extra={"dice": list(state.banish["dice"]), "cost": cost})
+
+    def _feed_prompt(self, state: ShamblerState, mat: MatState) -> Prompt:
+        index, remaining = state.feed[0]
+        town = state.towns[index]
+        options = [
+            Option(Command.of("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers")
+            for c in state.colors
+            if town.tentacles[c] > 0
+        ]
+        text = (
+            f"The Shamblers on {self._town_name(state, index)} feed on {_plural(remaining, 'more tentacle')}. "
+            f"Which one goes to the Shambler Mat?"
+        )
+        return Prompt(seat=mat.seat, kind="feed", text=text, options=options, actor=state.active,
+                      extra={"town": index, "remaining": remaining})
+
+    # --------------------------------------------------------------- resolve
+
+    def resolve(self, state: ShamblerState, command: Command) -> list[Event]:
+        kind = command.kind
+        if state.phase == ACTIONS:
+            if kind == "move":
+                return self._move(state, int(command["town"]))
+            if kind == "gather":
+                return self._gather(state, str(command["color"]))
+            if kind == "banish":
+                return self._roll_banish(state)
+            if kind == "end_actions":
+                left = state.actions_left
+                state.actions_left = 0
+                events = [Event("actions_ended", {"mat": state.active, "skipped": left})]
+                return events + self._after_action(state)
+        elif state.phase == BANISH:
+            if kind == "pay":
+                return self._pay(state, str(command["color"]), int(command["madness"]), int(command["chaos"]))
+            if kind == "decline":
+                state.banish = None
+                state.phase = ACTIONS
+                return [Event("banish_declined", {"mat": state.active})] + self._after_action(state)
+        elif state.phase == FEED and kind == "feed":
+            events = self._feed_one(state, str(command["color"]))
+            return events + self._advance_feed(state)
+        raise AssertionError(f"resolve() got {command} in phase {state.phase}")  # the façade checks legality
+
+    def _move(self, state: ShamblerState, to: int) -> list[Event]:
+        mat = state.mats[state.active]
+        frm, mat.town = mat.town, to
+        state.actions_left -= 1
+        return [Event("moved", {"mat": state.active, "from": frm, "to": to})] + self._after_action(state)
+
+    def _track_full(self, state: ShamblerState, mat: MatState, color: str) -> bool:
+        if color == CHAOS:
+            return mat.chaos >= state.cfg.chaos_capacity
+        return mat.tracks[color] >= state.cfg.color(color).track_capacity
+
+    def _gather(self, state: ShamblerState, color: str) -> list[Event]:
+        mat = state.mats[state.active]
+        town = state.towns[mat.town]
+        town.tentacles[color] -= 1
+        state.actions_left -= 1
+        if not self._track_full(state, mat, color):
+            if color == CHAOS:
+                mat.chaos += 1
+            else:
+                mat.tracks[color] += 1
+            events = [Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": "track"})]
+        else:
+            to = "supply" if color == CHAOS else "discard"
+            if color == CHAOS:
+                state.supply_chaos += 1
+            else:
+                state.discard[color] += 1
+            mat.delirium = min(mat.delirium + 1, state.cfg.delirium_capacity)
+            events = [
+                Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": to}),
+                Event("delirium", {"mat": state.active, "delirium": mat.delirium,
+                                   "capacity": state.cfg.delirium_capacity, "reason": "track_full"}),
+            ]
+        return events + self._after_action(state)
+
+    def _roll_banish(self, state: ShamblerState) -> list[Event]:
+        mat = state.mats[state.active]
+        town = state.towns[mat.town]
+        rage = mat.tracks[state.cfg.bonus_color]  # counted before any roll or payment
+        faces = state.cfg.die.faces
+        dice = [faces[state.rng.face(DICE, faces)] for _ in range(town.shambler_count())]
+        cost = max(dice)
+        state.dice = list(dice)
+        state.actions_left -= 1
+        events = [Event("dice_rolled", {"mat": state.active, "town": mat.town, "dice": list(dice), "cost": cost})]
+        if not payments(state, mat, town, cost):
+            events.append(Event("banish_failed", {"mat": state.active, "town": mat.town, "cost": cost,
+                                                  "reason": "no matching Madness or Chaos Tentacles to pay"}))
+            return events + self._after_action(state)
+        state.banish = {"town": mat.town, "cost": cost, "rage": rage, "dice": list(dice)}
+        state.phase = BANISH
+        return events
+
+    def _pay(self, state: ShamblerState, color: str, madness: int, chaos: int) -> list[Event]:
+        assert state.banish is not None
+        mat = state.mats[state.active]
+        index, cost, rage = state.banish["town"], state.banish["cost"], state.banish["rage"]
+        town = state.towns[index]
+        mat.tracks[color] -= madness
+        state.discard[color] += madness
+        mat.chaos -= chaos
+        state.supply_chaos += chaos
+        town.shamblers[color] -= 1
+        state.mat_shamblers[color] += 1
+        bonus = state.cfg.banish_bonus[min(rage, len(state.cfg.banish_bonus) - 1)]
+        moved = min(bonus, state.mat_tentacles[color])
+        state.mat_tentacles[color] -= moved
+        state.discard[color] += moved
+        events = [
+            Event(
+                "banished",
+                {
+                    "mat": state.active,
+                    "town": index,
+                    "color": color,
+                    "dice": list(state.banish["dice"]),
+                    "cost": cost,
+                    "payment": {"madness": madness, "chaos": chaos},
+                    "rage_at_start": rage,
+                    "mat_tentacles_discarded": moved,
+                },
+            )
+        ]
+        state.banish = None
+        state.phase = ACTIONS
+        return events + self._after_action(state)
+
+    def _after_action(self, state: ShamblerState) -> list[Event]:
+        if state.actions_left > 0:
+            return []
+        return self._start_feed(state)
+
+    # ------------------------------------------------------------------ feed
+
+    def _start_feed(self, state: ShamblerState) -> list[Event]:
+        state.phase = FEED
+        state.feed = []
+        for i, town in enumerate(state.towns):
+            eat = min(town.shambler_count(), town.madness(state.colors))
+            if eat > 0:
+                state.feed.append([i, eat])
+        return self._advance_feed(state)
+
+    def _feed_one(self, state: ShamblerState, color: str) -> list[Event]:
+        index = state.feed[0][0]
+        state.towns[index].tentacles[color] -= 1
+        state.mat_tentacles[color] += 1
+        state.feed[0][1] -= 1
+        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})]
+
+    def _advance_feed(self, state: ShamblerState) -> list[Event]:
+        """Feed every tentacle that needs no choice; stop at the first real choice."""
+        events: list[Event] = []
+        while state.feed:
+            index, remaining = state.feed[0]
+            if remaining <= 0:
+                state.feed.pop(0)
+                continue
+            town = state.towns[index]
+            present = [c for c in state.colors if town.tentacles[c] > 0]
+            if len(present) > 1 and remaining < town.madness(state.colors):
+                return events  # the active player picks: see `_feed_prompt`
+            events += self._feed_one(state, present[0])
+        return events + self._end_turn(state)
+
+    # ------------------------------------------------------- turn boundaries
+
+    def _end_turn(self, state: ShamblerState) -> list[Event]:
+        cfg = state.cfg
+        if all(state.mat_shamblers[c] >= cfg.win_per_color for c in state.colors):
+            return self._finish(state, "won", "banished", {"shambler_mat": dict(state.mat_shamblers)})
+        for c in state.colors:
+            if state.mat_tentacles[c] >= cfg.loss_mat_tentacles:
+                return self._finish(state, "lost", "shambler_mat_full", {"color": c, "count": state.mat_tentacles[c]})
+        for i, m in enumerate(state.mats):
+            if m.delirium >= cfg.delirium_capacity:
+                return self._finish(state, "lost", "delirium", {"mat": i})
+        state.active = (state.active + 1) % len(state.mats)
+        return self._begin_turn(state)
+
+    def _finish(self, state: ShamblerState, outcome: str, cause: str, data: dict[str, Any]) -> list[Event]:
+        state.outcome = outcome
+        state.cause = cause
+        state.phase = OVER
+        state.feed = []
+        state.actions_left = 0
+        return [Event("game_won" if outcome == "won" else "game_lost", {"cause": cause, "turn": state.turn, **data})]
+
+    def _draw(self, state: ShamblerState) -> tuple[str | None, list[Event]]:
+        events: list[Event] = []
+        if not state.bag:
+            count = sum(state.discard.values())
+            if count == 0:
+                return None, events
+            state.bag = [c for c in state.colors for _ in range(state.discard[c])]
+            state.discard = {c: 0 for c in state.colors}
+            state.rng.shuffle(HIDDEN, state.bag)
+            events.append(Event("bag_refilled", {"count": count}))
+        return state.bag.pop(), events
+
+    def _begin_turn(self, state: ShamblerState) -> list[Event]:
+        cfg = state.cfg
+        if state.turn_limit is not None and state.turn >= state.turn_limit:
+            return self._finish(state, "lost", "turn_limit", {"limit": state.turn_limit})
+        state.turn += 1
+        state.phase = ACTIONS
+        state.actions_left = cfg.actions_per_turn
+        state.dice = []
+        mat = state.mats[state.active]
+        events = [Event("turn_started", {"turn": state.turn, "mat": state.active, "seat": mat.seat})]
+        n = len(state.towns)
+        wheel = state.rng.below(WHEEL, n)
+        state.wheel = wheel
+        events.append(Event("wheel_turned", {"town": wheel}))
+        drawn: list[str] = []
+        for _ in range(cfg.wheel_draw):
+            color, more = self._draw(state)
+            events += more
+            if color is None:
+                events.append(Event("bag_empty", {"town": wheel}))
+                break
+            state.towns[wheel].tentacles[color] += 1
+            drawn.append(color)
+        events.append(Event("tentacles_drawn", {"town": wheel, "tentacles": drawn}))
+        target = (wheel + cfg.shambler_offset) % n
+        if not state.track:
+            return events + self._finish(state, "lost", "shambler_track_empty", {"town": target})
+        color = state.track.pop(0)
+        state.towns[target].shamblers[color] += 1
+        events.append(Event("shambler_placed", {"town": target, "color": color, "track_left": len(state.track)}))
+        return events
+
+    # ------------------------------------------------------------- views
+
+    def view(self, state: ShamblerState, seat: int | None) -> dict[str, Any]:
+        """Everything public; never the bag's or the Shambler Track's order, nor the RNG."""
+        cfg = state.cfg
+        return {
+            "mode": self.name,
+            "seat": seat,
+            "turn": state.turn,
+            "active": state.active,
+            "active_seat": state.mats[state.active].seat,
+            "phase": state.phase,
+            "actions_left": state.actions_left,
+            "wheel": state.wheel,
+            "last_dice": list(state.dice),
+            "banish": None
+            if state.banish is None
+            else {"town": state.banish["town"], "cost": state.banish["cost"], "dice": list(state.banish["dice"]),
+                  "rage_at_start": state.banish["rage"]},
+            "feeding": [list(f) for f in state.feed],
+            "colors": [
+                {"id": c.id, "tentacle": c.tentacle, "track": c.track, "capacity": c.track_capacity}
+                for c in cfg.colors
+            ],
+            "towns": [
+                {
+                    "id": spec.id,
+                    "name": spec.name,
+                    "tentacles": dict(t.tentacles),
+                    "shamblers": dict(t.shamblers),
+                    "mats": [i for i, m in enumerate(state.mats) if m.town == index],
+                }
+                for index, (spec, t) in enumerate(zip(cfg.towns, state.towns))
+            ],
+            "mats": [
+                {
+                    "name": m.name,
+                    "seat": m.seat,
+                    "town": m.town,
+                    "tracks": dict(m.tracks),
+                    "chaos": m.chaos,
+                    "chaos_capacity": cfg.chaos_capacity,
+                    "delirium": m.delirium,
+                    "delirium_capacity": cfg.delirium_capacity,
+                }
+                for m in state.mats
+            ],
+            "shambler_mat": {"shamblers": dict(state.mat_shamblers), "tentacles": dict(state.mat_tentacles)},
+            "discard": dict(state.discard),
+            "bag_count": len(state.bag),
+            "supply_chaos": state.supply_chaos,
+            "shambler_track_count": len(state.track),
+            "die": {"name": cfg.die.name, "faces": list(cfg.die.faces)},
+            "goals": {"win_per_color": cfg.win_per_color, "loss_mat_tentacles": cfg.loss_mat_tentacles},
+            "cause": state.cause,
+        }
+
+    def outcome(self, state: ShamblerState) -> str | None:
+        return state.outcome
+
+    def canonical(self, state: ShamblerState) -> dict[str, Any]:
+        return state.canonical()
+
+    def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> ShamblerState:
+        return ShamblerState.from_canonical(data, _cfg(content))

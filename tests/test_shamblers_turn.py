@@ -1,0 +1,233 @@
+"""The game around the banish step (RULES.md Part B): Wheel, actions, feed, win and loss, views."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cthulhu.core import Command, Game, Setup, script_dice
+
+
+@pytest.fixture
+def game(content) -> Game:
+    return Game.new(Setup(mode="shamblers", seed=5), content)
+
+
+def clear_board(game: Game) -> None:
+    """Empty every Town Card (tests that need a known board); conservation is not checked here."""
+    for t in game.state.towns:
+        for k in t.tentacles:
+            t.tentacles[k] = 0
+        for k in t.shamblers:
+            t.shamblers[k] = 0
+
+
+def end_actions(game: Game, seat: int = 0):
+    return game.apply(seat, Command.of("end_actions"))
+
+
+def test_setup_starts_turn_one_with_the_wheel(game, content):
+    cfg = content.shamblers
+    types = [e.type for e in game.start_events]
+    assert types[:4] == ["game_started", "turn_started", "wheel_turned", "tentacles_drawn"]
+    assert types[-1] == "shambler_placed"
+    wheel = next(e for e in game.start_events if e.type == "wheel_turned")["town"]
+    drawn = next(e for e in game.start_events if e.type == "tentacles_drawn")
+    placed = next(e for e in game.start_events if e.type == "shambler_placed")
+    assert drawn["town"] == wheel and len(drawn["tentacles"]) == cfg.wheel_draw
+    assert placed["town"] == (wheel + cfg.shambler_offset) % len(cfg.towns)
+    s = game.state
+    assert len(s.track) == sum(c.shamblers for c in cfg.colors) - 1
+    assert s.actions_left == cfg.actions_per_turn
+    assert game.prompt.kind == "action" and game.prompt.seat == 0
+    assert len(s.mats) == 1 and s.mats[0].name == "Player 1"
+
+
+def test_three_actions_then_the_next_turn(game):
+    clear_board(game)
+    for _ in range(3):
+        assert game.prompt.kind == "action"
+        game.apply(0, Command.of("move", town=(game.state.mats[0].town + 1) % 5))
+    assert game.state.turn == 2 and game.state.actions_left == 3
+
+
+def test_move_only_to_neighbouring_cards(game):
+    moves = {c["town"] for c in game.legal(0) if c.kind == "move"}
+    assert moves == {1, 4}
+
+
+def test_gather_takes_a_tentacle_onto_its_track(game):
+    clear_board(game)
+    s = game.state
+    s.towns[0].tentacles["blue"] = 1
+    s.towns[0].tentacles["chaos"] = 1
+    assert Command.of("gather", color="blue") in game.legal(0)
+    events = game.apply(0, Command.of("gather", color="blue"))
+    assert events[0].type == "gathered" and events[0]["to"] == "track"
+    assert s.mats[0].tracks["blue"] == 1 and s.towns[0].tentacles["blue"] == 0
+    game.apply(0, Command.of("gather", color="chaos"))
+    assert s.mats[0].chaos == 1
+
+
+def test_gather_onto_a_full_track_adds_delirium(game):
+    clear_board(game)
+    s = game.state
+    s.mats[0].tracks["red"] = 2
+    s.towns[0].tentacles["red"] = 1
+    discard = s.discard["red"]
+    events = game.apply(0, Command.of("gather", color="red"))
+    assert [e.type for e in events] == ["gathered", "delirium"]
+    assert s.mats[0].tracks["red"] == 2 and s.mats[0].delirium == 1 and s.discard["red"] == discard + 1
+
+
+def test_full_delirium_loses_at_the_end_of_the_turn(game):
+    clear_board(game)
+    s = game.state
+    s.mats[0].tracks["red"] = 2
+    s.mats[0].delirium = 4
+    s.towns[0].tentacles["red"] = 1
+    game.apply(0, Command.of("gather", color="red"))
+    assert game.outcome is None
+    events = end_actions(game)
+    assert game.outcome == "lost" and events[-1].type == "game_lost" and events[-1]["cause"] == "delirium"
+    assert game.prompt is None and game.legal(0) == []
+
+
+def test_feed_moves_one_tentacle_per_shambler_and_leaves_chaos(game):
+    clear_board(game)
+    s = game.state
+    s.towns[2].shamblers["red"] = 2
+    s.towns[2].tentacles.update({"green": 3, "chaos": 2})
+    events = end_actions(game)
+    fed = [e for e in events if e.type == "fed"]
+    assert [(e["town"], e["color"]) for e in fed] == [(2, "green"), (2, "green")]
+    assert s.mat_tentacles["green"] == 2 and s.towns[2].tentacles["chaos"] == 2
+
+
+def test_feed_asks_the_active_player_when_there_is_a_choice(game):
+    clear_board(game)
+    s = game.state
+    s.towns[3].shamblers["blue"] = 1
+    s.towns[3].tentacles.update({"red": 1, "blue": 1})
+    end_actions(game)
+    p = game.prompt
+    assert p.kind == "feed" and p.seat == 0
+    assert set(game.legal(0)) == {Command.of("feed", color="red"), Command.of("feed", color="blue")}
+    assert "Shambler Mat" in p.text
+    events = game.apply(0, Command.of("feed", color="red"))
+    assert events[0].type == "fed" and s.mat_tentacles["red"] == 1 and s.towns[3].tentacles["blue"] == 1
+    assert events[1].type == "turn_started"
+
+
+def test_no_choice_when_every_tentacle_is_eaten(game):
+    clear_board(game)
+    s = game.state
+    s.towns[1].shamblers.update({"red": 1, "green": 1})
+    s.towns[1].tentacles.update({"red": 1, "blue": 1})
+    end_actions(game)
+    assert game.prompt.kind == "action" and s.mat_tentacles["red"] == 1 and s.mat_tentacles["blue"] == 1
+
+
+def test_a_full_shambler_mat_loses(game, content):
+    clear_board(game)
+    s = game.state
+    s.mat_tentacles["green"] = content.shamblers.loss_mat_tentacles - 1
+    s.towns[4].shamblers["red"] = 1
+    s.towns[4].tentacles["green"] = 1
+    events = end_actions(game)
+    assert game.outcome == "lost"
+    assert events[-1].wire() == {
+        "type": "game_lost", "cause": "shambler_mat_full", "turn": 1, "color": "green",
+        "count": content.shamblers.loss_mat_tentacles,
+    }
+
+
+def test_an_empty_shambler_track_loses_when_the_wheel_needs_one(game):
+    game.state.track.clear()
+    events = end_actions(game)
+    assert game.outcome == "lost" and events[-1]["cause"] == "shambler_track_empty"
+    assert any(e.type == "wheel_turned" for e in events)
+
+
+def test_three_of_every_color_wins(game):
+    clear_board(game)
+    s = game.state
+    s.mat_shamblers.update({"red": 3, "blue": 3, "green": 2})
+    s.towns[0].shamblers["green"] = 1
+    script_dice(game, 0)
+    game.apply(0, Command.of("banish"))
+    game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
+    assert game.outcome is None  # checked at the end of the turn
+    events = end_actions(game)
+    assert game.outcome == "won" and events[-1].type == "game_won"
+
+
+def test_win_beats_a_simultaneous_loss(game, content):
+    clear_board(game)
+    s = game.state
+    s.mat_shamblers.update({"red": 3, "blue": 3, "green": 3})
+    s.mat_tentacles["red"] = content.shamblers.loss_mat_tentacles
+    end_actions(game)
+    assert game.outcome == "won"
+
+
+def test_empty_bag_is_refilled_from_the_discard_mat(game):
+    s = game.state
+    s.bag.clear()
+    s.discard.update({"red": 2, "blue": 1, "green": 0})
+    events = end_actions(game)
+    refill = [e for e in events if e.type == "bag_refilled"]
+    assert refill and refill[0]["count"] == 3
+    drawn = next(e for e in events if e.type == "tentacles_drawn")["tentacles"]
+    assert len(drawn) == 2 and len(s.bag) == 1 and sum(s.discard.values()) == 0
+
+
+def test_bag_and_discard_both_empty_draws_nothing(game):
+    s = game.state
+    s.bag.clear()
+    s.discard.update({c: 0 for c in s.colors})
+    events = end_actions(game)
+    assert any(e.type == "bag_empty" for e in events)
+    assert next(e for e in events if e.type == "tentacles_drawn")["tentacles"] == []
+
+
+def test_turns_rotate_over_the_players_seats(content):
+    g = Game.new(Setup(mode="shamblers", seed=3, players=3), content)
+    assert [m.name for m in g.state.mats] == ["Player 1", "Player 2", "Player 3"]
+    seats = []
+    for _ in range(4):
+        seats.append(g.prompt.seat)
+        clear_board(g)
+        end_actions(g, g.prompt.seat)
+    assert seats == [0, 1, 2, 0]
+
+
+def test_view_is_plain_data_without_secrets(game):
+    view = game.view(0)
+    assert json.loads(json.dumps(view)) == view
+    assert view["mode"] == "shamblers"
+    assert view["shambler_track_count"] == len(game.state.track)
+    assert view["bag_count"] == len(game.state.bag)
+    text = json.dumps(view)
+    assert "counters" not in text and "seed" not in text
+    assert "track" not in {k for k in view} and "bag" not in view
+    # The view must not depend on the secret orders.
+    s = game.state
+    s.bag.reverse()
+    s.track.reverse()
+    assert game.view(0) == view
+
+
+def test_prompt_texts_are_english(game):
+    labels = [o.label for o in game.prompt.options]
+    assert any(label.startswith("Move clockwise to ") for label in labels)
+    assert any(label.startswith("End your actions") for label in labels)
+    assert game.prompt.text.startswith("Player 1, turn 1: 3 actions left on ")
+
+
+def test_unknown_content_fails_clearly():
+    from cthulhu.core.content import Content
+
+    with pytest.raises(ValueError, match="no Shamblers mode"):
+        Game.new(Setup(mode="shamblers"), Content(version="x", main=None, shamblers=None))
