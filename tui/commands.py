@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from . import cmd_sim
+from . import cmd_content, cmd_replay, cmd_saves, cmd_sim
 
 REGISTRY = [
     cmd_sim.register,
+    cmd_content.register,
+    cmd_saves.register,
+    cmd_replay.register,
 ]
