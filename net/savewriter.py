@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from datetime import datetime, timezone
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+@lru_cache(maxsize=1)
 def rules_version() -> str:
     """The installed cthulhu version; the state hashes are what really pin the rules."""
     try:
@@ -66,12 +68,24 @@ def token_matches(token: str, token_hash: str | None) -> bool:
 
 
 def summarize(game: Game) -> dict[str, str | int | bool | None]:
-    """Public facts for save listings, from the spectator view (never secrets)."""
+    """Public facts for save listings, from the spectator view (never secrets).
+
+    Scalars under the usual names are copied; `episode` and `elder_one` may be
+    names or maps with a `name` (and the Elder One's `summoned` flag).
+    """
     view = game.view(None)
     out: dict[str, str | int | bool | None] = {}
-    for key in ("turn", "round", "phase", "episode_stage", "summoned", "elder_one_awake"):
+    for key in ("turn", "round", "phase", "summoned"):
         value = view.get(key)
-        if isinstance(value, (str, int, bool)) or (key in view and value is None):
+        if isinstance(value, (str, int, bool)):
+            out[key] = value
+    for key in ("episode", "elder_one"):
+        value = view.get(key)
+        if isinstance(value, dict):
+            if isinstance(value.get("summoned"), bool):
+                out[f"{key}_summoned"] = value["summoned"]
+            value = value.get("name") or value.get("id")
+        if isinstance(value, str):
             out[key] = value
     return out
 

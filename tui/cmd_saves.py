@@ -1,0 +1,82 @@
+"""`cthulhu saves`: list the saves in a folder, damaged ones with the reason."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("saves", help="list saved games", description="List the saved games in the saves folder.")
+    p.add_argument("--saves", metavar="DIR", help="the saves folder (default: saves/ in a checkout, else the user data dir)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per save instead of a table")
+    p.set_defaults(func=run)
+
+
+def _who(save: Any) -> str:
+    setup = save.setup
+    if setup.mode == "shamblers":
+        return "Shamblers"
+    summary = save.header.summary
+    parts = [str(setup.elder_one or summary.get("elder_one") or "?"), str(setup.episode or summary.get("episode") or "?")]
+    return " / ".join(parts)
+
+
+def _row(entry: Any) -> dict[str, Any]:
+    if entry.save is None:
+        return {"file": entry.path.name, "error": entry.error.message, "problem": entry.error.problem}
+    save = entry.save
+    h = save.header
+    return {
+        "file": entry.path.name,
+        "mode": h.mode,
+        "elder_one": save.setup.elder_one or h.summary.get("elder_one"),
+        "episode": save.setup.episode or h.summary.get("episode"),
+        "players": [p.name for p in h.players],
+        "step": h.step,
+        "turn": h.summary.get("turn"),
+        "outcome": h.outcome,
+        "updated": h.updated,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from cthulhu.net.saves import default_saves_dir, list_saves
+
+    folder = default_saves_dir(args.saves)
+    entries = list_saves(folder)
+    rows = [_row(e) for e in entries]
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return 0
+    if not rows:
+        print(f"No saves in {folder}")
+        return 0
+    print(f"Saves in {folder}")
+    table = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
+    damaged = []
+    for entry, row in zip(entries, rows):
+        if entry.save is None:
+            damaged.append(row)
+            continue
+        turn = row["turn"]
+        table.append(
+            (
+                row["file"],
+                row["mode"],
+                _who(entry.save),
+                str(row["step"]),
+                "-" if turn is None else str(turn),
+                row["outcome"] or "playing",
+                row["updated"].replace("T", " ").removesuffix("+00:00"),
+            )
+        )
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    for r in table:
+        print("  ".join(cell.ljust(w) if i < 3 or i > 4 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
+    for row in damaged:
+        print(f"{row['file']}: cannot be read: {row['error']}", file=sys.stdout)
+    return 0
