@@ -128,3 +128,19 @@ def test_soak_thousand_games(content, bot):
     for seed in range(1000):
         game, _ = play(content, bot, 10_000 + seed, players=1 + seed % 4)
         assert game.outcome in ("won", "lost")
+
+
+def test_heuristic_plays_from_the_public_view_alone(content):
+    """What a network peer has: the JSON view of its seat, prompt included."""
+    from cthulhu.core.shamblers.heuristic import HeuristicBot
+
+    for seed in range(10):
+        game = Game.new(Setup(mode="shamblers", seed=seed, players=2), content)
+        by_view, by_game = HeuristicBot(seed), HeuristicBot(seed)
+        while game.outcome is None:
+            seat = game.prompt.seat
+            view = json.loads(json.dumps(game.view(seat)))
+            wire = by_view.choose_view(view)
+            cmd = by_game.choose(game, seat)
+            assert wire == cmd.wire()
+            game.apply(seat, cmd)

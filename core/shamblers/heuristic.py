@@ -1,8 +1,9 @@
 """A rule-of-thumb bot for Shamblers mode: better than random, cheap, deterministic.
 
-It only ever picks among `game.legal(seat)`; the state is read to rank them.
-Plan per action: banish when the odds of affording the dice are good, gather
-what pays for banishing (or starves a feeding card), otherwise walk to the
+It reads only the seat's public view (so a network peer can run it with
+`choose_view`) and only ever picks one of the prompt's options. Per action:
+banish when the odds of affording the dice are good, gather what pays for
+banishing (or starves a card the Shamblers feed on), otherwise walk to the
 most pressing Town Card. When feeding, it feeds the color furthest from the
 Shambler Mat's loss threshold; when paying, it banishes colors still needed
 for the win and those crowding the Shambler Mat, sparing Chaos Tentacles.
@@ -10,11 +11,13 @@ for the win and those crowding the Shambler Mat, sparing Chaos Tentacles.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..command import Command
 from ..game import Game
 from ..rng import Rng
-from .content import CHAOS
-from .state import ShamblerState
+
+CHAOS = "chaos"
 
 
 def _at_most(faces: list[int], cost: int) -> float:
@@ -22,127 +25,129 @@ def _at_most(faces: list[int], cost: int) -> float:
     return sum(1 for f in faces if f <= cost) / len(faces)
 
 
+class _Board:
+    """Convenience reads over a Shamblers view."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self.v = view
+        self.mat = view["mats"][view["active"]]
+        self.towns = view["towns"]
+        self.colors = [c["id"] for c in view["colors"]]
+        self.capacity = {c["id"]: c["capacity"] for c in view["colors"]}
+        self.banished = view["shambler_mat"]["shamblers"]
+        self.fed = view["shambler_mat"]["tentacles"]
+        self.win = view["goals"]["win_per_color"]
+        self.loss = view["goals"]["loss_mat_tentacles"]
+        self.wild = view["banish_rules"]["chaos_wild_max"]
+        self.bonus_color = view["banish_rules"]["bonus_color"]
+        self.faces = list(view["die"]["faces"])
+
+    def need(self, color: str) -> int:
+        """How many more of `color` the win still needs on the Shambler Mat."""
+        return max(0, self.win - self.banished[color])
+
+    def full(self, color: str) -> bool:
+        if color == CHAOS:
+            return self.mat["chaos"] >= self.mat["chaos_capacity"]
+        return self.mat["tracks"][color] >= self.capacity[color]
+
+    def afford(self, color: str) -> int:
+        return self.mat["tracks"][color] + min(self.mat["chaos"], self.wild)
+
+    def shamblers(self, index: int) -> int:
+        return sum(self.towns[index]["shamblers"].values())
+
+    def madness(self, index: int) -> int:
+        return sum(self.towns[index]["tentacles"][c] for c in self.colors)
+
+
 class HeuristicBot:
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)  # breaks exact ties only
 
     def choose(self, game: Game, seat: int) -> Command:
-        legal = game.legal(seat)
-        if not legal:
+        prompt = game.prompt
+        if prompt is None or prompt.seat != seat or game.outcome is not None:
             raise ValueError(f"seat {seat} has nothing to decide")
-        state: ShamblerState = game.state
-        kinds = {c.kind for c in legal}
-        if "pay" in kinds or "decline" in kinds:
-            return self._pay(state, legal)
-        if "feed" in kinds:
-            return self._feed(state, legal)
-        return self._action(state, legal)
+        view = game.rules.view(game.state, seat)
+        view["prompt"] = prompt.wire()
+        return Command.from_wire(self.choose_view(view))
+
+    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+        """Pick from `view["prompt"]` (the view of the deciding seat); returns a wire command."""
+        prompt = view.get("prompt")
+        if not prompt or not prompt["options"]:
+            raise ValueError("nothing to decide in this view")
+        board = _Board(view)
+        commands = [o["command"] for o in prompt["options"]]
+        rank = {"banish": self._pay, "feed": self._feed}.get(prompt["kind"], self._action)
+        scored = [(rank(board, cmd), i) for i, cmd in enumerate(commands)]
+        top = max(s for s, _ in scored)
+        best = [i for s, i in scored if s == top]
+        pick = best[self.rng.below("bot", len(best))] if len(best) > 1 else best[0]
+        return commands[pick]
 
     # ---------------------------------------------------------------- ranking
 
-    def _best(self, scored: list[tuple[float, Command]]) -> Command:
-        top = max(s for s, _ in scored)
-        best = [c for s, c in scored if s == top]
-        return best[self.rng.below("bot", len(best))] if len(best) > 1 else best[0]
-
-    def _need(self, state: ShamblerState, color: str) -> float:
-        """How much banishing `color` still helps the win (0 once enough are banished)."""
-        return max(0, state.cfg.win_per_color - state.mat_shamblers[color])
-
-    def _pay(self, state: ShamblerState, legal: list[Command]) -> Command:
-        scored = []
-        for cmd in legal:
-            if cmd.kind == "decline":
-                scored.append((-100.0, cmd))
-                continue
-            color = cmd["color"]
-            score = 10.0 * self._need(state, color) + 2.0 * state.mat_tentacles[color]
-            score -= 3.0 * cmd["chaos"]  # Chaos is wild: keep it for later
-            if color == state.cfg.bonus_color:
-                score -= 1.0 * cmd["madness"]  # Rage held raises the next banish's bonus
-            scored.append((score, cmd))
-        return self._best(scored)
-
-    def _feed(self, state: ShamblerState, legal: list[Command]) -> Command:
-        scored = []
-        for cmd in legal:
-            color = cmd["color"]
-            # Fewest on the Shambler Mat first; colors already won are safer to feed only by that count.
-            scored.append((-float(state.mat_tentacles[color]), cmd))
-        return self._best(scored)
-
-    def _afford(self, state: ShamblerState, color: str) -> int:
-        mat = state.mats[state.active]
-        return mat.tracks[color] + min(mat.chaos, state.cfg.chaos_wild_max)
-
-    def _banish_odds(self, state: ShamblerState, town_index: int) -> float:
-        """Chance the dice on that card come out payable for the best color there."""
-        town = state.towns[town_index]
-        k = town.shambler_count()
-        if k == 0:
-            return 0.0
-        faces = list(state.cfg.die.faces)
-        best = 0.0
-        for color in state.colors:
-            if town.shamblers[color] > 0:
-                weight = 1.0 if self._need(state, color) > 0 else 0.6
-                best = max(best, weight * _at_most(faces, self._afford(state, color)) ** k)
-        return best
-
-    def _town_pressure(self, state: ShamblerState, index: int) -> float:
-        town = state.towns[index]
-        shamblers = town.shambler_count()
-        madness = town.madness(state.colors)
-        score = 0.0
-        if shamblers:
-            score += 3.0 * shamblers + 2.0 * min(shamblers, madness)
-        score += 0.8 * madness + 1.2 * town.tentacles[CHAOS]
+    def _pay(self, b: _Board, cmd: dict[str, Any]) -> float:
+        if cmd["kind"] != "pay":
+            return -100.0  # declining: banishing any Shambler beats it
+        color = cmd["color"]
+        score = 10.0 * b.need(color) + 2.0 * b.fed[color]
+        score -= 3.0 * cmd["chaos"]  # Chaos is wild: keep it for later
+        if color == b.bonus_color:
+            score -= 1.0 * cmd["madness"]  # Rage held raises the next banish's bonus
         return score
 
-    def _action(self, state: ShamblerState, legal: list[Command]) -> Command:
-        mat = state.mats[state.active]
-        here = mat.town
-        town = state.towns[here]
-        n = len(state.towns)
-        scored: list[tuple[float, Command]] = []
-        for cmd in legal:
-            if cmd.kind == "banish":
-                odds = self._banish_odds(state, here)
-                scored.append((12.0 * odds, cmd))
-            elif cmd.kind == "gather":
-                color = cmd["color"]
-                full = (
-                    mat.chaos >= state.cfg.chaos_capacity
-                    if color == CHAOS
-                    else mat.tracks[color] >= state.cfg.color(color).track_capacity
-                )
-                if full:
-                    # Only worth a Delirium if it stops a feed that would lose the game.
-                    danger = town.shambler_count() > 0 and color != CHAOS and (
-                        state.mat_tentacles[color] >= state.cfg.loss_mat_tentacles - 2
-                    )
-                    room = state.cfg.delirium_capacity - mat.delirium
-                    scored.append((6.0 if danger and room > 2 else -5.0, cmd))
-                    continue
-                score = 4.0
-                if color == CHAOS:
-                    score += 3.0
-                else:
-                    # Tentacles that can pay for Shamblers on the board, or that would feed here.
-                    on_board = sum(t.shamblers[color] for t in state.towns)
-                    score += 1.5 * min(on_board, 2) + 1.0 * (self._need(state, color) > 0)
-                    if town.shambler_count() > 0:
-                        score += 2.0
-                scored.append((score, cmd))
-            elif cmd.kind == "move":
-                to = cmd["town"]
-                best = 0.0
-                for j in range(n):
-                    d_from = min((here - j) % n, (j - here) % n)
-                    d_to = min((to - j) % n, (j - to) % n)
-                    if d_to < d_from:
-                        best = max(best, self._town_pressure(state, j) / (1 + d_to))
-                scored.append((min(best, 9.0), cmd))
-            elif cmd.kind == "end_actions":
-                scored.append((0.5, cmd))
-        return self._best(scored)
+    def _feed(self, b: _Board, cmd: dict[str, Any]) -> float:
+        return -float(b.fed[cmd["color"]])  # keep every color far from the loss threshold
+
+    def _banish_odds(self, b: _Board, index: int) -> float:
+        """Chance the dice on that card come out payable for the best color there."""
+        k = b.shamblers(index)
+        best = 0.0
+        for color in b.colors:
+            if b.towns[index]["shamblers"][color] > 0:
+                weight = 1.0 if b.need(color) > 0 else 0.6
+                best = max(best, weight * _at_most(b.faces, b.afford(color)) ** k)
+        return best
+
+    def _pressure(self, b: _Board, index: int) -> float:
+        shamblers = b.shamblers(index)
+        madness = b.madness(index)
+        score = 0.8 * madness + 1.2 * b.towns[index]["tentacles"][CHAOS]
+        if shamblers:
+            score += 3.0 * shamblers + 2.0 * min(shamblers, madness)
+        return score
+
+    def _action(self, b: _Board, cmd: dict[str, Any]) -> float:
+        here = b.mat["town"]
+        n = len(b.towns)
+        kind = cmd["kind"]
+        if kind == "banish":
+            return 12.0 * self._banish_odds(b, here)
+        if kind == "gather":
+            color = cmd["color"]
+            if b.full(color):
+                # Worth a Delirium only to stop a feed that would soon lose the game.
+                danger = color != CHAOS and b.shamblers(here) > 0 and b.fed[color] >= b.loss - 2
+                room = b.mat["delirium_capacity"] - b.mat["delirium"]
+                return 6.0 if danger and room > 2 else -5.0
+            score = 4.0
+            if color == CHAOS:
+                return score + 3.0
+            on_board = sum(t["shamblers"][color] for t in b.towns)
+            score += 1.5 * min(on_board, 2) + 1.0 * (b.need(color) > 0)
+            if b.shamblers(here) > 0:
+                score += 2.0  # it would feed the Shamblers here otherwise
+            return score
+        if kind == "move":
+            to = cmd["town"]
+            best = 0.0
+            for j in range(n):
+                d_from = min((here - j) % n, (j - here) % n)
+                d_to = min((to - j) % n, (j - to) % n)
+                if d_to < d_from:
+                    best = max(best, self._pressure(b, j) / (1 + d_to))
+            return min(best, 9.0)
+        return 0.5  # end_actions: only when nothing else helps

@@ -50,6 +50,11 @@ def _cfg(content: Any) -> ShamblersContent:
     return cfg
 
 
+def _cmd(kind: str, **args: str | int) -> Command:
+    """`Command.of` without the type checks: our own arguments are plain ints and strings."""
+    return Command(kind, tuple(sorted(args.items())))
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -151,8 +156,8 @@ class ShamblerRules:
         town = state.towns[here]
         cw, ccw = (here + 1) % n, (here - 1) % n
         options = [
-            Option(Command.of("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}"),
-            Option(Command.of("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}"),
+            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}"),
+            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}"),
         ]
         for color in [*state.colors, CHAOS]:
             if town.tentacles[color] <= 0:
@@ -161,16 +166,16 @@ class ShamblerRules:
             full = self._track_full(state, mat, color)
             label = f"Gather a {name} Tentacle"
             label += " (your track is full: +1 Delirium, the tentacle is discarded)" if full else ""
-            options.append(Option(Command.of("gather", color=color), label))
+            options.append(Option(_cmd("gather", color=color), label))
         shamblers = town.shambler_count()
         if shamblers > 0:
             options.append(
                 Option(
-                    Command.of("banish"),
+                    _cmd("banish"),
                     f"Banish a Shambler (roll {shamblers} {'Cthulhu Die' if shamblers == 1 else 'Cthulhu Dice'})",
                 )
             )
-        options.append(Option(Command.of("end_actions"), f"End your actions (skip the {state.actions_left} left)"))
+        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)"))
         text = (
             f"{mat.name}, turn {state.turn}: {_plural(state.actions_left, 'action')} left "
             f"on {self._town_name(state, here)}. Choose an action."
@@ -194,9 +199,9 @@ class ShamblerRules:
                     parts.append(f"{chaos} Chaos")
                 how = "paying " + " + ".join(parts)
             options.append(
-                Option(Command.of("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}")
+                Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}")
             )
-        options.append(Option(Command.of("decline"), "Do not banish (spend nothing)"))
+        options.append(Option(_cmd("decline"), "Do not banish (spend nothing)"))
         dice = ", ".join(str(d) for d in state.banish["dice"])
         cost_text = "free (all dice show zero)" if cost == 0 else f"{_plural(cost, 'tentacle')} (the highest die)"
         text = f"The Cthulhu Dice show {dice}: banishing costs {cost_text}. Which Shambler, and how do you pay?"
@@ -207,7 +212,7 @@ class ShamblerRules:
         index, remaining = state.feed[0]
         town = state.towns[index]
         options = [
-            Option(Command.of("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers")
+            Option(_cmd("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers")
             for c in state.colors
             if town.tentacles[c] > 0
         ]
@@ -493,6 +498,11 @@ class ShamblerRules:
             "shambler_track_count": len(state.track),
             "die": {"name": cfg.die.name, "faces": list(cfg.die.faces)},
             "goals": {"win_per_color": cfg.win_per_color, "loss_mat_tentacles": cfg.loss_mat_tentacles},
+            "banish_rules": {
+                "chaos_wild_max": cfg.chaos_wild_max,
+                "bonus_color": cfg.bonus_color,
+                "bonus": list(cfg.banish_bonus),
+            },
             "cause": state.cause,
         }
 
