@@ -18,7 +18,7 @@ import hmac
 import os
 import secrets
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -79,6 +79,9 @@ def summarize(game: Game) -> dict[str, str | int | bool | None]:
         value = view.get(key)
         if isinstance(value, (str, int, bool)):
             out[key] = value
+    enemies = view.get("enemies")
+    if isinstance(enemies, list) and enemies and all(isinstance(e, dict) for e in enemies):
+        out["elder_one_summoned"] = any(e.get("kind") == "elder_one" for e in enemies)
     for key in ("episode", "elder_one"):
         value = view.get(key)
         if isinstance(value, dict):
@@ -198,6 +201,7 @@ class SaveWriter:
         fsync: bool = True,
         autosave: bool = True,
         created: str | None = None,
+        clock: Callable[[], str] = now_iso,
         _initial_hash: str | None = None,
     ) -> None:
         if game.step != 0 and _initial_hash is None:
@@ -210,7 +214,8 @@ class SaveWriter:
         self.snapshot_every = snapshot_every
         self.fsync = fsync
         self.autosave = autosave
-        self.created = created or now_iso()
+        self.clock = clock  # example saves pass a fixed clock so they are byte-reproducible
+        self.created = created or clock()
         self.content_version = str(game.content.version)
         self.setup_dict = game.setup.model_dump(mode="json")
         self.initial_hash = _initial_hash or game.state_hash()
@@ -254,7 +259,7 @@ class SaveWriter:
             "rules_version": rules_version(),
             "mode": self.game.setup.mode,
             "created": self.created,
-            "updated": now_iso(),
+            "updated": self.clock(),
             "players": [p.model_dump(mode="json") for p in self.players],
             "step": self.step,
             "outcome": self.game.outcome if self.game.step == self.step else None,

@@ -23,6 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seek", type=int, metavar="STEP", help="show the state after STEP commands (default: the last)")
     p.add_argument("--json", action="store_true", help="print the header and the spectator view as JSON")
     p.add_argument("--saves", metavar="DIR", help="the saves folder FILE is looked up in")
+    p.add_argument(
+        "--any-content",
+        action="store_true",
+        help="replay a save made with other game content anyway (every hash is still checked)",
+    )
     p.set_defaults(func=run)
 
 
@@ -69,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         step = save.last_step if args.seek is None else args.seek
         if not 0 <= step <= save.last_step:
             raise SaveError(f"there is no step {step}: the save has steps 0 to {save.last_step}", path=path, step=step)
-        game = replay(save, verify=args.verify, seek=step)
+        game = replay(save, verify=args.verify, seek=step, allow_other_content=args.any_content)
     except SaveError as exc:
         return _fail(str(exc) if exc.path else f"{path}: {exc}")
     view = game.view(None)

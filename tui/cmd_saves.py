@@ -20,7 +20,10 @@ def _who(save: Any) -> str:
     if setup.mode == "shamblers":
         return "Shamblers"
     summary = save.header.summary
-    parts = [str(setup.elder_one or summary.get("elder_one") or "?"), str(setup.episode or summary.get("episode") or "?")]
+    elder = str(setup.elder_one or summary.get("elder_one") or "?")
+    if summary.get("elder_one_summoned"):
+        elder += " (summoned)"
+    parts = [elder, str(setup.episode or summary.get("episode") or "?")]
     return " / ".join(parts)
 
 
@@ -37,6 +40,7 @@ def _row(entry: Any) -> dict[str, Any]:
         "players": [p.name for p in h.players],
         "step": h.step,
         "turn": h.summary.get("turn"),
+        "elder_one_summoned": h.summary.get("elder_one_summoned"),
         "outcome": h.outcome,
         "updated": h.updated,
     }
