@@ -1,0 +1,121 @@
+"""Fuzzing the save decoder and replay: whatever the bytes, the answer is a save or a `SaveError`.
+
+Mutations with a *valid* checksum (as a hand-edited or maliciously crafted
+file would have) go all the way through replay too, because the checksum only
+proves the bytes were not damaged, not that they make sense.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgpack
+import pytest
+
+from cthulhu.core import Game, Setup
+from cthulhu.net import savefile
+from cthulhu.net.saves import SaveError, SaveWriter, decode, load, seek, verify
+from saveplay import any_mode, play
+
+SCALARS = [0, 1, -1, 2**40, "", "x", "kind", None, True, False, b"\x00" * 16, 1.5, [], {}]
+
+
+def _random_value(rng: random.Random, depth: int = 0):
+    roll = rng.random()
+    if depth > 3 or roll < 0.6:
+        return rng.choice(SCALARS)
+    if roll < 0.8:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {rng.choice(["kind", "seat", "step", "state", "x", 1]): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
+
+
+def _mutate(rng: random.Random, node):
+    """Replace one random subtree of `node` with a random value (in place when possible)."""
+    path = []
+    while isinstance(node, (dict, list)) and node and rng.random() < 0.8:
+        key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
+        path.append((node, key))
+        node = node[key]
+    if not path:
+        return _random_value(rng)
+    parent, key = path[-1]
+    parent[key] = _random_value(rng)
+    return None
+
+
+@pytest.fixture(scope="module")
+def body(tmp_path_factory, content):
+    path = tmp_path_factory.mktemp("fuzz") / "g.save"
+    game = Game.new(Setup(mode=any_mode(), seed=31, players=2), content)
+    writer = SaveWriter(path, game, snapshot_every=4)
+    play(game, writer.append, steps=20)
+    return path.read_bytes()
+
+
+def test_random_byte_edits_only_ever_give_save_errors(body):
+    rng = random.Random(7)
+    for _ in range(400):
+        data = bytearray(body)
+        for _ in range(rng.randint(1, 4)):
+            op = rng.random()
+            pos = rng.randrange(len(data))
+            if op < 0.4:
+                data[pos] = rng.randrange(256)
+            elif op < 0.7:
+                del data[pos : pos + rng.randint(1, 50)]
+            else:
+                data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 20)))
+        if bytes(data) == body:
+            continue
+        with pytest.raises(SaveError):
+            decode(bytes(data))
+
+
+def test_random_bodies_behind_a_valid_checksum_only_ever_give_save_errors():
+    rng = random.Random(11)
+    for _ in range(400):
+        with pytest.raises(SaveError):
+            decode(savefile.frame(msgpack.packb(_random_value(rng), use_bin_type=True)))
+
+
+def test_edited_fields_with_a_valid_checksum_fail_cleanly_in_load_verify_and_seek(body, content):
+    rng = random.Random(3)
+    original = msgpack.unpackb(body[50:], strict_map_key=False)
+    outcomes = {"load": 0, "replay": 0, "ok": 0}
+    for _ in range(300):
+        edited = msgpack.unpackb(body[50:], strict_map_key=False)
+        replaced = _mutate(rng, edited)
+        if replaced is not None:
+            edited = replaced
+        data = savefile.frame(msgpack.packb(edited, use_bin_type=True))
+        try:
+            save = decode(data)
+        except SaveError:
+            outcomes["load"] += 1
+            continue
+        try:
+            verify(save, content, allow_other_content=True)
+            for step in range(0, save.last_step + 1, 3):
+                seek(save, step, content, allow_other_content=True)
+        except SaveError:
+            outcomes["replay"] += 1
+            continue
+        outcomes["ok"] += 1
+    assert outcomes["load"] and outcomes["replay"], outcomes
+    assert decode(body) == decode(savefile.frame(msgpack.packb(original, use_bin_type=True)))
+
+
+def test_deep_nesting_in_a_command_is_a_save_error_not_a_crash(body, content, tmp_path):
+    """msgpack decodes up to 1,024 levels; that is deep enough to break naive recursion."""
+    save = decode(body)
+    deep = b"\x91" * 1000 + b"\xc0"  # [[[...[nil]...]]]
+    command = b"\x82" + msgpack.packb("kind") + msgpack.packb("move") + msgpack.packb("to") + deep
+    step = b"\x93" + msgpack.packb(save.steps[0].seat) + command + msgpack.packb(bytes.fromhex(save.steps[0].hash))
+    header = save.header.model_dump(mode="json") | {"step": 1}
+    data = savefile.frame(
+        savefile.pack_body(header, save.setup.model_dump(mode="json"), save.initial_hash, save.snapshot_every, [step], [])
+    )
+    path = tmp_path / "deep.save"
+    path.write_bytes(data)
+    with pytest.raises(SaveError, match="step 1"):
+        verify(load(path), content, allow_other_content=True)
