@@ -16,9 +16,18 @@ def new_game(*investigators: str, seed: int = 1, players: int = 1) -> Game:
 
 
 def rearrange(game: Game, *, at: dict[int, str] | None = None, figures: list[tuple[str, str]] | None = None,
-              fire: dict[str, int] | None = None, levels: dict[int, dict[str, int]] | None = None) -> None:
-    """Set positions, figures and tokens, then ask the pending question again for the new table."""
+              fire: dict[str, int] | None = None, levels: dict[int, dict[str, int]] | None = None,
+              decks: bool = False) -> None:
+    """Set positions, figures and tokens, then ask the pending question again for the new table.
+
+    Unless `decks` is true the Mythos and Discovery decks are emptied, so a test of one rule
+    is not disturbed by whatever card would come up next.
+    """
     s = game.state
+    if not decks:
+        s.mythos_deck.clear()
+        s.mythos_discard.clear()
+        s.discovery_deck.clear()
     for i, space in (at or {}).items():
         s.investigators[i].space = space
     if figures is not None:

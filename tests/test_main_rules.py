@@ -106,6 +106,7 @@ def test_threshold_stops_the_marker_ignores_the_rest_and_levels_a_skill():
     ref = game.content.main.investigators[inv.id]
     first = ref.thresholds[0]
     inv.sanity = first - 1
+    inv.insanity = None  # the insanity card has its own test
     eng = game.rules.engine(s)
     s.pending = None
     s.stack.append({"k": "sanity", "inv": a, "n": 3})
@@ -130,6 +131,7 @@ def test_bonus_thresholds_add_a_permanent_bonus_die():
     target = ref.bonus_thresholds[0]
     inv.sanity = target - 1
     inv.reached = [t for t in ref.thresholds if t < target]
+    inv.insanity = None
     s.pending = None
     s.stack.append({"k": "sanity", "inv": a, "n": 1})
     game.rules.engine(s).run()

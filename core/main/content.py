@@ -8,7 +8,7 @@ space that does not exist, a map that is not connected) are checked here too.
 from __future__ import annotations
 
 from collections import deque
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -109,6 +109,238 @@ class Enemy(Strict):
     ability: EnemyAbility | None = None
 
 
+
+Who = Literal["you", "all", "here", "others_here"]
+# A place: your space, a gate by color, the starting space, or a space id (episodes only).
+Where = str
+
+
+class Op(Strict):
+    """Base of every effect operation; `op` is the discriminator."""
+
+
+class StressOp(Op):
+    op: Literal["stress"]
+    n: int = Field(ge=1, le=10)
+    who: Who = "you"
+
+
+class WoundOp(Op):
+    op: Literal["wound"]
+    n: int = Field(ge=1, le=10)
+    who: Who = "you"
+
+
+class SanityOp(Op):
+    op: Literal["sanity"]
+    n: int = Field(ge=1, le=10)
+    who: Who = "you"
+
+
+class HealOp(Op):
+    op: Literal["heal"]
+    wounds: int = Field(default=0, ge=0, le=10)
+    stress: int = Field(default=0, ge=0, le=10)
+    who: Who = "you"
+
+
+class BurnOp(Op):
+    op: Literal["burn"]  # Fire tokens onto investigator boards
+    n: int = Field(ge=1, le=8)
+    who: Who = "you"
+
+
+class FireSpaceOp(Op):
+    op: Literal["fire_space"]  # Fire tokens onto a space
+    n: int = Field(ge=1, le=8)
+    at: Where = "here"
+
+
+class DouseOp(Op):
+    op: Literal["douse"]  # remove Fire tokens from your space or a neighbouring one (you choose)
+    n: int = Field(ge=1, le=8)
+    near: bool = False
+
+
+class SummonOp(Op):
+    op: Literal["summon"]
+    enemy: str  # an enemy id, or "minion" for the Elder One's minion
+    at: Where
+
+
+class MoveEnemiesOp(Op):
+    op: Literal["move_enemies"]  # towards the active investigator, by a shortest path
+    which: Literal["closest", "all"] = "closest"
+    kind: str = "any"  # "any", "cultist", "monster", or an enemy id
+    steps: int = Field(default=1, ge=1, le=6)
+
+
+class TokenOp(Op):
+    op: Literal["token"]  # gain (or lose, when negative) tokens of a kind
+    token: str
+    n: int = Field(ge=-10, le=10)
+    who: Who = "you"
+
+
+class SpaceTokenOp(Op):
+    op: Literal["space_token"]
+    token: str
+    n: int = Field(ge=-10, le=10)
+    at: Where = "here"
+
+
+class RitualOp(Op):
+    op: Literal["ritual"]  # progress towards disrupting the ritual
+    n: int = Field(default=1, ge=1, le=10)
+
+
+class PlaceElderOp(Op):
+    op: Literal["place_elder"]  # put (or move) the Elder One figure
+    at: Where
+
+
+class KeepMythosOp(Op):
+    op: Literal["keep_mythos"]  # keep the latest discarded Mythos card; its effect returns each of your turns
+
+
+class ClaimOp(Op):
+    op: Literal["claim"]
+    side: Literal["left", "right"]
+
+
+class DiscardCardOp(Op):
+    op: Literal["discard_card"]  # lose a held card of this kind (you choose which)
+    kind: Literal["item", "companion", "condition", "any"] = "any"
+
+
+class RollOp(Op):
+    op: Literal["roll"]  # make a roll; `need` successes or more succeeds
+    need: int = Field(ge=1, le=10)
+    success: list["AnyOp"] = Field(default_factory=list)
+    fail: list["AnyOp"] = Field(default_factory=list)
+
+
+class Choice(Strict):
+    label: str = Field(min_length=1, max_length=90)
+    ops: list["AnyOp"] = Field(default_factory=list)
+
+
+class ChooseOp(Op):
+    op: Literal["choose"]
+    options: list[Choice] = Field(min_length=2, max_length=6)
+
+
+class IfHoldsOp(Op):
+    op: Literal["if_holds"]  # a card by name, or any card of a kind
+    card: str | None = None
+    kind: Literal["item", "companion", "condition"] | None = None
+    then: list["AnyOp"] = Field(default_factory=list)
+    otherwise: list["AnyOp"] = Field(default_factory=list)
+
+
+class IfTokensOp(Op):
+    op: Literal["if_tokens"]  # every investigator in `who` holding at least `at_least` tokens
+    token: str
+    at_least: int = Field(ge=1, le=10)
+    who: Who = "you"
+    then: list["AnyOp"] = Field(default_factory=list)
+
+
+AnyOp = Annotated[
+    StressOp | WoundOp | SanityOp | HealOp | BurnOp | FireSpaceOp | DouseOp | SummonOp | MoveEnemiesOp
+    | TokenOp | SpaceTokenOp | RitualOp | PlaceElderOp | KeepMythosOp | ClaimOp | DiscardCardOp
+    | RollOp | ChooseOp | IfHoldsOp | IfTokensOp,
+    Field(discriminator="op"),
+]
+for _m in (RollOp, Choice, ChooseOp, IfHoldsOp, IfTokensOp):
+    _m.model_rebuild()
+
+
+class Token(Strict):
+    name: str
+    text: str = ""
+
+
+class Half(Strict):
+    """One side of a Discovery card, claimed under an investigator's board."""
+
+    name: str
+    kind: Literal["item", "companion", "condition"]
+    text: str = Field(max_length=160)
+    mods: Modifiers = Modifiers()
+    skill: str | None = None  # a Companion's skill level while held
+    health: int | None = Field(default=None, ge=1, le=6)  # a Companion's wounds before it is lost
+
+
+class Discovery(Strict):
+    name: str
+    text: str = Field(min_length=1, max_length=300)
+    effect: list[AnyOp] = Field(default_factory=list)
+    left: Half | None = None
+    right: Half | None = None
+
+
+class SummonLine(Strict):
+    gate: GateColor
+    enemy: str  # an enemy id, or "minion"
+
+
+class Mythos(Strict):
+    name: str
+    text: str = Field(max_length=300)
+    summoning: bool = False
+    effect: list[AnyOp] = Field(default_factory=list)
+    summons: list[SummonLine] = Field(default_factory=list, max_length=3)
+
+
+class Insanity(Strict):
+    name: str
+    text: str = Field(max_length=200)
+    activate: list[AnyOp] = Field(min_length=1)
+
+
+class Stage(Strict):
+    name: str
+    text: str = Field(max_length=300)
+    reveal: list[AnyOp] = Field(default_factory=list)
+    on_advance: list[AnyOp] = Field(default_factory=list)
+    end_of_turn: list[AnyOp] = Field(default_factory=list)
+    health: int | None = Field(default=None, ge=1, le=30)
+    standard: int = Field(default=0, ge=0, le=6)
+    bonus: int = Field(default=0, ge=0, le=6)
+
+
+class ElderOne(Strict):
+    name: str
+    blurb: str = ""
+    minion: str
+    track: int = Field(default=8, ge=4, le=12)
+    first_red: int = Field(default=5, ge=2, le=11)
+    stages: list[Stage] = Field(min_length=4, max_length=4)
+    mythos: list[Mythos] = Field(min_length=8, max_length=8)
+
+
+class Requirement(Strict):
+    at: list[str] = Field(default_factory=list)  # space ids; empty means anywhere
+    safe: bool = False
+    fire_here: bool = False
+    space_token: str | None = None  # a token of this kind on your space
+    tokens: dict[str, int] = Field(default_factory=dict)  # tokens you hold
+
+
+class EpisodeAction(Strict):
+    name: str
+    text: str = Field(max_length=200)
+    requires: Requirement = Requirement()
+    effect: list[AnyOp] = Field(min_length=1)
+
+
+class Ritual(Strict):
+    name: str
+    text: str = Field(max_length=300)
+    needed: int = Field(ge=1, le=12)
+
+
 class Space(Strict):
     id: str
     name: str
@@ -135,6 +367,7 @@ class Map(Strict):
     start: str
     enemies: list[Placement] = Field(default_factory=list)
     fire: dict[str, int] = Field(default_factory=dict)
+    tokens: dict[str, dict[str, int]] = Field(default_factory=dict)  # space -> token -> count
 
 
 class Episode(Strict):
@@ -143,6 +376,11 @@ class Episode(Strict):
     difficulty: int = Field(ge=1, le=6)
     monsters: list[str] = Field(min_length=1)
     map: Map
+    ritual: Ritual
+    actions: list[EpisodeAction] = Field(min_length=2, max_length=2)
+    on_advance: list[AnyOp] = Field(default_factory=list)
+    mythos: list[Mythos] = Field(min_length=8, max_length=8)
+    discovery: list[Discovery] = Field(min_length=15, max_length=15)
 
 
 class Rules(Strict):
@@ -161,9 +399,52 @@ class MainContent(Strict):
     investigators: dict[str, Investigator]
     enemies: dict[str, Enemy]
     episodes: dict[str, Episode]
+    elder_ones: dict[str, ElderOne]
+    insanity: dict[str, Insanity]
+    tokens: dict[str, Token]
 
     def adjacency(self, episode: str) -> dict[str, list[str]]:
         return build_adjacency(self.episodes[episode].map)
+
+
+COLORS = ("red", "yellow", "blue")
+
+
+def walk_ops(ops: list, path: str):
+    """Yield (path, op) for every op, nested ones included."""
+    for n, op in enumerate(ops):
+        here = f"{path}.{n}"
+        yield here, op
+        for attr in ("success", "fail", "then", "otherwise"):
+            if hasattr(op, attr):
+                yield from walk_ops(getattr(op, attr), f"{here}.{attr}")
+        if isinstance(op, ChooseOp):
+            for m, choice in enumerate(op.options):
+                yield from walk_ops(choice.ops, f"{here}.options.{m}.ops")
+
+
+def check_ops(where: str, path: str, ops: list, *, enemies: dict, tokens: dict, spaces: set[str] | None,
+              card_names: set[str], discovery: bool = False, stage: bool = False) -> list[str]:
+    """Cross references inside effects: enemies, tokens, places, card names, and ops out of place."""
+    out = []
+    for at, op in walk_ops(ops, path):
+        if isinstance(op, SummonOp) and op.enemy != "minion" and op.enemy not in enemies:
+            out.append(f"{where}: {at}.enemy: no enemy {op.enemy!r}")
+        if isinstance(op, (TokenOp, SpaceTokenOp, IfTokensOp)) and op.token not in tokens:
+            out.append(f"{where}: {at}.token: no token {op.token!r}")
+        if isinstance(op, (FireSpaceOp, SummonOp, SpaceTokenOp, PlaceElderOp)):
+            fine = op.at in ("here", "start", *COLORS) or (spaces is not None and op.at in spaces)
+            if not fine:
+                out.append(f"{where}: {at}.at: no place {op.at!r} (here, start, a gate color{', or a space id' if spaces else ''})")
+        if isinstance(op, MoveEnemiesOp) and op.kind not in ("any", "cultist", "monster", "minion") and op.kind not in enemies:
+            out.append(f"{where}: {at}.kind: no enemy {op.kind!r}")
+        if isinstance(op, IfHoldsOp) and op.card is not None and op.card not in card_names:
+            out.append(f"{where}: {at}.card: no card half named {op.card!r}")
+        if isinstance(op, ClaimOp) and not discovery:
+            out.append(f"{where}: {at}: only Discovery cards can claim")
+        if isinstance(op, PlaceElderOp) and not stage:
+            out.append(f"{where}: {at}: only Elder One stages place the Elder One")
+    return out
 
 
 def build_adjacency(m: Map) -> dict[str, list[str]]:
@@ -274,6 +555,67 @@ def load_main(docs: dict[str, dict]) -> MainContent:
     enemies = table("main/enemies.toml", Enemy)
     investigators = folder("main/investigators/", Investigator)
     episodes = folder("main/episodes/", Episode)
+    elder_ones = folder("main/elder_ones/", ElderOne)
+    insanity = table("main/insanity.toml", Insanity)
+    tokens = table("main/tokens.toml", Token)
+    if insanity and len(insanity) != 12:
+        problems.append(f"main/insanity.toml: needs 12 insanity cards, has {len(insanity)}")
+    card_names = {h.name for ep in episodes.values() for d in ep.discovery for h in (d.left, d.right) if h is not None}
+    for eid, ep in episodes.items():
+        where = f"main/episodes/{eid}.toml"
+        spaces = {sp.id for t in ep.map.tiles for sp in t.spaces}
+        refs = dict(enemies=enemies, tokens=tokens, spaces=spaces, card_names=card_names)
+        problems.extend(check_ops(where, "on_advance", ep.on_advance, **refs))
+        for n, card in enumerate(ep.mythos):
+            problems.extend(check_ops(where, f"mythos.{n}.effect", card.effect, **refs))
+            for m, line in enumerate(card.summons):
+                if line.enemy != "minion" and line.enemy not in enemies:
+                    problems.append(f"{where}: mythos.{n}.summons.{m}.enemy: no enemy {line.enemy!r}")
+        for n, card in enumerate(ep.discovery):
+            problems.extend(check_ops(where, f"discovery.{n}.effect", card.effect, discovery=True, **refs))
+            for side in ("left", "right"):
+                half = getattr(card, side)
+                if half is not None and half.skill is not None and half.skill not in skills:
+                    problems.append(f"{where}: discovery.{n}.{side}.skill: no skill {half.skill!r}")
+                if half is not None and half.kind == "companion" and half.health is None:
+                    problems.append(f"{where}: discovery.{n}.{side}.health: a Companion needs a health")
+        for n, act in enumerate(ep.actions):
+            problems.extend(check_ops(where, f"actions.{n}.effect", act.effect, **refs))
+            for sp in act.requires.at:
+                if sp not in spaces:
+                    problems.append(f"{where}: actions.{n}.requires.at: no space {sp!r}")
+            for tok in [*act.requires.tokens, *([act.requires.space_token] if act.requires.space_token else [])]:
+                if tok not in tokens:
+                    problems.append(f"{where}: actions.{n}.requires: no token {tok!r}")
+        for sp, held in ep.map.tokens.items():
+            if sp not in spaces:
+                problems.append(f"{where}: map.tokens: no space {sp!r}")
+            for tok in held:
+                if tok not in tokens:
+                    problems.append(f"{where}: map.tokens.{sp}: no token {tok!r}")
+    for oid, eo in elder_ones.items():
+        where = f"main/elder_ones/{oid}.toml"
+        refs = dict(enemies=enemies, tokens=tokens, spaces=None, card_names=card_names)
+        if eo.minion not in enemies:
+            problems.append(f"{where}: minion: no enemy {eo.minion!r}")
+        if eo.first_red >= eo.track:
+            problems.append(f"{where}: first_red: must come before the last space ({eo.track})")
+        for n, st in enumerate(eo.stages):
+            for part in ("reveal", "on_advance", "end_of_turn"):
+                problems.extend(check_ops(where, f"stages.{n}.{part}", getattr(st, part), stage=True, **refs))
+            if n == 0 and st.health is not None:
+                problems.append(f"{where}: stages.0.health: Stage 1 cannot be wounded")
+            if n > 0 and st.health is None:
+                problems.append(f"{where}: stages.{n}.health: Stages 2, 3 and Final need a health")
+        if not any(isinstance(op, PlaceElderOp) for _, op in walk_ops(eo.stages[1].reveal, "")):
+            problems.append(f"{where}: stages.1.reveal: Stage 2 must place the Elder One (place_elder)")
+        for n, card in enumerate(eo.mythos):
+            problems.extend(check_ops(where, f"mythos.{n}.effect", card.effect, **refs))
+            for m, line in enumerate(card.summons):
+                if line.enemy != "minion" and line.enemy not in enemies:
+                    problems.append(f"{where}: mythos.{n}.summons.{m}.enemy: no enemy {line.enemy!r}")
+    for iid, card in insanity.items():
+        problems.extend(check_ops("main/insanity.toml", f"{iid}.activate", card.activate, enemies=enemies, tokens=tokens, spaces=None, card_names=card_names))
     for iid, inv in investigators.items():
         for i, sk in enumerate(inv.skills):
             if sk not in skills:
@@ -284,4 +626,7 @@ def load_main(docs: dict[str, dict]) -> MainContent:
         problems.extend(_check_episode(eid, ep, enemies))
     if problems or rules is None or dice is None:
         raise ContentError(problems)
-    return MainContent(rules=rules, dice=dice, skills=skills, investigators=investigators, enemies=enemies, episodes=episodes)
+    return MainContent(
+        rules=rules, dice=dice, skills=skills, investigators=investigators, enemies=enemies, episodes=episodes,
+        elder_ones=elder_ones, insanity=insanity, tokens=tokens,
+    )

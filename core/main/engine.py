@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..command import Command, Event
-from .content import MainContent
+from .content import ElderOne, Half, MainContent, Mythos
+from .effects import Effects
 from .mods import mods_of
 from .state import Figure, Investigator, MainState
 
@@ -21,11 +22,12 @@ Task = dict[str, Any]
 Events = list[Event]
 
 # The phases of a turn, in order; a dead active investigator skips them all but these.
-TURN_PHASES = ("actions", "invest_fight", "fire")
+TURN_PHASES = ("actions", "mythos", "invest_fight", "eot_effects", "fire", "summon_check", "elder_eot")
 SURVIVES_DEATH = ("discard_check", "next_turn")
+ELDER = "elder_one"
 
 
-class Engine:
+class Engine(Effects):
     """Runs tasks against one state with one content; holds no state of its own."""
 
     __slots__ = ("s", "c", "events", "adj")
@@ -81,7 +83,24 @@ class Engine:
         return self.c.investigators[self.inv(i).id].name
 
     def enemy_name(self, f: Figure) -> str:
-        return self.c.enemies[f.kind].name
+        return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
+
+    def enemy_health(self, f: Figure) -> int:
+        if f.kind == ELDER:
+            return self.elder().stages[self.s.stage].health or 0
+        return self.c.enemies[f.kind].health
+
+    def elder(self) -> ElderOne:
+        return self.c.elder_ones[self.s.elder_one]
+
+    def mythos_card(self, card: str) -> Mythos:
+        deck, n = card.split(":")
+        source = self.elder().mythos if deck == "eo" else self.c.episodes[self.s.episode].mythos
+        return source[int(n)]
+
+    def half(self, held: dict[str, Any]) -> Half:
+        card = self.c.episodes[self.s.episode].discovery[int(held["card"])]
+        return card.left if held["side"] == "left" else card.right
 
     def space_name(self, space: str) -> str:
         for t in self.c.episodes[self.s.episode].map.tiles:
@@ -93,9 +112,28 @@ class Engine:
     def safe(self, space: str) -> bool:
         return not any(f.space == space for f in self.s.figures)
 
+    def levels(self, i: int) -> dict[str, int]:
+        """Skill levels with Companions' levels added (level 1 of a skill the investigator lacks)."""
+        inv = self.inv(i)
+        if not inv.cards:
+            return inv.levels
+        out = dict(inv.levels)
+        for held in inv.cards:
+            h = self.half(held)
+            if h.skill:
+                out[h.skill] = min(4, out.get(h.skill, 0) + 1)
+        return out
+
     def mods(self, i: int) -> dict[str, Any]:
         inv = self.inv(i)
-        return mods_of(self.c, inv.levels)
+        base = mods_of(self.c, self.levels(i))
+        if not inv.cards:
+            return base
+        total = dict(base)
+        for held in inv.cards:
+            for key, value in self.half(held).mods:
+                total[key] = (total[key] or value) if isinstance(value, bool) else total[key] + value
+        return total
 
     def faces(self, die: str) -> list[str]:
         return self.c.dice.standard if die == "standard" else self.c.dice.bonus
@@ -115,14 +153,24 @@ class Engine:
         s.turn += 1
         s.active = i
         s.actions_left = self.c.rules.actions
+        s.disrupted_this_turn = False
+        s.advanced_this_turn = False
         self.emit("turn_started", turn=s.turn, inv=i, name=self.name(i))
         self.push(
             {"k": "actions", "inv": i},
+            {"k": "mythos", "inv": i},
             {"k": "invest_fight", "inv": i},
+            {"k": "eot_effects", "inv": i},
             {"k": "fire", "inv": i},
             {"k": "discard_check", "inv": i},
+            {"k": "summon_check", "inv": i},
+            {"k": "elder_eot", "inv": i},
             {"k": "next_turn", "inv": i},
         )
+        # Mythos cards kept by an insanity strike again at the start of the holder's turn.
+        for card in reversed(self.inv(i).kept):
+            self.emit("mythos_recurs", inv=i, name=self.name(i), card=self.mythos_card(card).name)
+            self.run_ops(i, self.mythos_card(card).effect, self.mythos_card(card).name)
 
     def step_next_turn(self, task: Task) -> None:
         s = self.s
@@ -135,8 +183,91 @@ class Engine:
                 return
         self.lose("all_dead", "every investigator is dead")
 
+    # ------------------------------------------------------------------ Mythos
+
+    def shuffle_discard_into_deck(self) -> None:
+        s = self.s
+        s.mythos_deck.extend(s.mythos_discard)
+        s.mythos_discard.clear()
+        s.rng.shuffle("hidden", s.mythos_deck)
+        self.emit("mythos_shuffled", deck=len(s.mythos_deck))
+
+    def step_mythos(self, task: Task) -> None:
+        s = self.s
+        s.phase = "mythos"
+        i = task["inv"]
+        if not s.mythos_deck:
+            self.shuffle_discard_into_deck()
+        if not s.mythos_deck:
+            return
+        card_id = s.mythos_deck.pop()
+        card = self.mythos_card(card_id)
+        self.emit("mythos_drawn", inv=i, card=card.name, text=card.text, summoning=card.summoning)
+        # Top to bottom: the summoning symbol does nothing now, then the effect, then the summons.
+        self.push({"k": "mythos_discard", "inv": i, "card": card_id})
+        if card.summons:
+            self.push({"k": "summons", "inv": i, "card": card_id})
+        self.run_ops(i, card.effect, card.name)
+
+    def step_summons(self, task: Task) -> None:
+        m = self.c.episodes[self.s.episode].map
+        for line in self.mythos_card(task["card"]).summons:
+            if not self.summon(self.enemy_kind(line.enemy), m.gates[line.gate]):
+                break  # out of figures: this and the card's later gates are skipped
+
+    def step_mythos_discard(self, task: Task) -> None:
+        self.s.mythos_discard.append(task["card"])
+
+    def summoning_symbols(self) -> int:
+        return sum(1 for card in self.s.mythos_discard if self.mythos_card(card).summoning)
+
     def step_discard_check(self, task: Task) -> None:
-        """Mythos discard check: the Elder One's advance (needs the Mythos deck; see the next issue)."""
+        """Three summoning symbols in the discard: the Elder One (or its Progression token) advances."""
+        s = self.s
+        s.phase = "end_of_turn"
+        if s.advanced_this_turn or self.summoning_symbols() < 3:
+            return
+        s.advanced_this_turn = True
+        eo = self.elder()
+        s.track += 1
+        self.emit("elder_advanced", name=eo.name, track=s.track, last=eo.track, token="progression" if s.summoned else "figure")
+        if s.summoned and s.track >= eo.track:
+            self.lose("track_end", f"the Progression token reached the last space of the summoning track")
+            return
+        self.push({"k": "reshuffle", "inv": task["inv"]})
+        # The Elder One's effects first, then the episode's.
+        self.run_ops(s.active, self.c.episodes[s.episode].on_advance, self.c.episodes[s.episode].name)
+        for stage in reversed(eo.stages[: s.stage + 1]):
+            self.run_ops(s.active, stage.on_advance, stage.name)
+
+    def step_reshuffle(self, task: Task) -> None:
+        self.shuffle_discard_into_deck()
+
+    def step_summon_check(self, task: Task) -> None:
+        s = self.s
+        eo = self.elder()
+        if s.summoned or not (s.track >= eo.first_red or s.disrupted_this_turn):
+            return
+        s.summoned = True
+        s.stage = 1
+        self.emit("elder_summoned", name=eo.name, track=s.track, why="ritual" if s.disrupted_this_turn else "track")
+        self.emit("stage_revealed", name=eo.stages[1].name, stage=1, text=eo.stages[1].text)
+        self.run_ops(s.active, eo.stages[1].reveal, eo.stages[1].name)
+
+    def step_elder_eot(self, task: Task) -> None:
+        s = self.s
+        eo = self.elder()
+        for stage in reversed(eo.stages[: s.stage + 1]):
+            self.run_ops(s.active, stage.end_of_turn, stage.name)
+
+    def step_eot_effects(self, task: Task) -> None:
+        """End-of-turn effects other than the Elder One's: regenerating enemies heal."""
+        self.s.phase = "end_of_turn"
+        for f in self.s.figures:
+            ref = self.c.enemies.get(f.kind)
+            if ref is not None and ref.ability is not None and ref.ability.kind == "regenerate" and f.wounds:
+                f.wounds = 0
+                self.emit("enemy_regenerated", figure=f.id, name=ref.name)
 
     # ------------------------------------------------------------------ actions
 
@@ -155,9 +286,14 @@ class Engine:
             if self.mods(i)["attack_all"] and len(here) > 1:
                 opts.append((Command.of("attack", all=True), "Attack every enemy here"))
             for f in here:
-                opts.append((Command.of("attack", target=f.id), f"Attack the {self.enemy_name(f)} ({f.wounds}/{self.c.enemies[f.kind].health} wounds)"))
+                opts.append((Command.of("attack", target=f.id), f"Attack the {self.enemy_name(f)} ({f.wounds}/{self.enemy_health(f)} wounds)"))
         if self.safe(inv.space) and (inv.wounds or inv.stress):
             opts.append((Command.of("rest"), "Rest (heal wounds and/or stress)"))
+        if self.trades(i):
+            opts.append((Command.of("trade"), "Trade Items and Companions here"))
+        for n, act in enumerate(self.c.episodes[s.episode].actions):
+            if self.meets(i, act.requires):
+                opts.append((Command.of("episode", action=n), f"{act.name}: {act.text}"))
         left = s.actions_left
         opts.append((Command.of("end_actions"), f"End actions ({left} unused)" if left else "End actions"))
         self.ask(task, "action", i, f"{self.name(i)}: choose an action ({left} of {self.c.rules.actions} left)", opts)
@@ -178,6 +314,59 @@ class Engine:
             self.start_attack(i, cmd)
         elif cmd.kind == "rest":
             self.push({"k": "rest", "inv": i})
+        elif cmd.kind == "trade":
+            self.push({"k": "trade", "inv": i})
+        elif cmd.kind == "episode":
+            act = self.c.episodes[s.episode].actions[cmd["action"]]
+            self.run_ops(i, act.effect, act.name)
+
+    def meets(self, i: int, req: Any) -> bool:
+        inv = self.inv(i)
+        s = self.s
+        if req.at and inv.space not in req.at:
+            return False
+        if req.safe and not self.safe(inv.space):
+            return False
+        if req.fire_here and not s.fire.get(inv.space):
+            return False
+        if req.space_token and not s.space_tokens.get(inv.space, {}).get(req.space_token):
+            return False
+        return all(inv.tokens.get(t, 0) >= n for t, n in req.tokens.items())
+
+    # Trade -------------------------------------------------------------
+
+    def trades(self, i: int) -> list[tuple[Command, str]]:
+        """Every gift possible in the space: an Item or Companion from one investigator to another."""
+        s = self.s
+        here = [j for j in self.targets(i, "here")]
+        if len(here) < 2:
+            return []
+        out = []
+        for giver in here:
+            for held in self.inv(giver).cards:
+                half = self.half(held)
+                if half.kind == "condition":
+                    continue
+                for taker in here:
+                    if taker != giver:
+                        out.append((Command.of("give", card=held["card"], to=taker), f"{self.name(giver)} gives {half.name} to {self.name(taker)}"))
+        return out
+
+    def step_trade(self, task: Task) -> None:
+        opts = self.trades(task["inv"])
+        opts.append((Command.of("done"), "Done trading"))
+        self.ask(task, "trade", task["inv"], "Trade: who gives what to whom?", opts)
+
+    def answer_trade(self, task: Task, cmd: Command) -> None:
+        if cmd.kind == "done":
+            return
+        for giver in self.s.investigators:
+            for held in list(giver.cards):
+                if held["card"] == cmd["card"]:
+                    giver.cards.remove(held)
+                    self.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
+                    self.emit("traded", card=self.half(held).name, to=cmd["to"], name=self.name(cmd["to"]))
+        self.push(task)
 
     # Run ---------------------------------------------------------------
 
@@ -250,7 +439,8 @@ class Engine:
     # Attack ------------------------------------------------------------
 
     def attackable(self, f: Figure) -> bool:
-        return f.kind in self.c.enemies
+        """The Elder One cannot be attacked or damaged until the ritual is disrupted."""
+        return f.kind != ELDER or self.s.disrupted
 
     def start_attack(self, i: int, cmd: Command) -> None:
         inv = self.inv(i)
@@ -283,10 +473,7 @@ class Engine:
         alive = [f for f in self.s.figures if f.id in task["targets"]]
         if not alive or task["hits"] <= 0:
             return
-        opts = [
-            (Command.of("hit", target=f.id), f"{self.enemy_name(f)} ({f.wounds}/{self.c.enemies[f.kind].health} wounds)")
-            for f in alive
-        ]
+        opts = [(Command.of("hit", target=f.id), f"{self.enemy_name(f)} ({f.wounds}/{self.enemy_health(f)} wounds)") for f in alive]
         self.ask(task, "assign_hit", i, f"{self.name(i)}: where does the next hit land? ({task['hits']} left)", opts)
 
     def answer_assign_hits(self, task: Task, cmd: Command) -> None:
@@ -296,16 +483,40 @@ class Engine:
     def wound_enemy(self, i: int, fid: str, n: int) -> None:
         s = self.s
         f = s.figure(fid)
-        ref = self.c.enemies[f.kind]
+        name, health = self.enemy_name(f), self.enemy_health(f)
         if n <= 0:
-            self.emit("attack_missed", inv=i, figure=fid, name=ref.name)
+            self.emit("attack_missed", inv=i, figure=fid, name=name)
+            return
+        if not self.attackable(f):
+            self.emit("attack_warded", inv=i, figure=fid, name=name)
             return
         f.wounds += n
-        self.emit("enemy_wounded", inv=i, figure=fid, name=ref.name, n=n, wounds=f.wounds, health=ref.health)
-        if f.wounds >= ref.health:
+        self.emit("enemy_wounded", inv=i, figure=fid, name=name, n=n, wounds=f.wounds, health=health)
+        if f.wounds < health:
+            return
+        if f.kind == ELDER:
+            self.defeat_stage(f)
+            return
+        s.figures.remove(f)
+        s.reserve[f.kind] = s.reserve.get(f.kind, 0) + 1
+        self.emit("enemy_killed", inv=i, figure=fid, name=name, space=f.space)
+
+    def defeat_stage(self, f: Figure) -> None:
+        """A stage falls; excess wounds are lost; the next stage is revealed, or the game is won."""
+        s = self.s
+        eo = self.elder()
+        self.emit("stage_defeated", name=eo.stages[s.stage].name, stage=s.stage, excess=f.wounds - (eo.stages[s.stage].health or 0))
+        f.wounds = 0
+        if s.stage == len(eo.stages) - 1:
             s.figures.remove(f)
-            s.reserve[f.kind] = s.reserve.get(f.kind, 0) + 1
-            self.emit("enemy_killed", inv=i, figure=fid, name=ref.name, space=f.space)
+            s.result = "won"
+            s.cause = "elder_defeated"
+            s.pending = None
+            self.emit("game_won", name=eo.name)
+            return
+        s.stage += 1
+        self.emit("stage_revealed", name=eo.stages[s.stage].name, stage=s.stage, text=eo.stages[s.stage].text)
+        self.run_ops(s.active, eo.stages[s.stage].reveal, eo.stages[s.stage].name)
 
     # Rolls -------------------------------------------------------------
 
@@ -365,9 +576,26 @@ class Engine:
         i = task["inv"]
         s.phase = "invest_fight"
         if self.safe(self.inv(i).space):
-            self.emit("investigated", inv=i, name=self.name(i), space=self.inv(i).space)
+            self.investigate(i)
             return
         self.push({"k": "fight", "inv": i, "done": []})
+
+    def investigate(self, i: int) -> None:
+        s = self.s
+        self.emit("investigated", inv=i, name=self.name(i), space=self.inv(i).space)
+        if not s.discovery_deck:
+            self.emit("discovery_empty")
+            return
+        card_id = s.discovery_deck.pop()
+        card = self.c.episodes[s.episode].discovery[int(card_id)]
+        halves = {side: {"name": h.name, "kind": h.kind, "text": h.text} for side, h in (("left", card.left), ("right", card.right)) if h}
+        self.emit("discovery_drawn", inv=i, card=card.name, text=card.text, **halves)
+        self.push({"k": "discovery_done", "inv": i, "card": card_id})
+        self.run_ops(i, card.effect, card.name, card=card_id)
+
+    def step_discovery_done(self, task: Task) -> None:
+        if not self.claimed(task["card"]):
+            self.s.discovery_discard.append(task["card"])
 
     def step_fight(self, task: Task) -> None:
         """Each enemy in the space attacks once, in the order the investigator picks."""
@@ -382,20 +610,28 @@ class Engine:
         i = task["inv"]
         fid = cmd["against"]
         f = self.s.figure(fid)
-        ref = self.c.enemies[f.kind]
         self.push({"k": "fight", "inv": i, "done": [*task["done"], fid]})
-        self.emit("enemy_attacks", figure=fid, name=ref.name, inv=i, target=self.name(i))
+        self.emit("enemy_attacks", figure=fid, name=self.enemy_name(f), inv=i, target=self.name(i))
+        standard, bonus = self.attack_dice(f)
         # The enemy's own dice only: never the defender's bonus dice.
         self.push(
-            {"k": "roll", "inv": i, "standard": ref.standard, "bonus": ref.bonus, "own": False, "purpose": "defend"},
+            {"k": "roll", "inv": i, "standard": standard, "bonus": bonus, "own": False, "purpose": "defend"},
             {"k": "enemy_hits", "inv": i, "figure": fid, "kind": f.kind},
         )
+
+    def attack_dice(self, f: Figure) -> tuple[int, int]:
+        """An enemy's reference dice; the Elder One rolls the sum over its revealed stages."""
+        if f.kind == ELDER:
+            stages = self.elder().stages[1 : self.s.stage + 1]
+            return sum(st.standard for st in stages), sum(st.bonus for st in stages)
+        ref = self.c.enemies[f.kind]
+        return ref.standard, ref.bonus
 
     def step_enemy_hits(self, task: Task) -> None:
         i = task["inv"]
         m = self.mods(i)
         t = self.tally(task["roll"])
-        ability = self.c.enemies[task["kind"]].ability
+        ability = self.c.enemies[task["kind"]].ability if task["kind"] != ELDER else None
         hits = t["success"]
         if ability is not None and ability.kind == "frenzy":
             hits += t["elder"]
@@ -458,9 +694,39 @@ class Engine:
         n = task["n"]
         if n <= 0 or not inv.alive:
             return
+        companions = [h for h in inv.cards if self.half(h).kind == "companion"]
+        if companions:
+            # Each wound may land on a Companion instead; it still counts as the investigator's.
+            opts = [(Command.of("take", card=None), f"{self.name(i)} takes it")]
+            for h in companions:
+                half = self.half(h)
+                opts.append((Command.of("take", card=h["card"]), f"{half.name} takes it ({h['wounds']}/{half.health})"))
+            self.ask(task, "wound_to", i, f"{self.name(i)} takes {n} wound(s): who takes the next one?", opts)
+            return
+        self.wound_investigator(i, n, task.get("source"))
+
+    def answer_wounds(self, task: Task, cmd: Command) -> None:
+        i = task["inv"]
+        if task["n"] > 1:
+            self.push({**task, "n": task["n"] - 1})
+        if cmd["card"] is None:
+            self.wound_investigator(i, 1, task.get("source"))
+            return
+        inv = self.inv(i)
+        for h in inv.cards:
+            if h["card"] == cmd["card"]:
+                h["wounds"] += 1
+                half = self.half(h)
+                self.emit("companion_wounded", inv=i, card=half.name, wounds=h["wounds"], health=half.health)
+                if h["wounds"] >= (half.health or 1):
+                    self.lose_card(i, h["card"])
+                break
+
+    def wound_investigator(self, i: int, n: int, source: str | None) -> None:
+        inv = self.inv(i)
         health = self.c.investigators[inv.id].health
         inv.wounds = min(health, inv.wounds + n)
-        self.emit("wounded", inv=i, name=self.name(i), n=n, wounds=inv.wounds, health=health, source=task.get("source"))
+        self.emit("wounded", inv=i, name=self.name(i), n=n, wounds=inv.wounds, health=health, source=source)
         if inv.wounds >= health:
             self.kill(i, "killed")
 
@@ -503,13 +769,23 @@ class Engine:
         if task["at"] in ref.bonus_thresholds:
             inv.bonus += 1
             self.emit("bonus_die_gained", inv=i, name=self.name(i), bonus=inv.bonus)
+        self.push({"k": "level_up", "inv": i})
+        if inv.insanity is not None:
+            card = self.c.insanity[inv.insanity]
+            self.emit("insanity_activated", inv=i, name=self.name(i), card=card.name, text=card.text)
+            self.run_ops(i, card.activate, card.name)
+
+    def step_level_up(self, task: Task) -> None:
+        i = task["inv"]
+        inv = self.inv(i)
+        ref = self.c.investigators[inv.id]
         opts = [
             (Command.of("level_up", skill=sk), f"{self.c.skills[sk].name} to level {inv.levels[sk] + 1}: {self.c.skills[sk].levels[inv.levels[sk]].text}")
             for sk in ref.skills
             if inv.levels[sk] < 4
         ]
         if opts:
-            self.ask({"k": "level_up", "inv": i}, "level_up", i, f"{self.name(i)} crosses a threshold: level up a skill", opts)
+            self.ask(task, "level_up", i, f"{self.name(i)} crosses a threshold: level up a skill", opts)
 
     def answer_level_up(self, task: Task, cmd: Command) -> None:
         i = task["inv"]
@@ -527,6 +803,11 @@ class Engine:
         self.douse(i)
         inv.alive = False
         inv.cause = cause
+        for held in list(inv.cards):
+            self.lose_card(i, held["card"])
+        inv.tokens.clear()
+        s.mythos_discard.extend(inv.kept)
+        inv.kept.clear()
         self.emit("investigator_died", inv=i, name=self.name(i), cause=cause, space=inv.space)
         active_died = i == s.active
         kept = []
@@ -546,7 +827,7 @@ class Engine:
             self.lose("all_dead", "every investigator is dead")
 
     def elder_on_board(self) -> bool:
-        return any(f.kind == "elder_one" for f in self.s.figures)
+        return self.s.summoned
 
     def lose(self, cause: str, text: str) -> None:
         """End the game lost; `cause` is a short code for summaries, `text` is for people."""
@@ -580,6 +861,19 @@ STEPS: dict[str, Callable[[Engine, Task], None]] = {
     "stress": Engine.step_stress,
     "sanity": Engine.step_sanity,
     "threshold": Engine.step_threshold,
+    "level_up": Engine.step_level_up,
+    "mythos": Engine.step_mythos,
+    "summons": Engine.step_summons,
+    "mythos_discard": Engine.step_mythos_discard,
+    "reshuffle": Engine.step_reshuffle,
+    "summon_check": Engine.step_summon_check,
+    "elder_eot": Engine.step_elder_eot,
+    "eot_effects": Engine.step_eot_effects,
+    "discovery_done": Engine.step_discovery_done,
+    "trade": Engine.step_trade,
+    "ops": Engine.step_ops,
+    "advance_enemy": Engine.step_advance_enemy,
+    "check": Engine.step_check,
 }
 
 ANSWERS: dict[str, Callable[[Engine, Task, Command], None]] = {
@@ -590,4 +884,11 @@ ANSWERS: dict[str, Callable[[Engine, Task, Command], None]] = {
     "reroll": Engine.answer_reroll,
     "fight": Engine.answer_fight,
     "level_up": Engine.answer_level_up,
+    "wounds": Engine.answer_wounds,
+    "trade": Engine.answer_trade,
+    "douse": Engine.answer_douse,
+    "pick_mover": Engine.answer_pick_mover,
+    "advance_enemy": Engine.answer_advance_enemy,
+    "discard_card": Engine.answer_discard_card,
+    "choose": Engine.answer_choose,
 }

@@ -22,11 +22,16 @@ def _main(content: Any) -> MainContent:
     return content.main
 
 
-def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, list[str]]:
+def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
     """Fill in defaults and check the choices against the content."""
     episode = setup.episode or min(c.episodes, key=lambda e: (c.episodes[e].difficulty, e))
     if episode not in c.episodes:
         raise ValueError(f"unknown episode {episode!r}; choose from {', '.join(sorted(c.episodes))}")
+    if not c.elder_ones:
+        raise ValueError("the content has no Elder One")
+    elder = setup.elder_one or ("hastur" if "hastur" in c.elder_ones else sorted(c.elder_ones)[0])
+    if elder not in c.elder_ones:
+        raise ValueError(f"unknown Elder One {elder!r}; choose from {', '.join(sorted(c.elder_ones))}")
     investigators = list(setup.investigators) or sorted(c.investigators)[:max(DEFAULT_INVESTIGATORS, setup.players)]
     for iid in investigators:
         if iid not in c.investigators:
@@ -35,7 +40,7 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, list[str]]:
         raise ValueError("each investigator can sit at the table only once")
     if not 1 <= len(investigators) <= c.rules.seats_max:
         raise ValueError(f"play with 1 to {c.rules.seats_max} investigators")
-    return episode, investigators
+    return episode, elder, investigators
 
 
 class MainRules:
@@ -53,13 +58,23 @@ class MainRules:
 
     def new_state(self, setup: Setup, content: Any) -> MainState:
         c = _main(content)
-        episode, ids = resolve_setup(setup, c)
-        m = c.episodes[episode].map
+        episode, elder, ids = resolve_setup(setup, c)
+        ep = c.episodes[episode]
+        m = ep.map
         rng = Rng(setup.seed)
         invs = [
             Investigator(id=iid, seat=setup.seat_of(n), space=m.start, levels={sk: 1 for sk in c.investigators[iid].skills})
             for n, iid in enumerate(ids)
         ]
+        # Secret draws all come from the hidden stream: insanity cards, then the two decks.
+        insanity = sorted(c.insanity)
+        rng.shuffle("hidden", insanity)
+        for inv, card in zip(invs, insanity):
+            inv.insanity = card
+        mythos = [f"eo:{n}" for n in range(len(c.elder_ones[elder].mythos))] + [f"ep:{n}" for n in range(len(ep.mythos))]
+        rng.shuffle("hidden", mythos)
+        discovery = [str(n) for n in range(len(ep.discovery))]
+        rng.shuffle("hidden", discovery)
         reserve = {k: e.figures for k, e in c.enemies.items()}
         figures = []
         serial = 0
@@ -73,7 +88,7 @@ class MainRules:
         state = MainState(
             rng=rng,
             episode=episode,
-            elder_one=setup.elder_one,
+            elder_one=elder,
             investigators=invs,
             figures=figures,
             reserve=reserve,
@@ -81,6 +96,9 @@ class MainRules:
             fire_reserve=max(0, fire_reserve),
             wound_tokens=c.rules.wound_tokens,
             figure_serial=serial,
+            mythos_deck=mythos,
+            discovery_deck=discovery,
+            space_tokens={sp: dict(sorted(t.items())) for sp, t in sorted(m.tokens.items())},
         )
         # A random starting player, from the hidden stream like every other secret draw.
         first = rng.below("hidden", len(invs))

@@ -24,6 +24,11 @@ class Investigator:
     reached: list[int] = field(default_factory=list)  # thresholds reached, in order
     alive: bool = True
     cause: str | None = None  # "killed" or "madness"
+    insanity: str | None = None  # the insanity card dealt face up
+    tokens: dict[str, int] = field(default_factory=dict)
+    # Claimed Discovery halves: {"card": index, "side": "left"|"right", "wounds": n}.
+    cards: list[dict[str, Any]] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # Mythos cards kept by an insanity
 
 
 @dataclass(slots=True)
@@ -38,7 +43,7 @@ class Figure:
 class MainState:
     rng: Rng
     episode: str
-    elder_one: str | None
+    elder_one: str
     investigators: list[Investigator]
     figures: list[Figure]
     reserve: dict[str, int]
@@ -56,6 +61,20 @@ class MainState:
     cause: str | None = None
     last_roll: dict[str, Any] | None = None
     figure_serial: int = 0
+    # Decks hold card ids ("eo:N" for the Elder One's Mythos cards, "ep:N" for the episode's,
+    # plain "N" for Discovery cards). Their order is secret; views show counts.
+    mythos_deck: list[str] = field(default_factory=list)
+    mythos_discard: list[str] = field(default_factory=list)
+    discovery_deck: list[str] = field(default_factory=list)
+    discovery_discard: list[str] = field(default_factory=list)
+    space_tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+    track: int = 1  # the Elder One figure's space on the summoning track, then the Progression token's
+    summoned: bool = False
+    stage: int = 0  # index of the current Elder One stage card (0 = Stage 1)
+    ritual: int = 0
+    disrupted: bool = False
+    disrupted_this_turn: bool = False
+    advanced_this_turn: bool = False
 
     def figure(self, fid: str) -> Figure:
         for f in self.figures:

@@ -1,5 +1,9 @@
-"""What a seat sees of the main game. The main game hides only deck orders and the RNG,
-so every seat sees the same table; the seat is kept for the modes and cards that hide more."""
+"""What a seat sees of the main game.
+
+The table is open except for the order of the Mythos and Discovery decks and
+the RNG: views carry deck sizes, never their contents. Every seat sees the
+same table; the seat is kept for modes and cards that hide more.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 
 from .content import MainContent
 from .mods import mods_of
-from .state import MainState
+from .state import Investigator, MainState
 
 
 def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str, Any]:
@@ -26,11 +30,30 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str
         "tunnels": list(m.tunnels),
         "gates": dict(m.gates),
         "start": m.start,
+        "actions": [{"name": a.name, "text": a.text} for a in ep.actions],
     }
 
 
-def _investigator(c: MainContent, n: int, inv: Any) -> dict[str, Any]:
+def _mythos(c: MainContent, s: MainState, card: str) -> dict[str, Any]:
+    deck, n = card.split(":")
+    source = c.elder_ones[s.elder_one].mythos if deck == "eo" else c.episodes[s.episode].mythos
+    m = source[int(n)]
+    return {"name": m.name, "text": m.text, "summoning": m.summoning}
+
+
+def _half(c: MainContent, s: MainState, held: dict[str, Any]) -> dict[str, Any]:
+    card = c.episodes[s.episode].discovery[int(held["card"])]
+    h = card.left if held["side"] == "left" else card.right
+    out: dict[str, Any] = {"card": held["card"], "name": h.name, "kind": h.kind, "text": h.text, "side": held["side"]}
+    if h.kind == "companion":
+        out["wounds"] = held["wounds"]
+        out["health"] = h.health
+    return out
+
+
+def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator) -> dict[str, Any]:
     ref = c.investigators[inv.id]
+    insanity = c.insanity.get(inv.insanity) if inv.insanity else None
     return {
         "index": n,
         "id": inv.id,
@@ -62,6 +85,39 @@ def _investigator(c: MainContent, n: int, inv: Any) -> dict[str, Any]:
             for sk in ref.skills
         ],
         "mods": {k: v for k, v in mods_of(c, inv.levels).items() if v},
+        "tokens": dict(inv.tokens),
+        "cards": [_half(c, s, h) for h in inv.cards],
+        "insanity": {"name": insanity.name, "text": insanity.text} if insanity else None,
+        "kept": [_mythos(c, s, k)["name"] for k in inv.kept],
+    }
+
+
+def _elder(c: MainContent, s: MainState) -> dict[str, Any]:
+    eo = c.elder_ones[s.elder_one]
+    figure = next((f for f in s.figures if f.kind == "elder_one"), None)
+    return {
+        "id": s.elder_one,
+        "name": eo.name,
+        "minion": eo.minion,
+        "track": eo.track,
+        "first_red": eo.first_red,
+        "position": s.track,
+        "summoned": s.summoned,
+        "stage": s.stage,
+        "space": figure.space if figure else None,
+        "stages": [
+            {
+                "name": st.name,
+                "text": st.text,
+                "health": st.health,
+                "standard": st.standard,
+                "bonus": st.bonus,
+                "revealed": n <= s.stage,
+                "defeated": n < s.stage and n > 0,
+                "wounds": figure.wounds if figure is not None and n == s.stage else 0,
+            }
+            for n, st in enumerate(eo.stages)
+        ],
     }
 
 
@@ -74,13 +130,23 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
             "purpose": s.last_roll["purpose"],
             "dice": [[d, faces[d][f]] for d, f in s.last_roll["dice"]],
         }
+    ritual = c.episodes[s.episode].ritual
+    discard = [_mythos(c, s, card) for card in s.mythos_discard]
+    kinds = {f.kind for f in s.figures} | set(c.episodes[s.episode].monsters) | {"cultist", c.elder_ones[s.elder_one].minion}
     return {
         "mode": "main",
         "seat": seat,
         "episode": _static(c, s.episode, adj),
-        "investigators": [_investigator(c, n, inv) for n, inv in enumerate(s.investigators)],
+        "investigators": [_investigator(c, s, n, inv) for n, inv in enumerate(s.investigators)],
         "enemies": [
-            {"id": f.id, "kind": f.kind, "name": c.enemies[f.kind].name, "space": f.space, "wounds": f.wounds, "health": c.enemies[f.kind].health}
+            {
+                "id": f.id,
+                "kind": f.kind,
+                "name": c.elder_ones[s.elder_one].name if f.kind == "elder_one" else c.enemies[f.kind].name,
+                "space": f.space,
+                "wounds": f.wounds,
+                "health": (c.elder_ones[s.elder_one].stages[s.stage].health or 0) if f.kind == "elder_one" else c.enemies[f.kind].health,
+            }
             for f in s.figures
         ],
         "reference": {
@@ -92,12 +158,23 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
                 "bonus": e.bonus,
                 "ability": e.ability.text if e.ability else None,
             }
-            for k, e in c.enemies.items()
+            for k, e in sorted(c.enemies.items())
+            if k in kinds
         },
-        "reserve": dict(s.reserve),
+        "reserve": {k: v for k, v in sorted(s.reserve.items()) if k in kinds},
         "fire": dict(s.fire),
         "fire_reserve": s.fire_reserve,
         "wound_tokens": s.wound_tokens,
+        "space_tokens": {sp: dict(t) for sp, t in s.space_tokens.items()},
+        "tokens": {k: t.name for k, t in c.tokens.items()},
+        "elder_one": _elder(c, s),
+        "mythos": {
+            "deck": len(s.mythos_deck),
+            "discard": discard,
+            "summoning": sum(1 for d in discard if d["summoning"]),
+        },
+        "discovery": {"deck": len(s.discovery_deck), "discard": len(s.discovery_discard)},
+        "ritual": {"name": ritual.name, "text": ritual.text, "needed": ritual.needed, "progress": s.ritual, "disrupted": s.disrupted},
         "turn": s.turn,
         "active": s.active,
         "phase": s.phase,
