@@ -32,7 +32,8 @@ def rearrange(game: Game, *, at: dict[int, str] | None = None, figures: list[tup
         s.investigators[i].space = space
     if figures is not None:
         for f in s.figures:
-            s.reserve[f.kind] += 1
+            if f.kind in s.reserve:
+                s.reserve[f.kind] += 1
         s.figures.clear()
         for n, (kind, space) in enumerate(figures, 1):
             s.reserve[kind] -= 1
