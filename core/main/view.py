@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .content import MainContent
+from .content import MainContent, RitualOp, TokenOp, walk_ops
 from .mods import mods_of
 from .state import Investigator, MainState
 
@@ -30,8 +30,16 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str
         "tunnels": list(m.tunnels),
         "gates": dict(m.gates),
         "start": m.start,
-        "actions": [{"name": a.name, "text": a.text} for a in ep.actions],
+        "actions": [
+            {"name": a.name, "text": a.text, "requires": a.requires.model_dump(), "advances": advances(a.effect)}
+            for a in ep.actions
+        ],
     }
+
+
+def advances(ops: list) -> bool:
+    """Whether an action moves the ritual on (directly, or by gathering tokens): bots aim for these."""
+    return any(isinstance(op, RitualOp) or (isinstance(op, TokenOp) and op.n > 0) for _, op in walk_ops(ops, ""))
 
 
 def _mythos(c: MainContent, s: MainState, card: str) -> dict[str, Any]:

@@ -1,0 +1,186 @@
+"""A heuristic bot for the main game that reads only its seat's view.
+
+It attacks what it can kill (and the Elder One once the ritual is broken),
+rests when hurt in a safe space, walks to the episode's ritual work and does
+it, banks a point of stress for rerolls, and otherwise keeps away from enemies.
+Reading the view alone makes it usable by network peers as well as in the host.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ..command import Command
+from ..game import Game
+from ..rng import Rng
+
+EXPECTED_HITS = {"standard": 0.5, "bonus": 0.5}
+
+
+def json_key(command: dict[str, Any]) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in command.items()))
+
+
+def bfs(adj: dict[str, list[str]], start: str) -> dict[str, int]:
+    dist = {start: 0}
+    todo = deque([start])
+    while todo:
+        here = todo.popleft()
+        for nxt in adj[here]:
+            if nxt not in dist:
+                dist[nxt] = dist[here] + 1
+                todo.append(nxt)
+    return dist
+
+
+class HeuristicBot:
+    def __init__(self, seed: int) -> None:
+        self.rng = Rng(seed)
+
+    def choose(self, game: Game, seat: int) -> Command:
+        return Command.from_wire(self.choose_view(game.view(seat)))
+
+    # ------------------------------------------------------------------ reading the table
+
+    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+        prompt = view["prompt"]
+        options = [o["command"] for o in prompt["options"]]
+        me = view["investigators"][prompt["actor"]] if prompt.get("actor") is not None else None
+        pick = getattr(self, "on_" + prompt["kind"], None)
+        choice = pick(view, me, options) if pick is not None and me is not None else None
+        return choice if choice is not None else options[0]
+
+    @staticmethod
+    def by_kind(options: list[dict], kind: str) -> list[dict]:
+        return [o for o in options if o["kind"] == kind]
+
+    @staticmethod
+    def enemies_at(view: dict, space: str) -> list[dict]:
+        return [e for e in view["enemies"] if e["space"] == space]
+
+    def goals(self, view: dict, me: dict) -> set[str]:
+        """Spaces where ritual work can be done (or the Elder One, once it can be hurt)."""
+        if view["ritual"]["disrupted"]:
+            return {e["space"] for e in view["enemies"] if e["kind"] == "elder_one"}
+        out: set[str] = set()
+        spaces = [sp["id"] for t in view["episode"]["tiles"] for sp in t["spaces"]]
+        for act in view["episode"]["actions"]:
+            if not act["advances"]:
+                continue
+            req = act["requires"]
+            if any(me["tokens"].get(t, 0) < n for t, n in req["tokens"].items()):
+                continue
+            for sp in spaces:
+                if req["at"] and sp not in req["at"]:
+                    continue
+                if req["space_token"] and not view["space_tokens"].get(sp, {}).get(req["space_token"]):
+                    continue
+                if req["fire_here"] and not view["fire"].get(sp):
+                    continue
+                out.add(sp)
+        return out
+
+    def danger(self, me: dict) -> bool:
+        return me["wounds"] >= me["health"] - 3 or me["sanity"] >= me["skull"] - 2
+
+    # ------------------------------------------------------------------ decisions
+
+    def on_action(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        here = me["space"]
+        episode = self.by_kind(options, "episode")
+        useful = [o for o in episode if view["episode"]["actions"][o["action"]]["advances"]]
+        attacks = self.by_kind(options, "attack")
+        dice = 3 + me["bonus"] + me["mods"].get("attack_dice", 0)
+        expected = dice * 0.5
+        hurt = self.danger(me)
+        for o in attacks:
+            target = next((e for e in view["enemies"] if e["id"] == o.get("target")), None)
+            if target is not None and target["kind"] == "elder_one" and not hurt:
+                return o
+        if hurt and self.enemies_at(view, here) and self.by_kind(options, "run"):
+            return {"kind": "run"}
+        if useful and not (self.enemies_at(view, here) and self.danger(me)):
+            return useful[0]
+        killable = []
+        for o in attacks:
+            if o.get("all"):
+                return o
+            target = next(e for e in view["enemies"] if e["id"] == o["target"])
+            left = target["health"] - target["wounds"]
+            if left <= expected + 0.5:
+                killable.append((left, o))
+        if killable and not self.danger(me):
+            return min(killable, key=lambda x: x[0])[1]
+        rest = self.by_kind(options, "rest")
+        if rest and (me["wounds"] >= 2 or me["stress"] >= me["stress_max"] - 1):
+            return rest[0]
+        if self.by_kind(options, "run") and (self.goals(view, me) - {here} or self.enemies_at(view, here)):
+            return {"kind": "run"}
+        if episode:
+            return episode[0]
+        if rest:
+            return rest[0]
+        if attacks and not self.danger(me):
+            return attacks[0]
+        return {"kind": "end_actions"}
+
+    def on_run(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        adj = view["episode"]["adjacent"]
+        here = me["space"]
+        goals = set() if self.danger(me) else self.goals(view, me)
+        moves = self.by_kind(options, "move")
+        if here in goals and not self.enemies_at(view, here):
+            return {"kind": "stop"} if any(o["kind"] == "stop" for o in options) else None
+        if goals:
+            def cost(o: dict) -> tuple[int, int]:
+                dist = bfs(adj, o["to"])
+                return (min(dist.get(g, 99) for g in goals), len(self.enemies_at(view, o["to"])))
+            return min(moves, key=cost)
+        safe = [o for o in moves if not self.enemies_at(view, o["to"])]
+        if safe:
+            return safe[self.rng.below("bot", len(safe))]
+        return {"kind": "stop"} if any(o["kind"] == "stop" for o in options) else None
+
+    def on_reroll(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        """Reroll dice that hurt (or fail to help) while a free reroll or spare stress allows."""
+        roll = view["last_roll"]
+        if roll is None:
+            return None
+        labels = {json_key(o["command"]): o["label"] for o in view["prompt"]["options"]}
+        spare = me["stress"] < me["stress_max"] - 1  # bank the last point of stress
+        for o in self.by_kind(options, "reroll"):
+            face = roll["dice"][o["die"]][1]
+            symbols = face.split("+") if face else []
+            if roll["purpose"] in ("attack", "check"):
+                bad = "success" not in symbols or "tentacle" in symbols
+            else:
+                bad = "success" in symbols or "tentacle" in symbols
+            if bad and (spare or "free" in labels[json_key(o)]):
+                return o
+        return {"kind": "keep"}
+
+    def on_assign_hit(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        targets = {e["id"]: e for e in view["enemies"]}
+        return min(options, key=lambda o: targets[o["target"]]["health"] - targets[o["target"]]["wounds"])
+
+    def on_rest(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        if me["stress"] >= me["stress_max"] - 1 and me["wounds"] < me["health"] - 2:
+            return max(options, key=lambda o: o["stress"])
+        return max(options, key=lambda o: o["wounds"])
+
+    def on_wound_to(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        companions = [o for o in options if o["card"] is not None]
+        return companions[0] if companions else None
+
+    def on_choose(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        labels = [o["label"] for o in view["prompt"]["options"]]
+        if me["stress"] >= me["stress_max"] - 1 or self.danger(me):
+            # Hurt: prefer a choice that costs nothing we can see.
+            for o, label in zip(options, labels):
+                if "stress" not in label.lower() and "wound" not in label.lower():
+                    return o
+        return options[0]
+
+    def on_trade(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+        return {"kind": "done"}
