@@ -31,7 +31,7 @@ EXAMPLES = {
 def _path(name: str) -> Path:
     path = SAVES / name
     if not path.exists():
-        pytest.skip(f"{name} is not generated yet (the main game cannot summon or win before the Elder One lands)")
+        pytest.skip(f"{name} is not generated yet: no seeded bot has won the main game so far (needs the main heuristic bot)")
     return path
 
 
