@@ -100,7 +100,7 @@ class Game:
             raise StalePrompt(f"that answers an earlier question (version {version}, now {prompt.version})")
         if seat != prompt.seat:
             raise NotYourDecision(f"seat {prompt.seat} is deciding: {prompt.text}")
-        if command not in {o.command for o in prompt.options}:
+        if not any(o.command == command for o in prompt.options):
             raise IllegalCommand(f"{command} is not one of the choices: {prompt.text}")
         events = self.rules.resolve(self.state, command)
         self.step += 1

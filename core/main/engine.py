@@ -30,13 +30,15 @@ ELDER = "elder_one"
 class Engine(Effects):
     """Runs tasks against one state with one content; holds no state of its own."""
 
-    __slots__ = ("s", "c", "events", "adj")
+    __slots__ = ("s", "c", "events", "adj", "memo")
 
-    def __init__(self, state: MainState, content: MainContent, adjacency: dict[str, list[str]]) -> None:
+    def __init__(self, state: MainState, content: MainContent, adjacency: dict[str, list[str]], memo: dict | None = None) -> None:
         self.s = state
         self.c = content
         self.adj = adjacency
         self.events: Events = []
+        # Derived values that depend on content only (space names, modifier sums), kept per game.
+        self.memo = memo if memo is not None else {}
 
     # ------------------------------------------------------------------ driving
 
@@ -103,11 +105,10 @@ class Engine(Effects):
         return card.left if held["side"] == "left" else card.right
 
     def space_name(self, space: str) -> str:
-        for t in self.c.episodes[self.s.episode].map.tiles:
-            for sp in t.spaces:
-                if sp.id == space:
-                    return sp.name
-        return space
+        names = self.memo.get("names")
+        if names is None:
+            names = self.memo["names"] = {sp.id: sp.name for t in self.c.episodes[self.s.episode].map.tiles for sp in t.spaces}
+        return names.get(space, space)
 
     def safe(self, space: str) -> bool:
         return not any(f.space == space for f in self.s.figures)
@@ -125,14 +126,19 @@ class Engine(Effects):
         return out
 
     def mods(self, i: int) -> dict[str, Any]:
+        """Skills (with Companions' levels) plus the modifiers of held cards."""
         inv = self.inv(i)
-        base = mods_of(self.c, self.levels(i))
         if not inv.cards:
-            return base
-        total = dict(base)
+            return mods_of(self.c, inv.levels)
+        key = (tuple(sorted(inv.levels.items())), tuple((h["card"], h["side"]) for h in inv.cards))
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        total = dict(mods_of(self.c, self.levels(i)))
         for held in inv.cards:
-            for key, value in self.half(held).mods:
-                total[key] = (total[key] or value) if isinstance(value, bool) else total[key] + value
+            for k, value in self.half(held).mods:
+                total[k] = (total[k] or value) if isinstance(value, bool) else total[k] + value
+        self.memo[key] = total
         return total
 
     def faces(self, die: str) -> list[str]:

@@ -51,10 +51,13 @@ class MainRules:
     def __init__(self) -> None:
         self.c: MainContent | None = None
         self.adj: dict[str, list[str]] = {}
+        self._prompt: tuple[dict[str, Any], Prompt] | None = None
+        self.memo: dict = {}
 
     def bind(self, content: Any, episode: str) -> None:
         self.c = _main(content)
         self.adj = self.c.adjacency(episode)
+        self.memo = {}
 
     def new_state(self, setup: Setup, content: Any) -> MainState:
         c = _main(content)
@@ -108,7 +111,7 @@ class MainRules:
 
     def engine(self, state: MainState) -> Engine:
         assert self.c is not None, "rules used before new_state/from_canonical"
-        return Engine(state, self.c, self.adj)
+        return Engine(state, self.c, self.adj, self.memo)
 
     def start(self, state: MainState) -> list[Event]:
         return self.engine(state).run()
@@ -117,13 +120,19 @@ class MainRules:
         p = state.pending
         if p is None or state.result is not None:
             return None
-        return Prompt(
+        # Built once per question: the cache holds the pending dict, so its id cannot be reused.
+        cached = self._prompt
+        if cached is not None and cached[0] is p:
+            return cached[1]
+        prompt = Prompt(
             seat=p["seat"],
             kind=p["kind"],
             text=p["text"],
             options=[Option(cmd, label) for cmd, label in p["options"]],
             actor=p["inv"],
         )
+        self._prompt = (p, prompt)
+        return prompt
 
     def resolve(self, state: MainState, command: Command) -> list[Event]:
         return self.engine(state).answer(command)
