@@ -50,6 +50,11 @@ def edit(path: Path, old: str, new: str) -> None:
         ("main/episodes/wexley_mill.toml", '  ["coal_cellar", "old_cistern"],\n', "", "not connected to the start"),
         ("main/dice.toml", '"success+tentacle"]', '"success+skull"]', "main/dice.toml"),
         ("main/rules.toml", "actions = 3", "actions = [", "main/rules.toml: not valid TOML"),
+        ("main/elder_ones/hastur.toml", 'effect = [{ op = "stress", n = 1 }]', 'effect = [{ op = "explode", n = 1 }]', "main/elder_ones/hastur.toml: mythos.0.effect.0"),
+        ("main/elder_ones/hastur.toml", 'summons = [{ gate = "blue", enemy = "minion" }]', 'summons = [{ gate = "blue", enemy = "ghoul" }]', "mythos.0.summons.0.enemy: no enemy 'ghoul'"),
+        ("main/elder_ones/hastur.toml", 'summons = [{ gate = "blue", enemy = "minion" }]', 'summons = [{ gate = "green", enemy = "minion" }]', "mythos.0.summons.0.gate"),
+        ("main/elder_ones/hastur.toml", '{ op = "place_elder", at = "yellow" },', "", "stages.1.reveal: Stage 2 must place the Elder One"),
+        ("main/elder_ones/hastur.toml", "[[mythos]]\nname = \"A Song From Nowhere\"", "[[not_mythos]]\nname = \"A Song From Nowhere\"", "mythos: List should have at least 8 items"),
     ],
 )
 def test_broken_content_names_file_and_field(copy, capsys, file, old, new, expected):
