@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Setup(BaseModel):
@@ -19,6 +19,15 @@ class Setup(BaseModel):
     players: int = Field(default=1, ge=1, le=5)
     seats: list[int] | None = None
     seed: int = Field(default=0, ge=0, lt=2**63)
+
+    @model_validator(mode="after")
+    def _seats_fit(self) -> "Setup":
+        if self.seats is not None:
+            if self.investigators and len(self.seats) != len(self.investigators):
+                raise ValueError("seats must name one seat per investigator")
+            if not self.seats or any(not 0 <= s < self.players for s in self.seats):
+                raise ValueError(f"every seat must be between 0 and {self.players - 1}")
+        return self
 
     def seat_of(self, index: int) -> int:
         if self.seats is not None:

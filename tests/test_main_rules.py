@@ -392,3 +392,12 @@ def test_death_before_summoning_ends_the_game_at_once():
     assert types(ev)[-1] == "game_lost"
     assert "enemy_attacks" not in types(ev)  # the second cultist never got its turn: the turn was cut
     assert game.prompt is None
+
+
+def test_setup_refuses_seats_that_do_not_fit():
+    from pydantic import ValidationError
+
+    for bad in ({"seats": []}, {"seats": [0, 3], "players": 2}, {"seats": [0], "investigators": ["ada_whitlock", "osric_vane"]}):
+        with pytest.raises(ValidationError):
+            Setup(**bad)
+    assert Setup(seats=[0, 1], players=2, investigators=["ada_whitlock", "osric_vane"]).seat_of(1) == 1

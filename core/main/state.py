@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..command import Command
@@ -86,13 +86,16 @@ class MainState:
         return [f for f in self.figures if f.space == space]
 
     def canonical(self) -> dict[str, Any]:
-        data = {k: getattr(self, k) for k in self.__slots__ if k not in ("rng", "investigators", "figures", "pending")}
+        """Every field as plain data, secrets included; a fresh copy, cheap enough to hash per step."""
+        data = {k: _copy(getattr(self, k)) for k in _PLAIN}
         data["rng"] = self.rng.canonical()
-        data["investigators"] = [asdict(i) for i in self.investigators]
-        data["figures"] = [asdict(f) for f in self.figures]
+        data["investigators"] = [{k: _copy(getattr(i, k)) for k in _INV} for i in self.investigators]
+        data["figures"] = [{"id": f.id, "kind": f.kind, "space": f.space, "wounds": f.wounds} for f in self.figures]
         data["pending"] = None
         if self.pending is not None:
-            data["pending"] = {**self.pending, "options": [[c.wire(), label] for c, label in self.pending["options"]]}
+            p = self.pending
+            data["pending"] = {k: _copy(v) for k, v in p.items() if k != "options"}
+            data["pending"]["options"] = [[c.wire(), label] for c, label in p["options"]]
         return data
 
     @classmethod
@@ -110,3 +113,16 @@ class MainState:
             pending=pending,
             **data,
         )
+
+
+def _copy(value: Any) -> Any:
+    """A copy of nested dicts and lists of scalars: much faster than deepcopy for our shapes."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+_PLAIN = tuple(f.name for f in fields(MainState) if f.name not in ("rng", "investigators", "figures", "pending"))
+_INV = tuple(f.name for f in fields(Investigator))
