@@ -246,8 +246,12 @@ def test_a_new_writer_sweeps_stale_temp_files_of_its_save(tmp_path, content):
 
 
 def test_default_folder_is_the_checkouts_saves_and_override_wins(tmp_path):
-    here = Path(savefile.__file__).resolve().parent.parent
-    assert default_saves_dir() == here / "saves"
+    from cthulhu.net.savedir import checkout_root, user_saves_dir
+
+    # From a checkout (editable install) saves go to its saves/; an installed copy uses the data dir.
+    root = checkout_root()
+    assert root is None or root == Path(savefile.__file__).resolve().parent.parent
+    assert default_saves_dir() == (root / "saves" if root is not None else user_saves_dir())
     assert default_saves_dir(tmp_path / "mine") == tmp_path / "mine"
 
 
