@@ -19,6 +19,7 @@ from typing import Any
 import trio
 
 from cthulhu.core import Command
+from cthulhu.core.bots import make_bot
 from cthulhu.core.rng import Rng
 
 from .delta import DeltaError, apply, view_hash
@@ -223,21 +224,30 @@ class PeerSession:
 class ViewBot:
     """Chooses among the prompt's options in the mirrored view: peers never see the full state.
 
-    "random" is uniform over the options. "heuristic" bots from `core` need a
-    full `Game`, which a peer does not have; until they can choose from a view
-    the peer falls back to the first-listed option, which modes list best-first.
+    "random" is uniform over the options. "heuristic" uses the mode's bot when
+    it can choose from a view (`choose_view(view)`, as Shamblers' does); a mode
+    whose heuristic needs the full `Game` falls back to the first-listed option.
     """
 
     def __init__(self, kind: str, seed: int) -> None:
         if kind not in ("random", "heuristic"):
             raise ValueError(f"unknown bot {kind!r} (random or heuristic)")
         self.kind = kind
+        self.seed = seed
         self.rng = Rng(seed)
+        self._heuristic: Any = None
 
-    def choose(self, prompt: dict[str, Any]) -> dict[str, Any]:
-        options = prompt["options"]
+    def choose(self, view: dict[str, Any], mode: str | None = None) -> dict[str, Any]:
+        options = view["prompt"]["options"]
         if self.kind == "random":
             return options[self.rng.below("bot", len(options))]["command"]
+        if self._heuristic is None and mode is not None:
+            try:
+                self._heuristic = make_bot("heuristic", mode, self.seed)
+            except (ImportError, ValueError):
+                self._heuristic = False
+        if self._heuristic and hasattr(self._heuristic, "choose_view"):
+            return self._heuristic.choose_view(view)
         return options[0]["command"]
 
 
@@ -303,7 +313,7 @@ async def play_bot(
             prompt = session.my_prompt
             if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
                 answered = prompt["version"]
-                session.send_command(chooser.choose(prompt), answered)
+                session.send_command(chooser.choose(session.mirror.view, session.table.mode), answered)
                 await peer.flush()
     finally:
         with trio.CancelScope(shield=True):

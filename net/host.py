@@ -59,6 +59,14 @@ def new_table_code() -> str:
     return secrets.token_urlsafe(6)
 
 
+def _hash_matches(token: str | None, token_hash: str | None) -> bool:
+    if token is None or token_hash is None:
+        return False
+    from .savewriter import token_matches
+
+    return token_matches(token, token_hash)
+
+
 def _same_secret(a: str | None, b: str | None) -> bool:
     if a is None or b is None:
         return False
@@ -108,6 +116,7 @@ class Seat:
     kind: Literal["open", "human", "bot"] = "open"
     name: str | None = None
     token: str | None = None  # in memory only: never logged, never broadcast
+    token_hash: str | None = None  # a seat restored from a save knows only its token's hash
     bot: Any = None
     peer: Peer | None = None
 
@@ -134,6 +143,7 @@ class Host:
         autostart: bool = True,
         bot_seed: int = 0,
         bot_delay: float = 0.0,
+        players: list[Any] | None = None,
         queue_frames: int = QUEUE_FRAMES,
         hello_timeout: float = HELLO_TIMEOUT,
     ) -> None:
@@ -149,6 +159,10 @@ class Host:
             seat = self.seats[index]
             seat.kind, seat.name = "bot", f"{kind} bot"
             seat.bot = make_bot(kind, game.setup.mode, bot_seed * 1009 + index)
+        for record in players or []:  # seats of a loaded save: their owners reclaim them by token
+            seat = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
+            if seat is not None and seat.kind == "open" and record.token_hash:
+                seat.kind, seat.name, seat.token_hash = "human", record.name, record.token_hash
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
@@ -191,6 +205,21 @@ class Host:
         if flush is not None:
             flush()
 
+    def _record_players(self) -> None:
+        """Tell a save-backed log who sits where (token hashes only)."""
+        set_players = getattr(self.log, "set_players", None)
+        if set_players is None:
+            return
+        from .savewriter import hash_token
+
+        set_players(
+            [
+                {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash}
+                for s in self.seats
+                if s.kind != "open"
+            ]
+        )
+
     def table(self) -> Table:
         return Table(
             mode=self.game.setup.mode,
@@ -224,11 +253,17 @@ class Host:
             command = Command.from_wire(msg.command)
             self._apply(peer.seat, command, msg.version)
         except Rejected as exc:
-            peer.push(encode_frame({"t": "rejected", "seq": msg.seq, "code": exc.code, "reason": exc.reason}))
+            peer.push(self._rejected(msg.seq, exc.code, exc.reason))
+        except Exception:  # a bug in the rules must not take the whole table down with it
+            log.exception("applying a command from seat %s failed", peer.seat)
+            peer.push(self._error_frame("internal_error", "the host failed to apply that command"))
 
     def _apply(self, seat: int, command: Command, version: int | None) -> None:
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
-        self.log.append(seat, command.wire(), self.game.state_hash())
+        try:
+            self.log.append(seat, command.wire(), self.game.state_hash())
+        except Exception:  # e.g. a full disk: keep playing from memory, say so loudly
+            log.exception("could not record step %d in the command log", self.game.step)
         self._broadcast_delta([e.wire() for e in events])
         if self.game.outcome is not None:
             self._broadcast_game_over()
@@ -356,8 +391,12 @@ class Host:
             candidates = []
         found = None
         for seat in candidates:  # compare with every seat: timing does not tell which one matched
-            if seat.kind == "human" and _same_secret(hello.token, seat.token):
+            if seat.kind != "human":
+                continue
+            if _same_secret(hello.token, seat.token) or (seat.token is None and _hash_matches(hello.token, seat.token_hash)):
                 found = seat
+        if found is not None and found.token is None:
+            found.token = hello.token  # restored from a save: from now on, compare directly
         return found
 
     def _admit(self, hello: Hello) -> Peer:
@@ -390,6 +429,7 @@ class Host:
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
+        self._record_players()
         self._maybe_start()
         log.info("peer %d (%s) joined as %s", peer.id, hello.name, "spectator" if seat is None else f"seat {seat.index}")
         return peer

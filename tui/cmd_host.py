@@ -1,0 +1,133 @@
+"""`cthulhu host`: serve a table on the network (headless for now; the hosting TUI comes later).
+
+Prints the join command and the table code, starts play as soon as every seat
+is taken, autosaves after every command, and on Ctrl+C / SIGTERM writes the
+save inside a shielded, time-limited scope before closing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import signal
+import socket
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("host", help="host a table that friends join with `cthulhu join`")
+    p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
+    p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
+    p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
+    p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--elder-one", help="Elder One id (main game)")
+    p.add_argument("--episode", help="episode id (main game)")
+    p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
+    p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
+    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots")
+    p.add_argument("--bot-delay", type=float, default=0.0, help="seconds between bot moves (to watch them)")
+    p.add_argument("--code", help="table code peers must give (default: a fresh random one)")
+    p.add_argument("--open", action="store_true", help="no table code at all (trusted networks only)")
+    p.add_argument("--load", metavar="FILE", help="carry on a saved game (seats reclaimed by their tokens)")
+    p.add_argument("--save", metavar="FILE", help="autosave here (default: a new file in the saves folder)")
+    p.add_argument("--no-save", action="store_true", help="keep the command log in memory only")
+    p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    if not args.headless:
+        print("(the hosting interface is not written yet; running headless)", file=sys.stderr)
+    if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
+        print("cthulhu host: --seats must be 1-5 and --bots at most --seats", file=sys.stderr)
+        return 2
+    try:
+        host, log = build_host(args)
+    except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
+        print(f"cthulhu host: {exc}", file=sys.stderr)
+        return 2
+    return trio.run(serve_headless, host, log, args)
+
+
+def build_host(args: argparse.Namespace):
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.host import Host, new_table_code
+    from cthulhu.net.log import MemoryLog
+
+    players = None
+    if args.load:
+        from cthulhu.net.saves import SaveWriter, load, resolve_save, resume
+
+        path = resolve_save(args.load)
+        save = load(path)
+        game = resume(save)
+        log = SaveWriter.resume(args.save or path, save, game) if not args.no_save else MemoryLog()
+        players = list(save.header.players)
+    else:
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+        setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode)
+        game = Game.new(setup)
+        if args.no_save:
+            log = MemoryLog()
+        else:
+            from cthulhu.net.saves import SaveWriter, default_saves_dir, new_save_path
+
+            path = args.save or new_save_path(default_saves_dir(), f"net-{args.mode}")
+            log = SaveWriter(path, game)
+    n = game.setup.players
+    bots = {seat: args.bot for seat in range(n - args.bots, n)}
+    code = None if args.open else (args.code or new_table_code())
+    host = Host(game, code=code, bots=bots, log=log, bot_delay=args.bot_delay, players=players)
+    return host, log
+
+
+def _join_address(bind: str, port: int) -> str:
+    if bind in ("0.0.0.0", "::", ""):
+        bind = socket.gethostname()
+    return f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}"
+
+
+async def serve_headless(host, log, args: argparse.Namespace) -> int:
+    import trio
+
+    interrupted = False
+    async with trio.open_nursery() as nursery:
+        try:
+            port = await nursery.start(host.serve, args.port, args.bind)
+        except OSError as exc:
+            print(f"cthulhu host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+            nursery.cancel_scope.cancel()
+            return 2
+        code_part = f" --code {host.code}" if host.code else ""
+        print(f"Table code: {host.code or '(none: open table)'}", flush=True)
+        print(f"Join with:  cthulhu join {_join_address(args.bind, port)}{code_part}", flush=True)
+        path = getattr(log, "path", None)
+        if path is not None:
+            print(f"Autosave:   {path}", flush=True)
+
+        async def on_signals() -> None:
+            nonlocal interrupted
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(on_signals)
+        try:
+            await host.finished.wait()
+            with trio.move_on_after(5):  # let peers read the ending, then close
+                while host.peers:
+                    await trio.sleep(0.05)
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
+                await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
+            if saving.cancelled_caught:
+                print("cthulhu host: the final save did not finish in time", file=sys.stderr)
+            nursery.cancel_scope.cancel()
+    g = host.game
+    print(f"{'Interrupted' if interrupted else 'Game over'} at step {g.step}: outcome={g.outcome} state_hash={g.state_hash()}"
+          + (f" seed={g.setup.seed}" if g.outcome else ""), flush=True)
+    return 130 if interrupted else 0

@@ -1,0 +1,73 @@
+"""`cthulhu join HOST[:PORT]`: take a seat at a hosted table (headless bot peers for now)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("join", help="join a table hosted with `cthulhu host`")
+    p.add_argument("address", metavar="HOST[:PORT]", help="where the host listens (port 7777 if omitted)")
+    p.add_argument("--name", default=None, help="your name at the table")
+    p.add_argument("--code", help="the table code the host printed")
+    p.add_argument("--seat", type=int, help="the seat to take back (with --token) or to ask for")
+    p.add_argument("--token", help="seat token, to reclaim your seat after a disconnect")
+    p.add_argument("--watch", action="store_true", help="spectate, even if a seat is free")
+    p.add_argument("--bot", choices=["random", "heuristic"], help="let a bot play the seat")
+    p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
+    p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
+    p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
+    p.set_defaults(func=run)
+
+
+def parse_address(text: str, default_port: int = 7777) -> tuple[str, int]:
+    """`host`, `host:port`, `[v6]:port` -> (host, port)."""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") else default_port
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        return host or "127.0.0.1", int(port)
+    return text, default_port
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    try:
+        host, port = parse_address(args.address)
+    except ValueError:
+        print(f"cthulhu join: bad address {args.address!r} (HOST[:PORT])", file=sys.stderr)
+        return 2
+    if not args.headless:
+        print("(the game interface for `join` is not written yet; use --headless --bot ...)", file=sys.stderr)
+        return 2
+    if args.bot is None and not args.watch:
+        print("cthulhu join: --headless needs --bot random|heuristic (or --watch)", file=sys.stderr)
+        return 2
+    return trio.run(_headless, host, port, args)
+
+
+async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
+    from cthulhu.net.client import PeerSession, play_bot
+
+    name = args.name or (f"{args.bot} bot" if args.bot else "watcher")
+    session = PeerSession(name, code=args.code, seat=args.seat, token=args.token, watch=args.watch)
+    try:
+        session = await play_bot(host, port, bot=args.bot or "random", seed=args.seed, session=session)
+    except OSError as exc:
+        print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if session.closed is not None:
+        print(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})", file=sys.stderr)
+        return 1
+    summary = session.summary()
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        if session.token and session.game_over is None:
+            print(f"Seat {session.seat}; reconnect with --seat {session.seat} --token {session.token}", file=sys.stderr)
+        print(summary["final_hash"] or "(no final hash: the game did not end)")
+    return 0 if session.game_over is not None else 1
