@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import hashlib
+import json
+
 import msgpack
 
-from cthulhu.core.canon import digest
-
 Op = list[Any]
+_pack = msgpack.Packer().pack  # one packer, reused: creating one per call costs more than packing
 
 
 class DeltaError(Exception):
@@ -33,7 +35,9 @@ class DeltaError(Exception):
 
 
 def view_hash(view: Any) -> str:
-    return digest(view)
+    """`cthulhu.core.canon.digest(view)`, computed about twice as fast (no circularity check)."""
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def diff(old: Any, new: Any) -> list[Op]:
@@ -47,6 +51,8 @@ def _diff(old: Any, new: Any, path: list[Any], out: list[Op]) -> None:
     if type(old) is not type(new):
         out.append(["s", path, new])
         return
+    if isinstance(new, (dict, list)) and old == new and _pack(old) == _pack(new):
+        return  # `==` is C-speed but says True == 1; the packed bytes tell them apart
     if isinstance(new, dict):
         sub: list[Op] = []
         for k in old:
@@ -76,7 +82,7 @@ def _emit(sub: list[Op], path: list[Any], new: Any, out: list[Op]) -> None:
     """Keep the piecewise operations unless one whole `set` is smaller."""
     if len(sub) > 1:
         whole: Op = ["s", path, new]
-        if len(msgpack.packb(whole)) <= len(msgpack.packb(sub)):
+        if len(_pack(whole)) <= len(_pack(sub)):
             out.append(whole)
             return
     out.extend(sub)

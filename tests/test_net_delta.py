@@ -102,3 +102,12 @@ def test_bad_ops_raise_delta_error(view, ops):
 
 def test_root_set_replaces_view():
     assert apply({"a": 1}, [["s", [], {"b": 2}]]) == {"b": 2}
+
+
+def test_view_hash_is_the_core_digest():
+    from cthulhu.core.canon import digest
+
+    rng = random.Random(3)
+    for _ in range(200):
+        v = {"v": _tree(rng), "s": "é"}
+        assert view_hash(v) == digest(v)
