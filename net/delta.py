@@ -48,6 +48,8 @@ def diff(old: Any, new: Any) -> list[Op]:
 
 
 def _diff(old: Any, new: Any, path: list[Any], out: list[Op]) -> None:
+    if old is new:
+        return  # views share their unchanging parts (the map, the reference cards): skip them whole
     if type(old) is not type(new):
         out.append(["s", path, new])
         return

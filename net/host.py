@@ -277,13 +277,21 @@ class Host:
             by_view.setdefault(peer.seat, []).append(peer)
         for key in [k for k in self.views if k not in by_view]:
             del self.views[key]
+        # Seats that see the same table (the usual case) share one diff, hash and frame.
+        made: list[tuple[Any, Any, str, bytes]] = []
         for key, peers in by_view.items():
             new = self.game.view(key)
             old = self.views.get(key)
-            ops = diff(old, new) if old is not None else [["s", [], new]]
+            for m_old, m_new, m_digest, m_frame in made:
+                if m_new == new and m_old == old and m_old is not None:
+                    new, digest, frame = m_new, m_digest, m_frame
+                    break
+            else:
+                ops = diff(old, new) if old is not None else [["s", [], new]]
+                digest = view_hash(new)
+                frame = encode_frame({"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events})
+                made.append((old, new, digest, frame))
             self.views[key] = new
-            digest = view_hash(new)
-            frame = encode_frame({"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events})
             if self.on_delta is not None:
                 self.on_delta(self.seq, key, digest)
             for peer in peers:

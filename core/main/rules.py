@@ -78,7 +78,9 @@ class MainRules:
         rng.shuffle("hidden", mythos)
         discovery = [str(n) for n in range(len(ep.discovery))]
         rng.shuffle("hidden", discovery)
-        reserve = {k: e.figures for k, e in c.enemies.items()}
+        # Only the figures of this game's reference cards are set out; other monsters are not used.
+        kinds = {"cultist", c.elder_ones[elder].minion, *ep.monsters, *(pl.enemy for pl in m.enemies)}
+        reserve = {k: c.enemies[k].figures for k in sorted(kinds)}
         figures = []
         serial = 0
         for pl in m.enemies:
@@ -139,7 +141,7 @@ class MainRules:
 
     def view(self, state: MainState, seat: int | None) -> dict[str, Any]:
         assert self.c is not None
-        return build_view(state, self.c, self.adj, seat)
+        return build_view(state, self.c, self.adj, seat, self.memo)
 
     def outcome(self, state: MainState) -> str | None:
         return state.result

@@ -59,7 +59,7 @@ def _half(c: MainContent, s: MainState, held: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator) -> dict[str, Any]:
+def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, Any]) -> dict[str, Any]:
     ref = c.investigators[inv.id]
     insanity = c.insanity.get(inv.insanity) if inv.insanity else None
     return {
@@ -82,16 +82,7 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator) -> di
         "reached": list(inv.reached),
         "bonus": inv.bonus,
         "fire": inv.fire + inv.fire_wounds,
-        "skills": [
-            {
-                "id": sk,
-                "name": c.skills[sk].name,
-                "unique": not c.skills[sk].common,
-                "level": inv.levels[sk],
-                "levels": [lv.text for lv in c.skills[sk].levels],
-            }
-            for sk in ref.skills
-        ],
+        "skills": [{"id": sk, **skills[sk], "level": inv.levels[sk]} for sk in ref.skills],
         "mods": {k: v for k, v in mods_of(c, inv.levels).items() if v},
         "tokens": dict(inv.tokens),
         "cards": [_half(c, s, h) for h in inv.cards],
@@ -100,7 +91,7 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator) -> di
     }
 
 
-def _elder(c: MainContent, s: MainState) -> dict[str, Any]:
+def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[str, Any]:
     eo = c.elder_ones[s.elder_one]
     figure = next((f for f in s.figures if f.kind == "elder_one"), None)
     return {
@@ -115,48 +106,31 @@ def _elder(c: MainContent, s: MainState) -> dict[str, Any]:
         "space": figure.space if figure else None,
         "stages": [
             {
-                "name": st.name,
-                "text": st.text,
-                "health": st.health,
-                "standard": st.standard,
-                "bonus": st.bonus,
+                **st,
                 "revealed": n <= s.stage,
-                "defeated": n < s.stage and n > 0,
+                "defeated": 0 < n < s.stage,
                 "wounds": figure.wounds if figure is not None and n == s.stage else 0,
             }
-            for n, st in enumerate(eo.stages)
+            for n, st in enumerate(stages)
         ],
     }
 
 
-def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None) -> dict[str, Any]:
-    roll = None
-    if s.last_roll is not None:
-        faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
-        roll = {
-            "inv": s.last_roll["inv"],
-            "purpose": s.last_roll["purpose"],
-            "dice": [[d, faces[d][f]] for d, f in s.last_roll["dice"]],
-        }
-    ritual = c.episodes[s.episode].ritual
-    discard = [_mythos(c, s, card) for card in s.mythos_discard]
-    kinds = {f.kind for f in s.figures} | set(c.episodes[s.episode].monsters) | {"cultist", c.elder_ones[s.elder_one].minion}
+def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict | None = None) -> dict[str, Any]:
+    """The seat's view. Parts that never change in a game are built once and shared between
+    views (so a diff can skip them by identity): treat every view as read-only."""
+    memo = {} if memo is None else memo
+    static = memo.get("view_static")
+    if static is None:
+        static = memo["view_static"] = _static_parts(s, c, adj)
+    return _dynamic(s, c, static)
+
+
+def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> dict[str, Any]:
+    kinds = set(s.reserve) | {"cultist", c.elder_ones[s.elder_one].minion}
+    eo = c.elder_ones[s.elder_one]
     return {
-        "mode": "main",
-        "seat": seat,
         "episode": _static(c, s.episode, adj),
-        "investigators": [_investigator(c, s, n, inv) for n, inv in enumerate(s.investigators)],
-        "enemies": [
-            {
-                "id": f.id,
-                "kind": f.kind,
-                "name": c.elder_ones[s.elder_one].name if f.kind == "elder_one" else c.enemies[f.kind].name,
-                "space": f.space,
-                "wounds": f.wounds,
-                "health": (c.elder_ones[s.elder_one].stages[s.stage].health or 0) if f.kind == "elder_one" else c.enemies[f.kind].health,
-            }
-            for f in s.figures
-        ],
         "reference": {
             k: {
                 "name": e.name,
@@ -169,20 +143,56 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
             for k, e in sorted(c.enemies.items())
             if k in kinds
         },
-        "reserve": {k: v for k, v in sorted(s.reserve.items()) if k in kinds},
+        "tokens": {k: t.name for k, t in c.tokens.items()},
+        "skills": {
+            sk: {"name": c.skills[sk].name, "unique": not c.skills[sk].common, "levels": [lv.text for lv in c.skills[sk].levels]}
+            for sk in sorted({sk for i in s.investigators for sk in c.investigators[i.id].skills})
+        },
+        "stages": [{"name": st.name, "text": st.text, "health": st.health, "standard": st.standard, "bonus": st.bonus} for st in eo.stages],
+        "ritual": {"name": c.episodes[s.episode].ritual.name, "text": c.episodes[s.episode].ritual.text, "needed": c.episodes[s.episode].ritual.needed},
+    }
+
+
+def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> dict[str, Any]:
+    roll = None
+    if s.last_roll is not None:
+        faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
+        roll = {
+            "inv": s.last_roll["inv"],
+            "purpose": s.last_roll["purpose"],
+            "dice": [[d, faces[d][f]] for d, f in s.last_roll["dice"]],
+        }
+    discard = [_mythos(c, s, card) for card in s.mythos_discard]
+    return {
+        "mode": "main",
+        "episode": static["episode"],
+        "investigators": [_investigator(c, s, n, inv, static["skills"]) for n, inv in enumerate(s.investigators)],
+        "enemies": [
+            {
+                "id": f.id,
+                "kind": f.kind,
+                "name": c.elder_ones[s.elder_one].name if f.kind == "elder_one" else c.enemies[f.kind].name,
+                "space": f.space,
+                "wounds": f.wounds,
+                "health": (c.elder_ones[s.elder_one].stages[s.stage].health or 0) if f.kind == "elder_one" else c.enemies[f.kind].health,
+            }
+            for f in s.figures
+        ],
+        "reference": static["reference"],
+        "reserve": dict(s.reserve),
         "fire": dict(s.fire),
         "fire_reserve": s.fire_reserve,
         "wound_tokens": s.wound_tokens,
         "space_tokens": {sp: dict(t) for sp, t in s.space_tokens.items()},
-        "tokens": {k: t.name for k, t in c.tokens.items()},
-        "elder_one": _elder(c, s),
+        "tokens": static["tokens"],
+        "elder_one": _elder(c, s, static["stages"]),
         "mythos": {
             "deck": len(s.mythos_deck),
             "discard": discard,
             "summoning": sum(1 for d in discard if d["summoning"]),
         },
         "discovery": {"deck": len(s.discovery_deck), "discard": len(s.discovery_discard)},
-        "ritual": {"name": ritual.name, "text": ritual.text, "needed": ritual.needed, "progress": s.ritual, "disrupted": s.disrupted},
+        "ritual": {**static["ritual"], "progress": s.ritual, "disrupted": s.disrupted},
         "turn": s.turn,
         "active": s.active,
         "phase": s.phase,

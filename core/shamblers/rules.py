@@ -451,7 +451,6 @@ class ShamblerRules:
         cfg = state.cfg
         return {
             "mode": self.name,
-            "seat": seat,
             "turn": state.turn,
             "active": state.active,
             "active_seat": state.mats[state.active].seat,
