@@ -33,6 +33,12 @@ class Command:
 
     @classmethod
     def of(cls, kind: str, **args: Any) -> "Command":
+        if not args:
+            return cls(kind)
+        if len(args) == 1:
+            ((k, v),) = args.items()
+            if type(v) in (str, int, bool):  # the common case, built on every prompt
+                return cls(kind, ((k, v),))
         return cls(kind, tuple(sorted((k, _freeze(v)) for k, v in args.items())))
 
     def __getitem__(self, key: str) -> Any:

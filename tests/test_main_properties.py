@@ -15,10 +15,23 @@ def check_invariants(game: Game) -> None:
     on_boards = sum(i.fire for i in s.investigators)
     assert s.fire_reserve + sum(s.fire.values()) + on_boards == c.rules.fire_tokens
     assert s.wound_tokens + sum(i.fire_wounds for i in s.investigators) == c.rules.wound_tokens
-    for kind, ref in c.enemies.items():
-        assert s.reserve[kind] + sum(1 for f in s.figures if f.kind == kind) == ref.figures
+    for kind, left in s.reserve.items():
+        assert left + sum(1 for f in s.figures if f.kind == kind) == c.enemies[kind].figures
+    assert {f.kind for f in s.figures} <= set(s.reserve) | {"elder_one"}
     for f in s.figures:
-        assert 0 <= f.wounds < c.enemies[f.kind].health
+        if f.kind == "elder_one":
+            assert s.summoned and 0 <= f.wounds < c.elder_ones[s.elder_one].stages[s.stage].health
+        else:
+            assert 0 <= f.wounds < c.enemies[f.kind].health
+    assert s.summoned == any(f.kind == "elder_one" for f in s.figures) or game.outcome == "won"
+    assert 1 <= s.track <= c.elder_ones[s.elder_one].track
+    n_mythos = len(c.elder_ones[s.elder_one].mythos) + len(c.episodes[s.episode].mythos)
+    in_play = sum(1 for t in s.stack if t["k"] == "mythos_discard")  # drawn, still resolving
+    assert len(s.mythos_deck) + len(s.mythos_discard) + sum(len(i.kept) for i in s.investigators) + in_play == n_mythos
+    claimed = sum(len(i.cards) for i in s.investigators)
+    held = {h["card"] for i in s.investigators for h in i.cards}
+    drawn = sum(1 for t in s.stack if t["k"] == "discovery_done" and t["card"] not in held and t["card"] not in s.discovery_discard)
+    assert len(s.discovery_deck) + len(s.discovery_discard) + claimed + drawn == len(c.episodes[s.episode].discovery)
     for inv in s.investigators:
         ref = c.investigators[inv.id]
         assert 0 <= inv.wounds <= ref.health

@@ -27,8 +27,15 @@ class Effects:
     # ------------------------------------------------------------------ plumbing
 
     def run_ops(self: "Engine", subject: int, ops: list, source: str, card: str | None = None) -> None:
-        if ops:
-            self.push({"k": "ops", "inv": subject, "ops": dump(ops) if not isinstance(ops[0], dict) else ops, "src": source, "card": card})
+        if not ops:
+            return
+        if not isinstance(ops[0], dict):
+            # Content lists live as long as the game: dump each once (the memo keeps the list alive).
+            hit = self.memo.get(id(ops))
+            if hit is None or hit[0] is not ops:
+                hit = self.memo[id(ops)] = (ops, dump(ops))
+            ops = hit[1]
+        self.push({"k": "ops", "inv": subject, "ops": ops, "src": source, "card": card})
 
     def step_ops(self: "Engine", task: "Task") -> None:
         ops = task["ops"]
@@ -146,6 +153,7 @@ class Effects:
         """Place a figure from the reserve; False when none is left."""
         s = self.s
         if s.reserve.get(kind, 0) <= 0:
+            # Out of figures, or a monster this episode does not use.
             self.emit("summon_skipped", kind=kind, name=self.c.enemies[kind].name, space=space)
             return False
         s.reserve[kind] -= 1

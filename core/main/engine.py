@@ -23,7 +23,8 @@ Events = list[Event]
 
 # The phases of a turn, in order; a dead active investigator skips them all but these.
 TURN_PHASES = ("actions", "mythos", "invest_fight", "eot_effects", "fire", "summon_check", "elder_eot")
-SURVIVES_DEATH = ("discard_check", "next_turn")
+# Bookkeeping that must happen even when the investigator dies mid-resolution: cards are discarded.
+SURVIVES_DEATH = ("discard_check", "next_turn", "mythos_discard", "discovery_done")
 ELDER = "elder_one"
 
 
@@ -344,7 +345,9 @@ class Engine(Effects):
     def trades(self, i: int) -> list[tuple[Command, str]]:
         """Every gift possible in the space: an Item or Companion from one investigator to another."""
         s = self.s
-        here = [j for j in self.targets(i, "here")]
+        if not any(inv.cards for inv in s.investigators):
+            return []
+        here = self.targets(i, "here")
         if len(here) < 2:
             return []
         out = []
@@ -600,8 +603,10 @@ class Engine(Effects):
         self.run_ops(i, card.effect, card.name, card=card_id)
 
     def step_discovery_done(self, task: Task) -> None:
-        if not self.claimed(task["card"]):
-            self.s.discovery_discard.append(task["card"])
+        """Discard the card unless it was claimed (or already lost again while it resolved)."""
+        card = task["card"]
+        if not self.claimed(card) and card not in self.s.discovery_discard:
+            self.s.discovery_discard.append(card)
 
     def step_fight(self, task: Task) -> None:
         """Each enemy in the space attacks once, in the order the investigator picks."""
