@@ -400,3 +400,35 @@ def test_episode_actions_need_their_requirements():
     assert Command.of("episode", action=1) in game.legal(0)
     do(game, "episode", action=1)
     assert s.fire.get("yard_gate") == 1
+
+
+def run_ops(game, subject: int, ops: list[dict]) -> list:
+    s = game.state
+    s.pending = None
+    s.stack.append({"k": "ops", "inv": subject, "ops": ops, "src": "test", "card": None})
+    eng = game.rules.engine(s)
+    eng.run()
+    return eng.events
+
+
+def test_if_space_token_checks_the_place():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    s = game.state
+    s.space_tokens["yard_gate"] = {"rlyeh": 1}
+    ops = [{"op": "if_space_token", "token": "rlyeh", "at_least": 1, "at": "here", "then": [{"op": "stress", "n": 1, "who": "you"}], "otherwise": [{"op": "heal", "wounds": 1, "stress": 0, "who": "you"}]}]
+    run_ops(game, 0, ops)
+    assert s.investigators[0].stress == 1
+    s.investigators[1].space = "loading_dock"
+    s.investigators[1].wounds = 1
+    run_ops(game, 1, ops)
+    assert (s.investigators[1].stress, s.investigators[1].wounds) == (0, 0)
+
+
+def test_enemies_move_toward_the_investigator_the_effect_is_about():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game, figures=[("cultist", "spinning_floor")])
+    s = game.state
+    s.investigators[1].space = "clerk_office"  # Osric, not the active investigator
+    run_ops(game, 1, [{"op": "move_enemies", "which": "closest", "kind": "any", "steps": 1}])
+    assert s.figures[0].space == "clerk_office"

@@ -238,6 +238,15 @@ class IfHoldsOp(Op):
     otherwise: list["AnyOp"] = Field(default_factory=list)
 
 
+class IfSpaceTokenOp(Op):
+    op: Literal["if_space_token"]  # a token of this kind (at least `at_least`) on a place
+    token: str
+    at_least: int = Field(default=1, ge=1, le=10)
+    at: Where = "here"
+    then: list["AnyOp"] = Field(default_factory=list)
+    otherwise: list["AnyOp"] = Field(default_factory=list)
+
+
 class IfTokensOp(Op):
     op: Literal["if_tokens"]  # every investigator in `who` holding at least `at_least` tokens
     token: str
@@ -249,10 +258,10 @@ class IfTokensOp(Op):
 AnyOp = Annotated[
     StressOp | WoundOp | SanityOp | HealOp | BurnOp | FireSpaceOp | DouseOp | SummonOp | MoveEnemiesOp
     | TokenOp | SpaceTokenOp | RitualOp | PlaceElderOp | KeepMythosOp | ClaimOp | DiscardCardOp
-    | RollOp | ChooseOp | IfHoldsOp | IfTokensOp,
+    | RollOp | ChooseOp | IfHoldsOp | IfTokensOp | IfSpaceTokenOp,
     Field(discriminator="op"),
 ]
-for _m in (RollOp, Choice, ChooseOp, IfHoldsOp, IfTokensOp):
+for _m in (RollOp, Choice, ChooseOp, IfHoldsOp, IfTokensOp, IfSpaceTokenOp):
     _m.model_rebuild()
 
 
@@ -430,9 +439,9 @@ def check_ops(where: str, path: str, ops: list, *, enemies: dict, tokens: dict, 
     for at, op in walk_ops(ops, path):
         if isinstance(op, SummonOp) and op.enemy != "minion" and op.enemy not in enemies:
             out.append(f"{where}: {at}.enemy: no enemy {op.enemy!r}")
-        if isinstance(op, (TokenOp, SpaceTokenOp, IfTokensOp)) and op.token not in tokens:
+        if isinstance(op, (TokenOp, SpaceTokenOp, IfTokensOp, IfSpaceTokenOp)) and op.token not in tokens:
             out.append(f"{where}: {at}.token: no token {op.token!r}")
-        if isinstance(op, (FireSpaceOp, SummonOp, SpaceTokenOp, PlaceElderOp)):
+        if isinstance(op, (FireSpaceOp, SummonOp, SpaceTokenOp, PlaceElderOp, IfSpaceTokenOp)):
             fine = op.at in ("here", "start", *COLORS) or (spaces is not None and op.at in spaces)
             if not fine:
                 out.append(f"{where}: {at}.at: no place {op.at!r} (here, start, a gate color{', or a space id' if spaces else ''})")

@@ -176,7 +176,8 @@ class Effects:
         return f.kind == self.enemy_kind(kind)
 
     def op_move_enemies(self: "Engine", task: "Task", op: dict) -> None:
-        target = self.inv(self.s.active).space
+        """Towards "you": the investigator the effect is about (the active one, for Mythos cards)."""
+        target = self.inv(task["inv"]).space
         dist = distances(self.adj, target)
         movers = [f for f in self.s.figures if self.matches(f, op["kind"]) and dist.get(f.space, 0) > 0]
         if not movers:
@@ -198,7 +199,7 @@ class Effects:
         if not any(f.id == task["figure"] for f in self.s.figures) or task["steps"] <= 0:
             return
         f = self.s.figure(task["figure"])
-        steps = next_steps(self.adj, f.space, self.inv(self.s.active).space)
+        steps = next_steps(self.adj, f.space, self.inv(task["inv"]).space)
         if not steps:
             return
         if len(steps) > 1:
@@ -281,6 +282,11 @@ class Effects:
     def op_if_holds(self: "Engine", task: "Task", op: dict) -> None:
         halves = [self.half(h) for h in self.inv(task["inv"]).cards]
         held = any((op["card"] is None or h.name == op["card"]) and (op["kind"] is None or h.kind == op["kind"]) for h in halves)
+        self.push({**task, "ops": op["then"] if held else op["otherwise"]})
+
+    def op_if_space_token(self: "Engine", task: "Task", op: dict) -> None:
+        space = self.place(task["inv"], op["at"])
+        held = self.s.space_tokens.get(space, {}).get(op["token"], 0) >= op["at_least"]
         self.push({**task, "ops": op["then"] if held else op["otherwise"]})
 
     def op_if_tokens(self: "Engine", task: "Task", op: dict) -> None:
