@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from . import cmd_content, cmd_host, cmd_join, cmd_replay, cmd_saves, cmd_sim
+from . import cmd_content, cmd_host, cmd_join, cmd_play, cmd_replay, cmd_saves, cmd_sim
 
 REGISTRY = [
+    cmd_play.register,
     cmd_sim.register,
     cmd_content.register,
     cmd_saves.register,

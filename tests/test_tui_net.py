@@ -1,0 +1,76 @@
+"""`cthulhu play`'s real path: the embedded host on a loopback port, the app joined as a peer."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tui_drive import SEED, choose, screen_text, started, wait_for
+
+from cthulhu.net.delta import view_hash
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.options import PlayOptions
+from cthulhu.tui.screen_dialogs import QuitScreen
+
+
+def test_play_goes_through_the_embedded_host_and_a_watcher_agrees(tmp_path):
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            link = screen.link
+            assert isinstance(link, NetLink) and link.embedded is not None and link.embedded.running
+            assert "127.0.0.1" in "\n".join(screen.query_one("#log").lines_plain)
+
+            watcher = NetLink("127.0.0.1", link.port, name="watcher", watch=True)
+            await watcher.open()
+            try:
+                await choose(pilot, screen, "Run")
+                await choose(pilot, screen, "Move to Loading Dock")
+                mine = view_hash(screen.view)
+
+                def agrees() -> bool:
+                    mirror = watcher._conns[0].session.mirror
+                    return not mirror.stale and mirror.view is not None and mirror.view.get("step") == screen.view["step"]
+
+                await wait_for(pilot, agrees)
+                theirs = watcher._conns[0].session.mirror.view
+                assert theirs["investigators"][0]["space"] == "loading_dock"
+                assert theirs["step"] == screen.view["step"] == 2
+                assert view_hash(dict(theirs, seat=None, prompt=None)) == view_hash(dict(screen.view, seat=None, prompt=None))
+                assert mine == view_hash(screen.view)
+            finally:
+                await watcher.close()
+
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            assert str(tmp_path) in screen_text(app).replace(" \n", "").replace("\n", "")
+            await pilot.press("y")  # save and quit
+            await wait_for(pilot, lambda: not app.is_running)
+        assert not link.embedded.running  # the host stopped with the app
+        saves = list(tmp_path.iterdir())
+        assert len(saves) == 1
+
+        # --load carries on from the same step.
+        app2 = CthulhuApp(PlayOptions(load=saves[0]))
+        async with app2.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.view["step"] == 2
+            assert screen.view["investigators"][0]["space"] == "loading_dock"
+            await pilot.press("ctrl+q")
+        assert not screen.link.embedded.running
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_ctrl_q_mid_game_stops_the_host():
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=11, skip_title=True))
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await started(pilot)
+            await choose(pilot, screen, "Run")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: not app.is_running)
+        assert not screen.link.embedded.running
+
+    asyncio.run(asyncio.wait_for(main(), 30))

@@ -1,0 +1,63 @@
+"""Helpers for Pilot tests: press the key of an option by its label, wait for the table to answer.
+
+Pilot tests are plain functions that call `asyncio.run` (Textual needs asyncio; the
+suite's network tests are trio-marked one by one, so the two never mix).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cthulhu.tui.options import OPTION_KEYS
+from cthulhu.tui.screen_game import GameScreen
+
+
+def _first_seed_where_the_first_investigator_starts() -> int:
+    from cthulhu.core import Game, Setup
+
+    return next(seed for seed in range(1, 100) if Game.new(Setup(seed=seed)).view(None)["active"] == 0)
+
+
+SEED = _first_seed_where_the_first_investigator_starts()  # Ada, at the Yard Gate, 3 spaces from a Cultist
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows, as plain text (from an SVG screenshot)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    texts = re.findall(r"<text[^>]*>(.*?)</text>", svg, flags=re.S)
+    return html.unescape(" ".join(texts)).replace("\xa0", " ")
+
+
+async def wait_for(pilot: Any, predicate, tries: int = 200) -> None:
+    for _ in range(tries):
+        if predicate():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the app never reached the expected state")
+
+
+async def started(pilot: Any) -> GameScreen:
+    """Wait until the game screen shows its first view."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, GameScreen) and pilot.app.screen.updates_seen > 0)
+    return pilot.app.screen
+
+
+def options(screen: GameScreen) -> list[str]:
+    return [str(o.get("label")) for o in screen.query_one("#prompt").options]
+
+
+async def press_option(pilot: Any, screen: GameScreen, index: int) -> None:
+    """Press the key shown for option `index` and wait until the table answers."""
+    seen = screen.updates_seen
+    await pilot.press(OPTION_KEYS[index])
+    await wait_for(pilot, lambda: screen.updates_seen > seen)
+
+
+async def choose(pilot: Any, screen: GameScreen, label_start: str) -> None:
+    labels = options(screen)
+    matches = [n for n, label in enumerate(labels) if label.startswith(label_start)]
+    assert matches, f"no option starting {label_start!r} in {labels}"
+    await press_option(pilot, screen, matches[0])

@@ -1,0 +1,184 @@
+"""The Textual app: a thin shell that opens a table link and swaps screens.
+
+Where the table lives (in this process, an embedded host, a LAN host) is the
+`link_factory`'s business; the app only knows `TableLink`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from .link import LocalLink, TableLink
+from .options import MIN_SIZE, PlayOptions, random_seed
+from .screen_dialogs import HelpScreen, TooSmallScreen
+from .screen_game import GameScreen
+from .screen_title import TitleScreen
+
+LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
+
+
+def local_link(options: PlayOptions) -> TableLink:
+    """A game in this process (no network)."""
+    from cthulhu.core import Setup
+
+    if options.load is not None:
+        return LocalLink.load(options.load, bots=options.bots, bot_kind=options.bot_kind)
+    setup = Setup(
+        mode=options.mode,
+        seed=options.seed if options.seed is not None else random_seed(),
+        episode=options.episode,
+        elder_one=options.elder_one,
+        investigators=list(options.investigators),
+        players=max(1, options.players + options.bots),
+    )
+    return LocalLink.new(setup, bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir)
+
+
+async def default_link(options: PlayOptions) -> TableLink:
+    """The embedded host on a loopback port (the LAN code path), unless asked to stay in-process."""
+    if options.local:
+        return local_link(options)
+    try:
+        from .netlink import embedded_link
+    except ImportError:  # a build without the network layer still plays
+        return local_link(options)
+    return await embedded_link(options)
+
+
+class CthulhuApp(App[None]):
+    CSS_PATH = "cthulhu.tcss"
+    TITLE = "cthulhu"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
+    ]
+
+    def __init__(self, options: PlayOptions | None = None, link_factory: LinkFactory | None = None) -> None:
+        super().__init__()
+        self.options = options or PlayOptions()
+        self.link_factory = link_factory or default_link
+        self.ascii_mode = self.options.ascii
+        self.link: TableLink | None = None
+        self._content: Any = None
+
+    @property
+    def content(self) -> Any:
+        if self._content is None:
+            from cthulhu.content import builtin
+
+            self._content = builtin()
+        return self._content
+
+    # -- start and screens --------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.theme = self.options.theme
+        if self.options.skip_title or self.options.load is not None:
+            self.call_later(self.start_game, self.options)
+        else:
+            self.show_title()
+        self.check_size()
+
+    def show_title(self) -> None:
+        def chosen(options: PlayOptions | None) -> None:
+            if options is not None:
+                self.call_later(self.start_game, options)
+
+        self.push_screen(TitleScreen(self.options, self.content), chosen)
+        self.check_size()
+
+    async def start_game(self, options: PlayOptions) -> None:
+        self.options = options
+        try:
+            link = self.link_factory(options)
+            if hasattr(link, "__await__"):
+                link = await link
+        except Exception as exc:  # bad options or a broken save: say why and go back to the title
+            self.notify(f"Could not start the game: {exc}", severity="error", timeout=10)
+            self.show_title()
+            return
+        self.link = link
+        mode = "solo" if options.players <= 1 and not options.bots else f"{options.players} here, {options.bots} bot(s)"
+        await self.push_screen(GameScreen(link, title=mode))
+        self.check_size()
+
+    async def new_game(self) -> None:
+        """Back to the title screen with a fresh seed."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.link = None
+        self.options = self.options.with_(seed=random_seed(), load=None)
+        self.show_title()
+
+    async def leave(self) -> None:
+        """Close the table link (final save, stop any host), then exit."""
+        if self.link is not None:
+            try:
+                await self.link.close()
+            except Exception:
+                pass
+        self.exit()
+
+    async def action_quit(self) -> None:
+        await self.leave()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_key_display(self, binding: Binding) -> str:
+        shown = super().get_key_display(binding)
+        if self.ascii_mode and not shown.isascii():
+            return binding.key.split(",")[0].replace("question_mark", "?")
+        return shown
+
+    # -- size --------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self.check_size()
+
+    def check_size(self) -> None:
+        """Cover everything with a message while the terminal is below the minimum size."""
+        w, h = self.size
+        small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
+        if small and not isinstance(self.screen, TooSmallScreen):
+            self.push_screen(TooSmallScreen())
+        elif not small:
+            while isinstance(self.screen, TooSmallScreen):
+                self.pop_screen()
+
+    # -- command palette ---------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield SystemCommand("Help", "Keys and a short summary of the rules", self.action_help)
+        if isinstance(screen, GameScreen):
+            yield SystemCommand("Save game", "Write the save file now", screen.action_save)
+            yield SystemCommand("Save and quit", "Ask, then save and quit", screen.action_quit_menu)
+            yield SystemCommand("Choices", "Show the current choices as a list", screen.action_choices)
+            yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
+            for name, title in (("investigators", "Investigators"), ("story", "Story Board"), ("log", "Log")):
+                yield SystemCommand(f"Show {title}", f"Show the {title} pane (small terminals)", lambda n=name: screen.show_pane(n))
+        yield SystemCommand("Toggle ASCII", "Plain ASCII borders for terminals without box drawing", self.toggle_ascii)
+        yield SystemCommand("ANSI theme", "Use the terminal's own 16 colors", lambda: setattr(self, "theme", "ansi-dark"))
+        yield from super().get_system_commands(screen)
+
+    def toggle_ascii(self) -> None:
+        self.ascii_mode = not self.ascii_mode
+        for screen in self.screen_stack:
+            screen.set_class(self.ascii_mode, "ascii")
+            for pane in screen.query(".pane"):
+                if hasattr(pane, "ascii"):
+                    pane.ascii = self.ascii_mode
+                    pane.redraw()
+
+
+def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
+    CthulhuApp(options, link_factory).run()
+    return 0
+
+
+__all__ = ["CthulhuApp", "local_link", "run", "Path"]

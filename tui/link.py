@@ -1,0 +1,250 @@
+"""How the app reaches a table: one small async interface, two ways to implement it.
+
+The app never touches a `Game` itself. It asks a `TableLink` to send a command
+and reads `Update`s (a full view plus the events that led to it) from
+`updates()`. `LocalLink` wraps a `Game` in this process (tests, and play before
+the network lands); a network link speaks the protocol to a host. Both deliver
+the same updates, so the screens cannot tell them apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Protocol
+
+from cthulhu.core import Command, Game, Rejected, Setup
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What the table looks like now, and why it changed.
+
+    `view` is a full per-seat view (a plain dict). `events` are wire dicts.
+    `rejected` is the engine's reason when our own command was refused (then the
+    view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
+    line about the link itself (saved, reconnecting...).
+    """
+
+    view: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    rejected: str | None = None
+    chat: tuple[str, str] | None = None
+    notice: str | None = None
+
+
+class TableLink(Protocol):
+    """The app's only way to the game."""
+
+    local_seats: frozenset[int]
+    """Seats this terminal may decide for (hot-seat: several)."""
+
+    seed: int | None
+    """Shown on screen so a game can be replayed; None when the host keeps it secret."""
+
+    async def open(self) -> Update: ...
+    async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
+    def updates(self) -> AsyncIterator[Update]: ...
+    async def chat(self, text: str) -> None: ...
+    async def save(self) -> str | None: ...
+    async def close(self) -> None: ...
+
+
+class _Autosave:
+    """The save file written after every command, if the saves module is installed."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    @classmethod
+    def start(cls, game: Game, folder: Path, stem: str) -> "_Autosave | None":
+        try:
+            from cthulhu.net.savedir import new_save_path
+            from cthulhu.net.savewriter import SaveWriter
+        except ImportError:
+            return None
+        path = new_save_path(folder, stem)
+        return cls(SaveWriter(path, game, fsync=False))
+
+    @classmethod
+    def resume(cls, path: Path, save: Any, game: Game) -> "_Autosave | None":
+        from cthulhu.net.savewriter import SaveWriter
+
+        return cls(SaveWriter.resume(path, save, game, fsync=False))
+
+    @property
+    def path(self) -> Path:
+        return Path(self.writer.path)
+
+    def record(self, seat: int, command: Command, state_hash: str) -> None:
+        self.writer.append(seat, command.wire(), state_hash)
+
+    def flush(self) -> None:
+        self.writer.fsync = True
+        self.writer.write()
+
+
+def load_game(path: str | Path) -> tuple[Game, Any]:
+    """A saved game replayed and verified to its last step (raises the saves module's errors)."""
+    from cthulhu.net.savefile import load
+    from cthulhu.net.savereplay import resume
+
+    save = load(path)
+    return resume(save), save
+
+
+class LocalLink:
+    """A table in this process: the `Game` itself, bots, hot-seat players and autosave.
+
+    Bots sit at `bot_seats`; after every human command they play until a human
+    seat must decide, each of their commands producing its own update so the
+    log tells what they did.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        local_seats: frozenset[int] | None = None,
+        bot_seats: dict[int, Any] | None = None,
+        autosave: _Autosave | None = None,
+    ) -> None:
+        self.game = game
+        seats = {game.setup.seat_of(i) for i in range(_seat_count(game))}
+        self.bots = dict(bot_seats or {})
+        self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
+        self.seed: int | None = game.setup.seed
+        self.autosave = autosave
+        self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._closed = False
+
+    @classmethod
+    def new(
+        cls,
+        setup: Setup,
+        *,
+        bots: int = 0,
+        bot_kind: str = "heuristic",
+        saves_dir: Path | None = None,
+    ) -> "LocalLink":
+        """A fresh game; the last `bots` seats are played by bots; autosaved into `saves_dir` if given."""
+        game = Game.new(setup)
+        bot_seats = _make_bots(game, bots, bot_kind)
+        autosave = _Autosave.start(game, saves_dir, f"{setup.mode}-{setup.seed}") if saves_dir else None
+        return cls(game, bot_seats=bot_seats, autosave=autosave)
+
+    @classmethod
+    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic") -> "LocalLink":
+        game, save = load_game(path)
+        autosave = _Autosave.resume(Path(path), save, game)
+        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave)
+
+    @property
+    def viewer(self) -> int:
+        """The seat whose view we show: the deciding seat if it is ours, else our first seat."""
+        prompt = self.game.prompt
+        if prompt is not None and prompt.seat in self.local_seats:
+            return prompt.seat
+        return min(self.local_seats) if self.local_seats else 0
+
+    def _view(self) -> dict[str, Any]:
+        return self.game.view(self.viewer)
+
+    async def open(self) -> Update:
+        events = [e.wire() for e in self.game.start_events] if self.game.step == 0 else []
+        first = Update(self._view(), events)
+        await self._run_bots()
+        return first
+
+    async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
+        if seat not in self.local_seats:
+            await self._queue.put(Update(self._view(), rejected=f"seat {seat} is not played at this terminal"))
+            return
+        try:
+            cmd = Command.from_wire(command)
+            events = self.game.apply(seat, cmd, version)
+        except Rejected as exc:
+            await self._queue.put(Update(self._view(), rejected=str(exc)))
+            return
+        self._record(seat, cmd)
+        await self._queue.put(Update(self._view(), [e.wire() for e in events]))
+        await self._run_bots()
+
+    def _record(self, seat: int, cmd: Command) -> None:
+        if self.autosave is None:
+            return
+        try:
+            self.autosave.record(seat, cmd, self.game.state_hash())
+        except Exception as exc:  # a full disk must not end the game; say so once and stop saving
+            self.autosave = None
+            self._queue.put_nowait(Update(self._view(), notice=f"autosave stopped: {exc}"))
+
+    async def _run_bots(self) -> None:
+        while self.game.outcome is None:
+            prompt = self.game.prompt
+            if prompt is None or prompt.seat not in self.bots:
+                return
+            cmd = self.bots[prompt.seat].choose(self.game, prompt.seat)
+            events = self.game.apply(prompt.seat, cmd)
+            self._record(prompt.seat, cmd)
+            await self._queue.put(Update(self._view(), [e.wire() for e in events]))
+            await asyncio.sleep(0)
+
+    async def updates(self) -> AsyncIterator[Update]:
+        while True:
+            update = await self._queue.get()
+            if update is None:
+                return
+            yield update
+
+    async def chat(self, text: str) -> None:
+        await self._queue.put(Update(self._view(), chat=("you", text)))
+
+    async def save(self) -> str | None:
+        """Write the save now; the file name, or None when saves are not available."""
+        if self.autosave is None:
+            return None
+        self.autosave.flush()
+        return str(self.autosave.path)
+
+    async def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self.autosave is not None:
+                try:
+                    self.autosave.flush()
+                except Exception:
+                    pass
+            await self._queue.put(None)
+
+
+def _seat_count(game: Game) -> int:
+    view = game.view(None)
+    for key in ("investigators", "mats"):
+        if isinstance(view.get(key), list) and view[key]:
+            return len(view[key])
+    return max(1, game.setup.players)
+
+
+def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
+    if bots <= 0:
+        return {}
+    from cthulhu.core.bots import make_bot
+
+    seats = sorted({game.setup.seat_of(i) for i in range(_seat_count(game))})
+    if bots >= len(seats):
+        raise ValueError(f"{bots} bot(s) would leave no seat for a person ({len(seats)} seat(s) at this table)")
+    kind = usable_bot(kind, game.setup.mode)
+    return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat in seats[-bots:]}
+
+
+def usable_bot(kind: str, mode: str) -> str:
+    """`kind` if this build has it for `mode`, else the random bot (every mode has that)."""
+    from cthulhu.core.bots import make_bot
+
+    try:
+        make_bot(kind, mode, 0)
+    except (ImportError, ValueError):
+        return "random"
+    return kind

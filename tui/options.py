@@ -1,0 +1,42 @@
+"""What a player chose on the command line or the title screen, and the keys for choices."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+# Keys for the prompt's options: digits first, then letters the app does not use for itself
+# (q quit, s save, o choices, h/? help, l log are taken).
+RESERVED = set("qsohl")
+OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
+
+MIN_SIZE = (80, 24)
+WIDE_SIZE = (110, 34)
+
+
+def random_seed() -> int:
+    """A fresh seed for a new game, short enough to read aloud."""
+    return secrets.randbelow(1_000_000)
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    mode: str = "main"
+    seed: int | None = None
+    episode: str | None = None
+    elder_one: str | None = None
+    investigators: tuple[str, ...] = ()
+    players: int = 1
+    bots: int = 0
+    bot_kind: str = "heuristic"
+    ascii: bool = False
+    theme: str = "textual-dark"
+    load: Path | None = None
+    saves_dir: Path | None = None
+    skip_title: bool = False
+    local: bool = False  # play in this process without the embedded host (no sockets)
+    extra: dict = field(default_factory=dict)
+
+    def with_(self, **changes) -> "PlayOptions":
+        return replace(self, **changes)

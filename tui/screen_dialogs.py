@@ -1,0 +1,182 @@
+"""Modal screens: help, quit, a long list of choices, the end of the game, a terminal too small."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from .dice import LEGEND
+from .options import MIN_SIZE, OPTION_KEYS
+
+HELP_KEYS = """\
+Keys
+  1-9, then letters   choose one of the options in the prompt bar
+  o                   show the options as a list (arrows + Enter)
+  tab                 next pane (small terminals show one side pane at a time)
+  s                   save now (the game is also saved after every move)
+  q                   save and quit (asks first);  ctrl+q quits at once
+  ? or f1             this help;  ctrl+p  command palette
+  escape              close a dialog
+"""
+
+HELP_RULES = """\
+The game in brief (in our own words)
+  Investigators share one table against a waking Elder One. On your turn:
+   1. Take three actions: Run (move up to 3 spaces; every enemy in the space
+      you leave follows you), Attack the enemies in your space, Rest (heal 3
+      wounds or stress, only where no enemy stands), Trade, or the episode's
+      own two actions. The same action may be taken more than once.
+   2. Draw a Mythos card: it may summon enemies through the gates.
+   3. Investigate if your space is safe (draw a Discovery card), else every
+      enemy there attacks you, in the order you pick.
+   4. End of turn: Fire burns, and enough summoning symbols in the Mythos
+      discard move the Elder One along the summoning track.
+
+  Dice: 3 standard dice plus your bonus dice. Successes hurt, tentacles cost
+  1 sanity each. After any roll you may take 1 stress to reroll one die of
+  your choice, again and again, until your stress is full.
+
+  Sanity climbs toward the skull. Each threshold stops the loss there and
+  lets you level up a skill; reaching the skull kills you. Wounds at health
+  kill you too.
+
+  Win by disrupting the ritual and defeating the Elder One's final stage.
+  Lose if anyone dies before the Elder One is summoned, if everyone dies
+  after, or if its token reaches the end of the summoning track.
+
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Help", classes="title")
+            with VerticalScroll(id="help-body"):
+                yield Static(HELP_KEYS + "\n" + HELP_RULES + LEGEND)
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)
+
+
+class QuitScreen(ModalScreen[str]):
+    """Dismisses with 'save' (save and quit), 'quit' (quit without a final save) or 'stay'."""
+
+    BINDINGS = [
+        Binding("y,enter,s", "choose('save')", "Save and quit"),
+        Binding("n", "choose('quit')", "Quit, no save"),
+        Binding("escape", "choose('stay')", "Keep playing"),
+    ]
+
+    def __init__(self, where: str | None) -> None:
+        super().__init__()
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Quit the game?", classes="title")
+            if self.where:
+                yield Static(f"The game is saved after every move, in\n{self.where}\nLoad it later with: cthulhu play --load FILE\n")
+            else:
+                yield Static("Saves are not available here; quitting ends this game.\n")
+            yield Static("y / Enter  save and quit     n  quit without saving     escape  keep playing")
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+
+class ChoiceScreen(ModalScreen[int | None]):
+    """All options as a list: arrows and Enter, or the same keys as the prompt bar."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def __init__(self, text: str, labels: list[str]) -> None:
+        super().__init__()
+        self.text = text
+        self.labels = labels
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.text, classes="title")
+            yield OptionList(
+                *[Option(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}", id=str(n)) for n, label in enumerate(self.labels)]
+            )
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id or 0))
+
+    def on_key(self, event) -> None:
+        key = event.character or ""
+        if key and key in OPTION_KEYS and OPTION_KEYS.index(key) < len(self.labels):
+            event.stop()
+            self.dismiss(OPTION_KEYS.index(key))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def summary_text(view: dict[str, Any]) -> Text:
+    """Outcome, turns played, and what happened to each investigator."""
+    outcome = view.get("outcome") or "unfinished"
+    out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else str(outcome).title()), style="bold")
+    cause = view.get("cause")
+    if cause:
+        out.append(f"\n{str(cause).replace('_', ' ')}")
+    out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view.get('step', '?')}\n")
+    for inv in view.get("investigators") or []:
+        if inv.get("alive", True):
+            out.append(f"\n{inv.get('name')}: survived ({inv.get('wounds', 0)}/{inv.get('health', 0)} wounds, sanity {inv.get('sanity', 0)}/{inv.get('skull', 0)})")
+        else:
+            out.append(f"\n{inv.get('name')}: died ({str(inv.get('cause') or 'unknown').replace('_', ' ')})", style="red")
+    return out
+
+
+class GameOverScreen(ModalScreen[str]):
+    """Dismisses with 'new', 'quit' or 'board' (look at the final table)."""
+
+    BINDINGS = [
+        Binding("n", "choose('new')", "New game"),
+        Binding("q", "choose('quit')", "Quit"),
+        Binding("escape,enter", "choose('board')", "See the board"),
+    ]
+
+    def __init__(self, view: dict[str, Any], seed: int | None) -> None:
+        super().__init__()
+        self.view = view
+        self.seed = seed
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("The game is over", classes="title")
+            body = summary_text(self.view)
+            if self.seed is not None:
+                body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
+            yield Static(body, id="summary")
+            yield Static("\nn  new game     q  quit     Enter / escape  look at the board")
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+
+class TooSmallScreen(Screen[None]):
+    """Shown instead of a garbled table while the terminal is below the minimum size."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
+
+    def on_mount(self) -> None:
+        self.on_resize()
+
+    def on_resize(self, event: Any = None) -> None:
+        w, h = self.app.size
+        self.query_one("#too-small", Static).update(
+            f"cthulhu needs a terminal of at least {MIN_SIZE[0]}x{MIN_SIZE[1]};\nthis one is {w}x{h}. Please make it larger.\n\n(ctrl+q quits)"
+        )
