@@ -88,41 +88,50 @@ class HeuristicBot:
 
     def on_action(self, view: dict, me: dict, options: list[dict]) -> dict | None:
         here = me["space"]
+        hurt = self.danger(me)
+        enemies_here = self.enemies_at(view, here)
+        sneak = me["mods"].get("sneak", False)
         episode = self.by_kind(options, "episode")
         useful = [o for o in episode if view["episode"]["actions"][o["action"]]["advances"]]
+        dousing = [o for o in episode if view["episode"]["actions"][o["action"]]["requires"]["fire_here"]]
         attacks = self.by_kind(options, "attack")
-        dice = 3 + me["bonus"] + me["mods"].get("attack_dice", 0)
-        expected = dice * 0.5
-        hurt = self.danger(me)
+        targets = {e["id"]: e for e in view["enemies"]}
+        expected = (3 + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5
         for o in attacks:
-            target = next((e for e in view["enemies"] if e["id"] == o.get("target")), None)
-            if target is not None and target["kind"] == "elder_one" and not hurt:
-                return o
-        if hurt and self.enemies_at(view, here) and self.by_kind(options, "run"):
-            return {"kind": "run"}
-        if useful and not (self.enemies_at(view, here) and self.danger(me)):
+            target = targets.get(o.get("target"))
+            if target is not None and target["kind"] == "elder_one":
+                return o  # it follows wherever we run: the only way out is through
+        if useful and not (enemies_here and hurt):
             return useful[0]
-        killable = []
-        for o in attacks:
-            if o.get("all"):
-                return o
-            target = next(e for e in view["enemies"] if e["id"] == o["target"])
-            left = target["health"] - target["wounds"]
-            if left <= expected + 0.5:
-                killable.append((left, o))
-        if killable and not self.danger(me):
-            return min(killable, key=lambda x: x[0])[1]
+        spread = [o for o in attacks if o.get("all")]
+        single = [o for o in attacks if not o.get("all")]
+        killable = sorted(
+            ((targets[o["target"]]["health"] - targets[o["target"]]["wounds"], o) for o in single),
+            key=lambda x: x[0],
+        )
+        if spread and not hurt:
+            return spread[0]
+        if killable and killable[0][0] <= expected + 0.5 and not hurt:
+            return killable[0][1]
+        if enemies_here:
+            # Running is no escape unless enemies stay behind: they follow. Fight back instead.
+            if sneak and self.by_kind(options, "run"):
+                return {"kind": "run"}
+            if spread:
+                return spread[0]
+            if killable:
+                return killable[0][1]
         rest = self.by_kind(options, "rest")
         if rest and (me["wounds"] >= 2 or me["stress"] >= me["stress_max"] - 1):
             return rest[0]
-        if self.by_kind(options, "run") and (self.goals(view, me) - {here} or self.enemies_at(view, here)):
+        if dousing:
+            return dousing[0]
+        if self.by_kind(options, "run") and self.goals(view, me) - {here}:
             return {"kind": "run"}
         if episode:
             return episode[0]
         if rest:
             return rest[0]
-        if attacks and not self.danger(me):
-            return attacks[0]
         return {"kind": "end_actions"}
 
     def on_run(self, view: dict, me: dict, options: list[dict]) -> dict | None:
@@ -130,17 +139,23 @@ class HeuristicBot:
         here = me["space"]
         goals = set() if self.danger(me) else self.goals(view, me)
         moves = self.by_kind(options, "move")
-        if here in goals and not self.enemies_at(view, here):
-            return {"kind": "stop"} if any(o["kind"] == "stop" for o in options) else None
-        if goals:
-            def cost(o: dict) -> tuple[int, int]:
-                dist = bfs(adj, o["to"])
-                return (min(dist.get(g, 99) for g in goals), len(self.enemies_at(view, o["to"])))
-            return min(moves, key=cost)
-        safe = [o for o in moves if not self.enemies_at(view, o["to"])]
-        if safe:
-            return safe[self.rng.below("bot", len(safe))]
-        return {"kind": "stop"} if any(o["kind"] == "stop" for o in options) else None
+        can_stop = any(o["kind"] == "stop" for o in options)
+        if here in goals and can_stop:
+            return {"kind": "stop"}
+        fire = view["fire"]
+
+        def cost(o: dict) -> tuple:
+            to = o["to"]
+            far = min(bfs(adj, to).get(g, 99) for g in goals) if goals else 0
+            return (far, fire.get(to, 0), len(self.enemies_at(view, to)), to)
+
+        best = min(moves, key=cost)
+        if not goals:
+            # Nowhere to be: stay put unless this space is worse than the best neighbour.
+            now = (0, fire.get(here, 0), len(self.enemies_at(view, here)), here)
+            if can_stop and cost(best)[1:3] >= now[1:3]:
+                return {"kind": "stop"}
+        return best
 
     def on_reroll(self, view: dict, me: dict, options: list[dict]) -> dict | None:
         """Reroll dice that hurt (or fail to help) while a free reroll or spare stress allows."""
