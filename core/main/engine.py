@@ -275,6 +275,7 @@ class Engine(Effects):
             if ref is not None and ref.ability is not None and ref.ability.kind == "regenerate" and f.wounds:
                 f.wounds = 0
                 self.emit("enemy_regenerated", figure=f.id, name=ref.name)
+                self.emit("ability_used", kind=f.kind, ability="regenerate", n=1)
 
     # ------------------------------------------------------------------ actions
 
@@ -313,7 +314,8 @@ class Engine(Effects):
             s.actions_left = 0
             return
         s.actions_left -= 1
-        self.emit("action_taken", inv=i, action=cmd.kind, left=s.actions_left)
+        extra = {"episode_action": self.c.episodes[s.episode].actions[cmd["action"]].name} if cmd.kind == "episode" else {}
+        self.emit("action_taken", inv=i, action=cmd.kind, left=s.actions_left, **extra)
         self.push(task)  # the next action comes after this one resolves
         if cmd.kind == "run":
             self.push({"k": "run", "inv": i, "left": self.c.rules.run + self.mods(i)["run_bonus"], "moved": 0})
@@ -644,6 +646,8 @@ class Engine(Effects):
         t = self.tally(task["roll"])
         ability = self.c.enemies[task["kind"]].ability if task["kind"] != ELDER else None
         hits = t["success"]
+        if ability is not None and t["elder"] and ability.kind in ("frenzy", "ignite", "drain"):
+            self.emit("ability_used", kind=task["kind"], ability=ability.kind, n=t["elder"])
         if ability is not None and ability.kind == "frenzy":
             hits += t["elder"]
         if m["elder_shield"]:
