@@ -191,33 +191,44 @@ def _tile_line(tile, y, height, bw, inner, box, view, marks, here) -> Text:
     return t
 
 
-def render_legend(view: dict[str, Any]) -> Text:
-    """Who is who on the map, and the exits from the active space."""
+def render_legend(view: dict[str, Any], width: int = 80) -> Text:
+    """Who is who on the map, and the exits from the active space; lines never wrap."""
+    pieces: list[tuple[str, str, str]] = []  # (mark, style, name)
     marks = investigator_marks(view)
-    out = Text()
     for inv in view.get("investigators") or []:
         mark, style = marks.get(inv.get("index", 0), ("?", ""))
-        out.append(mark, style=style)
-        out.append(f" {inv.get('name', '')}  ")
+        pieces.append((mark, style, str(inv.get("name", ""))))
     eo = view.get("elder_one")
     elder = eo.get("name") if isinstance(eo, dict) else None
     if elder and eo.get("space"):
-        out.append(initials(str(elder)) + "!", style="bold reverse red")
-        out.append(f" {elder}  ")
+        pieces.append((initials(str(elder)) + "!", "bold reverse red", str(elder)))
     seen = {elder}
     for e in view.get("enemies") or []:
         name = str(e.get("name", e.get("kind")))
         if name not in seen:
             seen.add(name)
-            out.append(initials(name), style="magenta")
-            out.append(f" {name}  ")
+            pieces.append((initials(name), "magenta", name))
     token_names = view.get("tokens") or {}
     shown = sorted({t for toks in (view.get("space_tokens") or {}).values() for t, n in (toks or {}).items() if n})
     for token in shown:
         name = str(token_names.get(token, token))
-        out.append(initials(name).lower(), style="yellow")
-        out.append(f" {name}  ")
-    out.append("\n#r/#y/#b gate  S start  / stairs  = tunnel  F fire  :n wounds", style="dim")
+        pieces.append((initials(name).lower(), "yellow", name))
+    gates = "/".join("#" + c[:1].lower() for c in ((view.get("episode") or {}).get("gates") or {}))
+    for mark, name in ((gates or "#", "gate"), ("S", "start"), ("/", "stairs"), ("=", "tunnel"), ("F", "fire"), (":n", "wounds")):
+        pieces.append((mark, "dim", name))
+    out = Text()
+    used = 0
+    for mark, style, name in pieces:
+        size = len(mark) + 1 + len(name)
+        if used and used + 2 + size > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append("  ")
+            used += 2
+        out.append(mark, style=style)
+        out.append(" " + name, style="dim" if style == "dim" else "")
+        used += size
     here = active_space(view)
     if here:
         ep = view.get("episode") or {}

@@ -172,6 +172,11 @@ def render_elder_one(eo: dict[str, Any], width: int) -> Text:
     out.append(f"\n {token}: ")
     out.append_text(summoning_track(eo))
     out.append("  red from {}".format(eo.get("first_red", "?")), style="dim")
+    return out
+
+
+def render_stages(eo: dict[str, Any], width: int) -> Text:
+    out = Text()
     stages = eo.get("stages") or []
     current = eo.get("stage")
     for n, st in enumerate(stages):
@@ -206,8 +211,8 @@ def render_story(view: dict[str, Any], width: int = 60) -> Text:
     if isinstance(mythos, dict):
         discard = mythos.get("discard") or []
         symbols = mythos.get("summoning", sum(1 for c in discard if isinstance(c, dict) and c.get("summoning")))
-        out.append("\n\nMythos", style="bold yellow")
-        out.append(f" deck {mythos.get('deck', '?')}, discard {len(discard)}, summoning symbols {symbols}")
+        out.append("\n Mythos", style="bold")
+        out.append(f" {mythos.get('deck', '?')} left, {len(discard)} discarded ({symbols} summoning)")
         if discard and isinstance(discard[-1], dict):
             top = discard[-1]
             out.append(f"\n last: {top.get('name', '?')}" + (" (summoning)" if top.get("summoning") else ""), style="dim")
@@ -216,8 +221,8 @@ def render_story(view: dict[str, Any], width: int = 60) -> Text:
         out.append_text(_pretty(mythos, 1))
     disc = view.get("discovery")
     if isinstance(disc, dict):
-        out.append("\n\nDiscovery", style="bold yellow")
-        out.append(f" deck {disc.get('deck', '?')}, discard {disc.get('discard', '?')}")
+        out.append("\n Discovery", style="bold")
+        out.append(f" {disc.get('deck', '?')} left, {disc.get('discard', '?')} discarded")
     elif disc is not None:
         out.append("\n\nDiscovery", style="bold yellow")
         out.append_text(_pretty(disc, 1))
@@ -236,6 +241,9 @@ def render_story(view: dict[str, Any], width: int = 60) -> Text:
     elif ritual is not None:
         out.append("\n\nRitual", style="bold yellow")
         out.append_text(_pretty(ritual, 1))
+    if isinstance(eo, dict) and eo.get("stages"):
+        out.append(f"\n\n{eo.get('name', 'Elder One')}'s stages", style="bold yellow")
+        out.append_text(render_stages(eo, width))
     for action in ep.get("actions") or []:
         out.append(f"\n Action: {action.get('name', '')}", style="bold")
         if action.get("text"):

@@ -135,6 +135,10 @@ class GameScreen(Screen[None]):
         try:
             first = await self.link.open()
             self.apply_update(first)
+            view = first.view
+            if not first.events and view.get("turn") is not None:
+                active = next((i for i in view.get("investigators") or [] if i.get("index") == view.get("active")), None)
+                self.say("turn", f"Turn {view['turn']}: {active['name'] if active else 'the next player'} to play.")
             async for update in self.link.updates():
                 self.apply_update(update)
         except Exception as exc:  # a broken link is shown, never a crash

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import RichLog, Static
 
-from .dice import LEGEND, faces_rich
+from .dice import face_glyph, faces_rich
 from .narrate import KIND_STYLES
 from .options import OPTION_KEYS
 from .render_map import render_legend, render_map
@@ -62,7 +62,7 @@ class MapPane(ViewPane):
             return _other_mode(view, "towns", "Towns")
         out = render_map(view, width, ascii_only=self.ascii)
         out.append("\n")
-        out.append_text(render_legend(view))
+        out.append_text(render_legend(view, width))
         return out
 
 
@@ -90,15 +90,36 @@ def _other_mode(view: dict[str, Any], key: str, title: str) -> Text:
 class LogPane(RichLog):
     """Every event as a sentence, colored by kind; capped so a long game stays light."""
 
+    MAX_LINES = 500
+
     def __init__(self, *, id: str) -> None:
-        super().__init__(id=id, classes="pane", max_lines=500, wrap=True, markup=False, highlight=False)
+        super().__init__(id=id, classes="pane", max_lines=self.MAX_LINES, wrap=True, markup=False, highlight=False, min_width=20)
         self.border_title = "Log"
-        self.lines_plain: list[str] = []
+        self.entries: list[tuple[str, str]] = []
+        self._wrapped_at = 0
+
+    @property
+    def lines_plain(self) -> list[str]:
+        return [sentence for _, sentence in self.entries]
 
     def say(self, kind: str, sentence: str) -> None:
-        self.lines_plain.append(sentence)
-        del self.lines_plain[:-500]
+        self.entries.append((kind, sentence))
+        del self.entries[: -self.MAX_LINES]
         self.write(Text(sentence, style=KIND_STYLES.get(kind, "")))
+
+    def on_resize(self, event) -> None:
+        """Lines written while the pane was hidden or another width are wrapped again."""
+        width = self.scrollable_content_region.width
+        if width and self._wrapped_at and width != self._wrapped_at:
+            self._rewrap(width)
+        self._wrapped_at = width or self._wrapped_at
+
+    def _rewrap(self, width: int) -> None:
+        if width:
+            self._wrapped_at = width
+            self.clear()
+            for kind, sentence in self.entries:
+                self.write(Text(sentence, style=KIND_STYLES.get(kind, "")))
 
 
 class PromptBar(Static):
@@ -108,18 +129,28 @@ class PromptBar(Static):
         super().__init__(Text("Setting up the table..."), id=id)
         self.options: list[dict[str, Any]] = []
         self.local = False
+        self._last: tuple[Any, ...] | None = None
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
 
     def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None) -> None:
+        self._last = (view, local_seats, note)
+        width = max(20, (self.size.width or self.app.size.width) - 2)
         prompt = view.get("prompt")
         out = Text()
         roll = view.get("last_roll") or None
         dice = roll.get("dice") if isinstance(roll, dict) else None
         if dice:
-            out.append("Dice: ", style="bold")
-            out.append_text(faces_rich(dice))
+            line = Text("Dice: ", style="bold")
+            line.append_text(faces_rich(dice))
             purpose = roll.get("purpose") if isinstance(roll, dict) else None
             if purpose:
-                out.append(f"  ({str(purpose).replace('_', ' ')})", style="dim")
+                line.append(f"  ({str(purpose).replace('_', ' ')})", style="dim")
+            if len(line) + len(SHORT_LEGEND) + 3 <= width:
+                line.append("   " + SHORT_LEGEND, style="dim")
+            out.append_text(line)
             out.append("\n")
         if note is not None:
             out.append_text(note)
@@ -135,18 +166,56 @@ class PromptBar(Static):
         else:
             self.local = True
             self.options = list(prompt.get("options") or [])
-            who = ""
-            if len(local_seats) > 1:
-                who = f"[Seat {int(prompt.get('seat', 0)) + 1}] "
-            out.append(who + str(prompt.get("text", "")), style="bold")
-            if prompt.get("kind") == "reroll":
-                out.append("  " + LEGEND, style="dim")
-            out.append("\n")
-            for n, opt in enumerate(self.options):
-                key = OPTION_KEYS[n] if n < len(OPTION_KEYS) else "?"
-                if n:
-                    out.append("   ")
-                out.append(f" {key} ", style="bold reverse")
-                out.append(" " + str(opt.get("label", opt.get("command"))))
+            who = f"[Seat {int(prompt.get('seat', 0)) + 1}] " if len(local_seats) > 1 else ""
+            labels, header = option_labels(prompt, dice)
+            out.append(who + str(prompt.get("text", "")) + header, style="bold")
+            out.append_text(pack_options(labels, width))
         self.set_class(not self.local, "waiting")
         self.update(out)
+
+
+SHORT_LEGEND = "* success T tentacle E elder - blank, lower case: bonus"
+
+
+def option_labels(prompt: dict[str, Any], dice: list[Any] | None) -> tuple[list[str], str]:
+    """Labels for the bar. A reroll choice shows each die's face, and the cost once if it is the same."""
+    import re
+
+    options = list(prompt.get("options") or [])
+    labels = [str(o.get("label", o.get("command"))) for o in options]
+    if prompt.get("kind") != "reroll" or not dice:
+        return labels, ""
+    costs = {}
+    for n, opt in enumerate(options):
+        cmd = opt.get("command") or {}
+        if cmd.get("kind") == "reroll" and isinstance(cmd.get("die"), int) and cmd["die"] < len(dice):
+            m = re.search(r"for (.+?)\)?$", labels[n])
+            costs[n] = m.group(1) if m else ""
+    same = len(set(costs.values())) == 1
+    for n, cost in costs.items():
+        die = options[n]["command"]["die"]
+        kind, face = dice[die][0], dice[die][1]
+        labels[n] = f"reroll {die + 1}:[{face_glyph(kind, face)}]" + ("" if same or not cost else f" ({cost})")
+    if n := len(labels):
+        labels[0] = labels[0].replace("Keep these dice", "keep")
+    header = f" (a reroll costs {next(iter(costs.values()))})" if same and costs and next(iter(costs.values())) else ""
+    return labels, header
+
+
+def pack_options(labels: list[str], width: int) -> Text:
+    """' 1  Run    2  Attack' lines, never splitting an option across two lines."""
+    out = Text()
+    line_len = 0
+    for n, label in enumerate(labels):
+        key = OPTION_KEYS[n] if n < len(OPTION_KEYS) else "?"
+        piece_len = len(key) + 2 + 1 + len(label)
+        if line_len == 0 or line_len + 3 + piece_len > width:
+            out.append("\n")
+            line_len = 0
+        else:
+            out.append("   ")
+            line_len += 3
+        out.append(f" {key} ", style="bold reverse")
+        out.append(" " + label)
+        line_len += piece_len
+    return out
