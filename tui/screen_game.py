@@ -149,6 +149,10 @@ class GameScreen(Screen[None]):
         self.query_one(LogPane).say(kind, sentence)
 
     def apply_update(self, update: Update) -> None:
+        with self.app.batch_update():  # one frame for the whole update
+            self._apply_update(update)
+
+    def _apply_update(self, update: Update) -> None:
         self.updates_seen += 1
         self.view = update.view
         names = Names(update.view)
@@ -186,8 +190,13 @@ class GameScreen(Screen[None]):
         if view.get("turn") is not None:
             status.append(f"  turn {view['turn']}")
         status.append(f"  step {view.get('step', 0)}", style="dim")
-        self.query_one("#status", Static).update(status)
-        self.refresh_bindings()
+        if status != getattr(self, "_status", None):
+            self._status = status
+            self.query_one("#status", Static).update(status, layout=False)
+        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")))
+        if footer_state != getattr(self, "_footer_state", None):
+            self._footer_state = footer_state
+            self.refresh_bindings()
         options = self.query_one(PromptBar).options
         if len(options) > MANY_OPTIONS and not isinstance(self.app.screen, ChoiceScreen):
             self.action_choices()

@@ -29,6 +29,7 @@ class ViewPane(VerticalScroll):
         self.ascii = False
         self.body = Static(Text(""), classes="body")
         self.content_lines = 0
+        self._shown: Text | None = None
 
     def compose(self):
         yield self.body
@@ -43,8 +44,13 @@ class ViewPane(VerticalScroll):
     def redraw(self) -> None:
         if self.view is not None:
             text = self.render_view(self.view, max(10, self.scrollable_content_region.width))
-            self.content_lines = text.plain.count("\n") + 1
-            self.body.update(text)
+            if text == self._shown:
+                return  # unchanged: no layout, no repaint, no bytes to the terminal
+            self._shown = text
+            lines = text.plain.count("\n") + 1
+            # Same number of lines: only this pane repaints, the screen keeps its layout.
+            self.body.update(text, layout=lines != self.content_lines or width_changed(self))
+            self.content_lines = lines
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:  # pragma: no cover - overridden
         return render_generic(view)
@@ -54,6 +60,13 @@ class ViewPane(VerticalScroll):
         if self.view is None:
             return ""
         return self.render_view(self.view, max(10, self.scrollable_content_region.width or 60)).plain
+
+
+def width_changed(pane: ViewPane) -> bool:
+    width = pane.scrollable_content_region.width
+    changed = width != getattr(pane, "_drawn_width", None)
+    pane._drawn_width = width
+    return changed
 
 
 class MapPane(ViewPane):
@@ -130,6 +143,7 @@ class PromptBar(Static):
         self.options: list[dict[str, Any]] = []
         self.local = False
         self._last: tuple[Any, ...] | None = None
+        self._shown: Text | None = None
 
     def on_resize(self) -> None:
         if self._last is not None:
@@ -171,7 +185,11 @@ class PromptBar(Static):
             out.append(who + str(prompt.get("text", "")) + header, style="bold")
             out.append_text(pack_options(labels, width))
         self.set_class(not self.local, "waiting")
-        self.update(out)
+        if out != self._shown:
+            lines = out.plain.count("\n")
+            same_height = self._shown is not None and lines == self._shown.plain.count("\n")
+            self._shown = out
+            self.update(out, layout=not same_height)
 
 
 SHORT_LEGEND = "* success T tentacle E elder - blank, lower case: bonus"

@@ -1,0 +1,209 @@
+"""Figures for the terminal app (README): start-up, update-and-repaint, bytes per turn.
+
+    python bench/tui_figures.py [--seed 2] [--updates 60]
+
+1. launch -> first interactive frame: `cthulhu play --start` in a real pseudo-terminal
+   (120x40), timed until the prompt bar's choices are on screen; also in-process (Pilot).
+2. update -> repaint: Pilot presses option keys and waits for the update to be drawn;
+   in-process table and the embedded host over loopback.
+3. bytes written to the terminal for one whole turn (keys replayed into the pty), for the
+   default theme and the ANSI theme, at 120x40 and 80x24.
+Wall-clock figures depend on the machine; they are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+from cthulhu.core import Game, Setup
+from cthulhu.tui.options import OPTION_KEYS
+
+
+def turn_keys(seed: int) -> list[str]:
+    """Keys for one full turn of the first player: run one space, end actions, then first choices."""
+    game = Game.new(Setup(seed=seed))
+    first = game.view(None)["active"]
+    keys: list[str] = []
+    ran = False
+    while game.outcome is None:
+        prompt = game.prompt
+        labels = [o.label for o in prompt.options]
+        if prompt.kind == "action" and not ran:
+            pick = labels.index("Run")
+        elif prompt.kind == "run" and ran:
+            pick = next((n for n, lab in enumerate(labels) if lab.startswith("Stop")), 0)
+        elif prompt.kind == "action":
+            pick = next(n for n, lab in enumerate(labels) if lab.startswith("End actions"))
+        else:
+            pick = 0
+        if prompt.kind == "run":
+            ran = True
+        if prompt.kind == "action" and labels[pick] == "Run":
+            ran = False
+        keys.append(OPTION_KEYS[pick])
+        game.apply(prompt.seat, prompt.options[pick].command)
+        if prompt.kind == "run":
+            ran = True
+        if game.view(None)["active"] != first:
+            return keys
+    return keys
+
+
+class Pty:
+    """A program in a pseudo-terminal of a given size; counts what it writes."""
+
+    def __init__(self, argv: list[str], cols: int, rows: int) -> None:
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.environ["TERM"] = "xterm-256color"
+            os.environ["COLORTERM"] = "truecolor"
+            os.execvp(argv[0], argv)
+        self.pid, self.fd = pid, fd
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.data = bytearray()
+
+    def read_until(self, needle: bytes, timeout: float) -> float | None:
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            r, _, _ = select.select([self.fd], [], [], 0.05)
+            if r:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    return None
+                self.data += chunk
+                if needle in self.data:
+                    return time.perf_counter() - start
+        return None
+
+    def drain(self, quiet: float = 0.3, limit: float = 10.0) -> int:
+        """Read until nothing arrives for `quiet` seconds; bytes read."""
+        n = 0
+        end = time.perf_counter() + limit
+        while time.perf_counter() < end:
+            r, _, _ = select.select([self.fd], [], [], quiet)
+            if not r:
+                break
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                break
+            n += len(chunk)
+            self.data += chunk
+        return n
+
+    def send(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def close(self) -> None:
+        try:
+            self.send("\x11")  # ctrl+q
+            self.drain(0.3, 3)
+        finally:
+            try:
+                os.kill(self.pid, 9)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            os.close(self.fd)
+
+
+def cthulhu_argv(*extra: str) -> list[str]:
+    return [sys.executable, "-m", "cthulhu.tui.cli", "play", "--start", *extra]
+
+
+def launch_time(seed: int, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        term = Pty(cthulhu_argv("--seed", str(seed)), 120, 40)
+        got = term.read_until(b"End actions", 30)
+        out.append(round(time.perf_counter() - t0, 3) if got is not None else float("nan"))
+        term.close()
+    return out
+
+
+def bytes_per_turn(seed: int, theme_args: list[str], cols: int, rows: int) -> dict[str, int]:
+    term = Pty(cthulhu_argv("--seed", str(seed), *theme_args), cols, rows)
+    term.read_until(b"End actions", 30)
+    start_bytes = len(term.data) + term.drain(0.5)
+    total = 0
+    keys = turn_keys(seed)
+    for key in keys:
+        term.send(key)
+        total += term.drain(0.25)
+    term.close()
+    return {"startup_bytes": start_bytes, "turn_bytes": total, "keys": len(keys), "bytes_per_key": total // max(1, len(keys))}
+
+
+async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
+    from cthulhu.tui.app import CthulhuApp, local_link
+    from cthulhu.tui.options import PlayOptions
+    from cthulhu.tui.screen_game import GameScreen
+
+    t0 = time.perf_counter()
+    app = CthulhuApp(PlayOptions(seed=seed, skip_title=True, local=local), link_factory=local_link if local else None)
+    times = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not (isinstance(app.screen, GameScreen) and app.screen.updates_seen):
+            await pilot.pause(0.001)
+        await pilot.pause()
+        first = time.perf_counter() - t0
+        screen = app.screen
+        for _ in range(updates):
+            if screen.view.get("outcome"):
+                break
+            labels = [str(o.get("label")) for o in screen.query_one("#prompt").options]
+            if not labels:
+                await pilot.pause(0.01)
+                continue
+            end = [n for n, lab in enumerate(labels) if lab.startswith("End actions")]
+            seen = screen.updates_seen
+            t = time.perf_counter()
+            await pilot.press(OPTION_KEYS[end[0] if end else 0])
+            while screen.updates_seen == seen:
+                await pilot.pause(0)
+            await pilot.pause()  # the repaint
+            times.append(time.perf_counter() - t)
+        await pilot.press("ctrl+q")
+    return {
+        "first_frame_s": round(first, 3),
+        "update_repaint_ms_median": round(statistics.median(times) * 1000, 2) if times else None,
+        "update_repaint_ms_p90": round(sorted(times)[int(len(times) * 0.9)] * 1000, 2) if times else None,
+        "updates": len(times),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=2)
+    ap.add_argument("--updates", type=int, default=60)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    figures = {
+        "launch_to_first_frame_s (pty, embedded host)": launch_time(args.seed, args.runs),
+        "in_process_local": asyncio.run(in_process(args.seed, args.updates, local=True)),
+        "in_process_embedded_host": asyncio.run(in_process(args.seed, args.updates, local=False)),
+        "bytes_turn_default_120x40": bytes_per_turn(args.seed, [], 120, 40),
+        "bytes_turn_ansi_120x40": bytes_per_turn(args.seed, ["--ansi"], 120, 40),
+        "bytes_turn_default_80x24": bytes_per_turn(args.seed, [], 80, 24),
+        "bytes_turn_ansi_ascii_80x24": bytes_per_turn(args.seed, ["--ansi", "--ascii"], 80, 24),
+    }
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
