@@ -8,30 +8,18 @@ Reading the view alone makes it usable by network peers as well as in the host.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from ..command import Command
 from ..game import Game
 from ..rng import Rng
+from .board import distances
 
 EXPECTED_HITS = {"standard": 0.5, "bonus": 0.5}
 
 
 def json_key(command: dict[str, Any]) -> tuple:
     return tuple(sorted((k, str(v)) for k, v in command.items()))
-
-
-def bfs(adj: dict[str, list[str]], start: str) -> dict[str, int]:
-    dist = {start: 0}
-    todo = deque([start])
-    while todo:
-        here = todo.popleft()
-        for nxt in adj[here]:
-            if nxt not in dist:
-                dist[nxt] = dist[here] + 1
-                todo.append(nxt)
-    return dist
 
 
 class HeuristicBot:
@@ -146,7 +134,7 @@ class HeuristicBot:
 
         def cost(o: dict) -> tuple:
             to = o["to"]
-            far = min(bfs(adj, to).get(g, 99) for g in goals) if goals else 0
+            far = min(distances(adj, to).get(g, 99) for g in goals) if goals else 0
             return (far, fire.get(to, 0), len(self.enemies_at(view, to)), to)
 
         best = min(moves, key=cost)
