@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,10 +36,23 @@ def play(
     turn_limit: int = 200,
     content: Any = None,
     on_events: Callable[[int, list[Event]], None] | None = None,
+    coverage: bool = False,
 ) -> Played:
-    """Play one game to its end (or the turn limit) with one bot per seat."""
+    """Play one game to its end (or the turn limit) with one bot per seat.
+
+    With `coverage`, `Played.coverage` counts the content entries the game used
+    ("mythos:<name>", "discovery:<name>", ...; see `coverage_key`)."""
     game = Game.new(setup, content)
     bots: dict[int, Any] = {}
+    used: Counter[str] = Counter()
+    if coverage:
+        inner = on_events
+
+        def on_events(step: int, events: list[Event]) -> None:
+            count_coverage(used, events)
+            if inner is not None:
+                inner(step, events)
+
     if on_events is not None:
         on_events(0, game.start_events)
     while game.outcome is None and getattr(game.state, "turn", 0) <= turn_limit:
@@ -59,4 +73,65 @@ def play(
         final_hash=game.state_hash(),
         cause=getattr(state, "cause", None),
         summoned=bool(getattr(state, "summoned", False)),
+        coverage=dict(used),
     )
+
+
+# ---------------------------------------------------------------------- content coverage
+
+# What the coverage counts, by the event that shows an entry was used.
+COVERAGE_KINDS = ("mythos", "discovery", "episode_action", "insanity", "enemy_ability")
+
+
+def coverage_key(event: Event) -> str | None:
+    """The content entry an event shows in use, as "<kind>:<name>", or None."""
+    t, d = event.type, event.data
+    if t == "mythos_drawn":
+        return f"mythos:{d['card']}"
+    if t == "discovery_drawn":
+        return f"discovery:{d['card']}"
+    if t == "action_taken" and "episode_action" in d:
+        return f"episode_action:{d['episode_action']}"
+    if t == "insanity_activated":
+        return f"insanity:{d['card']}"
+    if t == "ability_used":
+        return f"enemy_ability:{d['kind']}:{d['ability']}"
+    return None
+
+
+def count_coverage(used: Counter[str], events: list[Event]) -> None:
+    for e in events:
+        key = coverage_key(e)
+        if key is not None:
+            used[key] += 1
+
+
+def coverage_entries(main: Any, episode: str, elder_one: str) -> dict[str, list[str]]:
+    """Every entry a game of this Elder One and episode can use, by kind, in content order."""
+    ep = main.episodes[episode]
+    eo = main.elder_ones[elder_one]
+    kinds = ["cultist", eo.minion, *ep.monsters, *(pl.enemy for pl in ep.map.enemies)]
+    abilities = []
+    for k in dict.fromkeys(kinds):
+        ability = main.enemies[k].ability
+        if ability is not None:
+            abilities.append(f"{k}:{ability.kind}")
+    return {
+        "mythos": [m.name for m in [*eo.mythos, *ep.mythos]],
+        "discovery": [d.name for d in ep.discovery],
+        "episode_action": [a.name for a in ep.actions],
+        "insanity": [c.name for c in main.insanity.values()],
+        "enemy_ability": abilities,
+    }
+
+
+def coverage_report(used: Counter[str] | dict[str, int], entries: dict[str, list[str]]) -> dict[str, Any]:
+    """Counts for every entry (zeros included) and the entries never used, as "<kind>:<name>"."""
+    out: dict[str, Any] = {}
+    unused = []
+    for kind in COVERAGE_KINDS:
+        counts = {name: used.get(f"{kind}:{name}", 0) for name in entries.get(kind, [])}
+        out[kind] = counts
+        unused.extend(f"{kind}:{name}" for name, n in counts.items() if not n)
+    out["unused"] = unused
+    return out

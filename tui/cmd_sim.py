@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup
-    from cthulhu.core.sim import game_seed, play
+    from cthulhu.core.sim import coverage_entries, coverage_report, game_seed, play
 
     events_out = open(args.events, "w", encoding="utf-8") if args.events else None
     outcomes: Counter[str] = Counter()
@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     errors: list[str] = []
     commands = turns = finished = summoned = 0
     digest = hashlib.blake2b(digest_size=16)
+    used: Counter[str] = Counter()
+    entries = _coverage_entries(args, coverage_entries)
     started = time.perf_counter()
     for n in range(args.games):
         seed = game_seed(args.seed, n)
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                 events_out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
 
         try:
-            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None)
+            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None, coverage=entries is not None)
         except Exception as exc:  # a crash is counted and reported, never hidden
             errors.append(f"game {n} (seed {seed}): {type(exc).__name__}: {exc}")
             continue
@@ -65,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         commands += played.commands
         turns += played.turns
         summoned += played.summoned
+        used.update(played.coverage)
         digest.update(played.final_hash.encode())
     seconds = time.perf_counter() - started
     if events_out:
@@ -86,11 +89,33 @@ def run(args: argparse.Namespace) -> int:
         "games_per_second": round(args.games / seconds, 1) if seconds else None,
         "digest": digest.hexdigest(),
     }
+    if entries is not None:
+        summary["content_coverage"] = coverage_report(used, entries)
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
         for key, value in summary.items():
+            if key == "content_coverage":
+                total = sum(len(v) for k, v in value.items() if k != "unused")
+                value = f"{total - len(value['unused'])} of {total} entries used; unused: {', '.join(value['unused']) or 'none'}"
             print(f"{key:>16}: {value}")
     for line in errors[:10]:
         print(line, file=sys.stderr)
     return 1 if errors else 0
+
+
+def _coverage_entries(args: argparse.Namespace, coverage_entries) -> dict[str, list[str]] | None:
+    """The entries of the chosen (or default) Elder One and episode; None outside the main game."""
+    if args.mode != "main":
+        return None
+    from cthulhu.content import builtin
+    from cthulhu.core import Setup
+    from cthulhu.core.main.rules import resolve_setup
+
+    main = builtin().main
+    setup = Setup(mode="main", episode=args.episode, elder_one=args.elder_one)
+    try:
+        episode, elder_one, _ = resolve_setup(setup, main)
+    except ValueError:
+        return None  # every game will fail the same way and be reported as an error
+    return coverage_entries(main, episode, elder_one)
