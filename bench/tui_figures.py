@@ -20,10 +20,11 @@ import json
 import os
 import pty
 import select
+import shutil
 import statistics
 import struct
-import subprocess
 import sys
+import tempfile
 import termios
 import time
 
@@ -120,8 +121,11 @@ class Pty:
             os.close(self.fd)
 
 
+SAVES = tempfile.mkdtemp(prefix="cthulhu-bench-")  # keep the checkout's saves/ clean
+
+
 def cthulhu_argv(*extra: str) -> list[str]:
-    return [sys.executable, "-m", "cthulhu.tui.cli", "play", "--start", *extra]
+    return [sys.executable, "-m", "cthulhu.tui.cli", "play", "--start", "--saves", SAVES, *extra]
 
 
 def launch_time(seed: int, runs: int) -> list[float]:
@@ -202,6 +206,7 @@ def main() -> int:
         "bytes_turn_ansi_ascii_80x24": bytes_per_turn(args.seed, ["--ansi", "--ascii"], 80, 24),
     }
     print(json.dumps(figures, indent=2))
+    shutil.rmtree(SAVES, ignore_errors=True)
     return 0
 
 

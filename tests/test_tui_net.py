@@ -74,3 +74,40 @@ def test_ctrl_q_mid_game_stops_the_host():
         assert not screen.link.embedded.running
 
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_the_app_joins_a_host_elsewhere_as_a_peer():
+    from cthulhu.core import Game, Setup
+    from cthulhu.tui.netlink import EmbeddedHost
+
+    async def main():
+        host = EmbeddedHost(Game.new(Setup(seed=SEED)), code="sesame")
+        port = await host.start()
+        try:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                screen = await started(pilot)
+                assert screen.link.local_seats == frozenset({0})
+                assert screen.link.seed is None  # the host keeps it until the end
+                await choose(pilot, screen, "Run")
+                await wait_for(pilot, lambda: host.game.step == 1)
+                await pilot.press("ctrl+q")
+                await wait_for(pilot, lambda: not app.is_running)
+            assert host.running  # a peer leaving does not stop someone else's host
+
+            wrong = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="wrong"))
+            async with wrong.run_test(size=(100, 30)) as pilot:
+                await wait_for(pilot, lambda: any("refused" in line for line in _log(wrong)))
+                await pilot.press("ctrl+q")
+        finally:
+            await host.stop()
+        assert not host.running
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def _log(app) -> list[str]:
+    from cthulhu.tui.screen_game import GameScreen
+
+    screen = app.screen
+    return screen.query_one("#log").lines_plain if isinstance(screen, GameScreen) else []

@@ -118,6 +118,11 @@ def test_ascii_mode_draws_no_box_characters():
             await pilot.pause()
             text = screen_text(app)
             assert text.isascii(), sorted({c for c in text if not c.isascii()})
+            for key in ("question_mark", "escape", "q"):  # dialogs too
+                await pilot.press(key)
+                await pilot.pause()
+                text = screen_text(app)
+                assert text.isascii(), (key, sorted({c for c in text if not c.isascii()}))
             await pilot.press("ctrl+q")
 
     asyncio.run(main())

@@ -41,6 +41,10 @@ def local_link(options: PlayOptions) -> TableLink:
 
 async def default_link(options: PlayOptions) -> TableLink:
     """The embedded host on a loopback port (the LAN code path), unless asked to stay in-process."""
+    if options.join is not None:
+        from .netlink import join_link
+
+        return join_link(options)
     if options.local:
         return local_link(options)
     try:
@@ -77,7 +81,7 @@ class CthulhuApp(App[None]):
 
     def on_mount(self) -> None:
         self.theme = self.options.theme
-        if self.options.skip_title or self.options.load is not None:
+        if self.options.skip_title or self.options.load is not None or self.options.join is not None:
             self.call_later(self.start_game, self.options)
         else:
             self.show_title()
@@ -102,7 +106,14 @@ class CthulhuApp(App[None]):
             self.show_title()
             return
         self.link = link
-        mode = "solo" if options.players <= 1 and not options.bots else f"{options.players} here, {options.bots} bot(s)"
+        if options.join is not None:
+            mode = f"joined {options.join[0]}:{options.join[1]}"
+        elif options.remote_seats:
+            mode = f"hosting on port {getattr(link, 'port', '?')}" + (f", code {options.code}" if options.code else "")
+        elif options.players <= 1 and not options.bots:
+            mode = "solo"
+        else:
+            mode = f"{options.players} here, {options.bots} bot(s)"
         await self.push_screen(GameScreen(link, title=mode))
         self.check_size()
 
@@ -129,6 +140,12 @@ class CthulhuApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """Every screen (dialogs too) follows the ASCII setting."""
+        if isinstance(screen, Screen):
+            screen.set_class(self.ascii_mode, "ascii")
+        return super().push_screen(screen, *args, **kwargs)
 
     def get_key_display(self, binding: Binding) -> str:
         shown = super().get_key_display(binding)
@@ -177,6 +194,8 @@ class CthulhuApp(App[None]):
 
 
 def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
+    """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
+    or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
     CthulhuApp(options, link_factory).run()
     return 0
 

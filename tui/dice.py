@@ -8,7 +8,7 @@ from rich.text import Text
 
 GLYPHS = {"success": "*", "tentacle": "T", "elder": "E", "": "-"}
 STYLES = {"success": "bold green", "tentacle": "bold magenta", "elder": "bold yellow", "": "dim"}
-LEGEND = "* success  T tentacle  E elder sign  - blank  (lower case: bonus die)"
+LEGEND = "* success  T tentacle  E elder sign  - blank  (lower case: bonus)"
 
 
 def face_glyph(kind: str, face: str) -> str:

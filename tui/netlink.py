@@ -252,11 +252,24 @@ class EmbeddedHost:
     (`asyncio.to_thread`), and cancelling is a thread-safe `run_sync_soon`.
     """
 
-    def __init__(self, game: Any, *, bots: dict[int, str] | None = None, writer: Any = None, bot_seed: int = 0) -> None:
+    def __init__(
+        self,
+        game: Any,
+        *,
+        bots: dict[int, str] | None = None,
+        writer: Any = None,
+        bot_seed: int = 0,
+        bind: str = "127.0.0.1",
+        port: int = 0,
+        code: str | None = None,
+    ) -> None:
         self.game = game
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
+        self.bind = bind
+        self.wanted_port = port
+        self.code = code
         self.port: int | None = None
         self.host: Any = None
         self.error: BaseException | None = None
@@ -274,9 +287,9 @@ class EmbeddedHost:
             self._token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as scope:
                 self._scope = scope
-                self.host = Host(self.game, bots=self.bots, log=self.writer, bot_seed=self.bot_seed)
+                self.host = Host(self.game, code=self.code, bots=self.bots, log=self.writer, bot_seed=self.bot_seed)
                 async with trio.open_nursery() as nursery:
-                    self.port = await nursery.start(self.host.serve, 0, "127.0.0.1")
+                    self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
                     self._ready.set()
 
         try:
@@ -376,6 +389,15 @@ async def embedded_link(options: Any) -> NetLink:
     kind = usable_bot(options.bot_kind, game.setup.mode)
     bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
     humans = [s for s in range(seats) if s not in bot_seats]
-    embedded = EmbeddedHost(game, bots=bot_seats, writer=writer, bot_seed=game.setup.seed)
+    if options.remote_seats:  # hosting for a LAN: the last humans' seats stay open for others to join
+        humans = humans[: max(1, len(humans) - options.remote_seats)]
+    bind = options.host_bind or "127.0.0.1"
+    embedded = EmbeddedHost(game, bots=bot_seats, writer=writer, bot_seed=game.setup.seed, bind=bind, port=options.host_port, code=options.code)
     port = await embedded.start()
-    return NetLink("127.0.0.1", port, name="you", seats=humans, seed=game.setup.seed, embedded=embedded)
+    return NetLink("127.0.0.1" if bind in ("0.0.0.0", "") else bind, port, name=options.name, code=options.code, seats=humans, seed=game.setup.seed, embedded=embedded)
+
+
+def join_link(options: Any) -> NetLink:
+    """`cthulhu join`: this terminal as a peer of a host elsewhere (reconnects with its seat token)."""
+    host, port = options.join
+    return NetLink(host, port, name=options.name, code=options.code, seats=[options.join_seat], watch=options.watch)

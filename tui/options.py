@@ -36,6 +36,14 @@ class PlayOptions:
     saves_dir: Path | None = None
     skip_title: bool = False
     local: bool = False  # play in this process without the embedded host (no sockets)
+    name: str = "you"
+    code: str | None = None  # table code a host asks for / a peer presents
+    host_bind: str | None = None  # hosting: listen here (default loopback only)
+    host_port: int = 0
+    remote_seats: int = 0  # hosting: seats left open for players on other terminals
+    join: tuple[str, int] | None = None  # joining: the host's address
+    join_seat: int | None = None
+    watch: bool = False
     extra: dict = field(default_factory=dict)
 
     def with_(self, **changes) -> "PlayOptions":

@@ -17,41 +17,52 @@ from .options import MIN_SIZE, OPTION_KEYS
 
 HELP_KEYS = """\
 Keys
-  1-9, then letters   choose one of the options in the prompt bar
-  o                   show the options as a list (arrows + Enter)
-  tab                 next pane (small terminals show one side pane at a time)
-  s                   save now (the game is also saved after every move)
-  q                   save and quit (asks first);  ctrl+q quits at once
-  ? or f1             this help;  ctrl+p  command palette
-  escape              close a dialog
+  1-9, a, b ...  pick an option from the prompt bar
+  o              the options as a list (arrows, Enter)
+  tab            next side pane (small terminals)
+  s              save now (also saved after every move)
+  q              save and quit (asks first)
+  ctrl+q         quit at once
+  ? or f1        this help      ctrl+p  command palette
+  escape         close a dialog
 """
 
-HELP_RULES = """\
-The game in brief (in our own words)
-  Investigators share one table against a waking Elder One. On your turn:
-   1. Take three actions: Run (move up to 3 spaces; every enemy in the space
-      you leave follows you), Attack the enemies in your space, Rest (heal 3
-      wounds or stress, only where no enemy stands), Trade, or the episode's
-      own two actions. The same action may be taken more than once.
-   2. Draw a Mythos card: it may summon enemies through the gates.
-   3. Investigate if your space is safe (draw a Discovery card), else every
-      enemy there attacks you, in the order you pick.
-   4. End of turn: Fire burns, and enough summoning symbols in the Mythos
-      discard move the Elder One along the summoning track.
+HELP_RULES = [
+    ("", "Investigators share one table against a waking Elder One. On your turn:"),
+    ("1. ", "Take three actions: Run (move up to 3 spaces; every enemy in the space you leave "
+     "follows you), Attack the enemies in your space, Rest (heal 3 wounds or stress, only where "
+     "no enemy stands), Trade, or the episode's own two actions. An action may be repeated."),
+    ("2. ", "Draw a Mythos card: it may summon enemies through the gates."),
+    ("3. ", "Investigate if your space is safe (draw a Discovery card); otherwise every enemy "
+     "there attacks you, in the order you pick."),
+    ("4. ", "End of turn: Fire burns, and enough summoning symbols in the Mythos discard move "
+     "the Elder One along the summoning track."),
+    ("", ""),
+    ("", "Dice: 3 standard dice plus your bonus dice. Successes hurt; each tentacle costs 1 "
+     "sanity. After any roll you may take 1 stress to reroll one die of your choice, again "
+     "and again, until your stress is full."),
+    ("", ""),
+    ("", "Sanity climbs toward the skull. Each threshold stops the loss there and lets you "
+     "level up a skill; reaching the skull kills you, and so do wounds up to your health."),
+    ("", ""),
+    ("", "Win by disrupting the ritual and defeating the Elder One's final stage. Lose if "
+     "anyone dies before the Elder One is summoned, if everyone dies after, or if its token "
+     "reaches the end of the summoning track."),
+]
 
-  Dice: 3 standard dice plus your bonus dice. Successes hurt, tentacles cost
-  1 sanity each. After any roll you may take 1 stress to reroll one die of
-  your choice, again and again, until your stress is full.
 
-  Sanity climbs toward the skull. Each threshold stops the loss there and
-  lets you level up a skill; reaching the skull kills you. Wounds at health
-  kill you too.
+def help_text(width: int = 62) -> str:
+    """Keys and the rules in brief, wrapped to the dialog."""
+    import textwrap
 
-  Win by disrupting the ritual and defeating the Elder One's final stage.
-  Lose if anyone dies before the Elder One is summoned, if everyone dies
-  after, or if its token reaches the end of the summoning track.
+    lines = [HELP_KEYS, "The game in brief (in our own words)"]
+    for bullet, para in HELP_RULES:
+        if not para:
+            lines.append("")
+            continue
+        lines.extend(textwrap.wrap(para, width, initial_indent="  " + bullet, subsequent_indent="  " + " " * len(bullet)))
+    return "\n".join(lines) + "\n\n" + LEGEND
 
-"""
 
 
 class HelpScreen(ModalScreen[None]):
@@ -61,7 +72,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog"):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-body"):
-                yield Static(HELP_KEYS + "\n" + HELP_RULES + LEGEND)
+                yield Static(help_text())
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
@@ -87,7 +98,7 @@ class QuitScreen(ModalScreen[str]):
                 yield Static(f"The game is saved after every move, in\n{self.where}\nLoad it later with: cthulhu play --load FILE\n")
             else:
                 yield Static("Saves are not available here; quitting ends this game.\n")
-            yield Static("y / Enter  save and quit     n  quit without saving     escape  keep playing")
+            yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
@@ -160,7 +171,7 @@ class GameOverScreen(ModalScreen[str]):
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
             yield Static(body, id="summary")
-            yield Static("\nn  new game     q  quit     Enter / escape  look at the board")
+            yield Static("\nn  new game     q  quit     Enter / escape  see the board")
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)

@@ -142,7 +142,9 @@ class GameScreen(Screen[None]):
             async for update in self.link.updates():
                 self.apply_update(update)
         except Exception as exc:  # a broken link is shown, never a crash
-            self.say("error", f"Lost the table: {exc}")
+            self.say("error", f"No connection to the table: {exc}")
+            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold red")
+            self.query_one(PromptBar).show(self.view, frozenset(), self.note)
             raise
 
     def say(self, kind: str, sentence: str) -> None:
