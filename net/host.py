@@ -219,6 +219,13 @@ class Host:
                 if s.kind != "open"
             ]
         )
+        # A peer holds its token from the welcome on: write the seats down now, not
+        # only with the next command, or a crash before it would lose them.
+        if getattr(self.log, "autosave", False):
+            try:
+                self.flush_log()
+            except Exception:  # e.g. a full disk: the seats are saved with the next command
+                log.exception("could not save the seats")
 
     def table(self) -> Table:
         return Table(

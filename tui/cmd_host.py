@@ -92,42 +92,44 @@ def _join_address(bind: str, port: int) -> str:
 async def serve_headless(host, log, args: argparse.Namespace) -> int:
     import trio
 
-    interrupted = False
-    async with trio.open_nursery() as nursery:
-        try:
-            port = await nursery.start(host.serve, args.port, args.bind)
-        except OSError as exc:
-            print(f"cthulhu host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-            nursery.cancel_scope.cancel()
-            return 2
-        code_part = f" --code {host.code}" if host.code else ""
-        print(f"Table code: {host.code or '(none: open table)'}", flush=True)
-        print(f"Join with:  cthulhu join {_join_address(args.bind, port)}{code_part}", flush=True)
-        path = getattr(log, "path", None)
-        if path is not None:
-            print(f"Autosave:   {path}", flush=True)
+    stopped_by: int | None = None  # the signal that stopped us, if one did
+    # Catch the signals before printing anything: whoever reads "Autosave:" may
+    # stop us at once, and an early Ctrl+C must still save and exit cleanly.
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
 
-        async def on_signals() -> None:
-            nonlocal interrupted
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    interrupted = True
+            async def on_signals() -> None:
+                nonlocal stopped_by
+                async for signum in signals:
+                    stopped_by = signum
                     nursery.cancel_scope.cancel()
                     return
 
-        nursery.start_soon(on_signals)
-        try:
-            await host.finished.wait()
-            with trio.move_on_after(5):  # let peers read the ending, then close
-                while host.peers:
-                    await trio.sleep(0.05)
-        finally:
-            with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
-                await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
-            if saving.cancelled_caught:
-                print("cthulhu host: the final save did not finish in time", file=sys.stderr)
-            nursery.cancel_scope.cancel()
+            nursery.start_soon(on_signals)
+            try:
+                port = await nursery.start(host.serve, args.port, args.bind)
+            except OSError as exc:
+                print(f"cthulhu host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+                nursery.cancel_scope.cancel()
+                return 2
+            try:
+                code_part = f" --code {host.code}" if host.code else ""
+                print(f"Table code: {host.code or '(none: open table)'}", flush=True)
+                print(f"Join with:  cthulhu join {_join_address(args.bind, port)}{code_part}", flush=True)
+                path = getattr(log, "path", None)
+                if path is not None:
+                    print(f"Autosave:   {path}", flush=True)
+                await host.finished.wait()
+                with trio.move_on_after(5):  # let peers read the ending, then close
+                    while host.peers:
+                        await trio.sleep(0.05)
+            finally:
+                with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
+                    await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
+                if saving.cancelled_caught:
+                    print("cthulhu host: the final save did not finish in time", file=sys.stderr)
+                nursery.cancel_scope.cancel()
     g = host.game
-    print(f"{'Interrupted' if interrupted else 'Game over'} at step {g.step}: outcome={g.outcome} state_hash={g.state_hash()}"
+    print(f"{'Interrupted' if stopped_by else 'Game over'} at step {g.step}: outcome={g.outcome} state_hash={g.state_hash()}"
           + (f" seed={g.setup.seed}" if g.outcome else ""), flush=True)
-    return 130 if interrupted else 0
+    return 128 + stopped_by if stopped_by else 0  # 130 after Ctrl+C, 143 after SIGTERM, as shells expect
