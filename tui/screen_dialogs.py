@@ -140,7 +140,7 @@ def summary_text(view: dict[str, Any]) -> Text:
     out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else str(outcome).title()), style="bold")
     cause = view.get("cause")
     if cause:
-        out.append(f"\n{str(cause).replace('_', ' ')}")
+        out.append("\n" + str(cause).replace("_", " ").capitalize() + ".")
     out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view.get('step', '?')}\n")
     for inv in view.get("investigators") or []:
         if inv.get("alive", True):
