@@ -1,4 +1,4 @@
-"""`cthulhu host`: serve a table on the network (headless for now; the hosting TUI comes later).
+"""`cthulhu host`: serve a table on the network, from the hosting player's game interface or headless.
 
 Prints the join command and the table code, starts play as soon as every seat
 is taken, autosaves after every command, and on Ctrl+C / SIGTERM writes the
@@ -38,17 +38,50 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    if not args.headless:
-        print("(the hosting interface is not written yet; running headless)", file=sys.stderr)
     if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
         print("cthulhu host: --seats must be 1-5 and --bots at most --seats", file=sys.stderr)
         return 2
+    if not args.headless:
+        return run_app(args)
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
         print(f"cthulhu host: {exc}", file=sys.stderr)
         return 2
     return trio.run(serve_headless, host, log, args)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """The hosting player's own game interface; the other human seats stay open for `cthulhu join`."""
+    from pathlib import Path
+
+    from cthulhu.net.host import new_table_code
+
+    from .app import run as run_app_
+    from .options import PlayOptions
+
+    if args.bots >= args.seats:
+        print("cthulhu host: leave at least one seat for yourself (or use --headless)", file=sys.stderr)
+        return 2
+    code = None if args.open else (args.code or new_table_code())
+    humans = args.seats - args.bots
+    options = PlayOptions(
+        mode=args.mode,
+        seed=args.seed,
+        episode=args.episode,
+        elder_one=args.elder_one,
+        players=humans,
+        bots=args.bots,
+        bot_kind=args.bot,
+        load=Path(args.load) if args.load else None,
+        code=code,
+        host_bind=args.bind,
+        host_port=args.port,
+        remote_seats=humans - 1,
+        skip_title=True,
+    )
+    print(f"Table code: {code or '(none)'}; others join with: cthulhu join {args.bind}:{args.port}" + (f" --code {code}" if code else ""), file=sys.stderr)
+    return run_app_(options)
 
 
 def build_host(args: argparse.Namespace):

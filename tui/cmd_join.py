@@ -1,4 +1,5 @@
-"""`cthulhu join HOST[:PORT]`: take a seat at a hosted table (headless bot peers for now)."""
+"""`cthulhu join HOST[:PORT]`: take a seat at a hosted table in the game interface, or let a
+headless bot play it (`--headless --bot ...`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
+    p.add_argument("--ascii", action="store_true", help="plain ASCII, no box drawing")
     p.set_defaults(func=run)
 
 
@@ -42,8 +44,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"cthulhu join: bad address {args.address!r} (HOST[:PORT])", file=sys.stderr)
         return 2
     if not args.headless:
-        print("(the game interface for `join` is not written yet; use --headless --bot ...)", file=sys.stderr)
-        return 2
+        if args.bot is not None:
+            print("cthulhu join: --bot plays without an interface; add --headless", file=sys.stderr)
+            return 2
+        from .app import run as run_app
+        from .options import PlayOptions
+
+        options = PlayOptions(
+            join=(host, port),
+            code=args.code,
+            name=args.name or "you",
+            join_seat=args.seat,
+            watch=args.watch,
+            ascii=args.ascii,
+            skip_title=True,
+        )
+        return run_app(options)
     if args.bot is None and not args.watch:
         print("cthulhu join: --headless needs --bot random|heuristic (or --watch)", file=sys.stderr)
         return 2
