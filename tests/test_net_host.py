@@ -41,7 +41,7 @@ async def test_four_bot_peers_play_to_the_end_in_step(mode, seed):
         sessions = []
 
         async def one(i):
-            sessions.append(await play_bot("127.0.0.1", host.port, bot="random", seed=i, name=f"p{i}", code="secret-code", on_messages=record))
+            sessions.append(await play_bot("127.0.0.1", host.port, bot=("random", "heuristic")[i % 2], seed=i, name=f"p{i}", code="secret-code", on_messages=record))
 
         async with trio.open_nursery() as peers:
             for i in range(4):
