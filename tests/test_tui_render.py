@@ -139,12 +139,12 @@ def test_a_small_terminal_says_what_size_it_needs():
     asyncio.run(main())
 
 
-def test_shamblers_mode_gets_a_plain_view():
+def test_shamblers_mode_gets_its_own_layout():
     async def main():
         app = CthulhuApp(PlayOptions(seed=3, mode="shamblers", local=True, skip_title=True), link_factory=local_link)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            assert "Shamblers mode" in screen.query_one("#map").text()
+            assert "The Drowned Harbour" in screen.query_one("#map").text()  # tests/test_tui_shamblers_*.py: the rest
             assert screen.query_one("#prompt").options
             await pilot.press("ctrl+q")
 

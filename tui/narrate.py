@@ -30,6 +30,8 @@ class Names:
     """Looks up display names in a view, falling back to the raw id."""
 
     def __init__(self, view: dict[str, Any]) -> None:
+        self.mode = view.get("mode") or "main"
+        self.view = view
         self.spaces: dict[str, str] = {}
         for tile in (view.get("episode") or {}).get("tiles", []):
             for sp in tile.get("spaces", []):
@@ -124,6 +126,12 @@ _TELLERS: dict[str, _Teller] = {
 
 def tell(ev: dict[str, Any], names: Names) -> tuple[str, str]:
     """(kind, sentence) for one event wire dict."""
+    if names.mode == "shamblers":
+        from .narrate_shamblers import tell as tell_shamblers
+
+        told = tell_shamblers(ev, names.view)
+        if told is not None:
+            return told
     teller = _TELLERS.get(str(ev.get("type")))
     if teller is not None:
         try:

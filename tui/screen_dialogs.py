@@ -142,6 +142,10 @@ def summary_text(view: dict[str, Any]) -> Text:
     if cause:
         out.append("\n" + str(cause).replace("_", " ").capitalize() + ".")
     out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view.get('step', '?')}\n")
+    if view.get("mode") == "shamblers":
+        from .render_shamblers import summary
+
+        out.append_text(summary(view))
     for inv in view.get("investigators") or []:
         if inv.get("alive", True):
             out.append(f"\n{inv.get('name')}: survived ({inv.get('wounds', 0)}/{inv.get('health', 0)} wounds, sanity {inv.get('sanity', 0)}/{inv.get('skull', 0)})")

@@ -138,6 +138,8 @@ class GameScreen(Screen[None]):
             view = first.view
             if not first.events and view.get("turn") is not None:
                 active = next((i for i in view.get("investigators") or [] if i.get("index") == view.get("active")), None)
+                if active is None and view.get("mats") and isinstance(view.get("active"), int):
+                    active = view["mats"][view["active"]]  # Shamblers: Player Mats
                 self.say("turn", f"Turn {view['turn']}: {active['name'] if active else 'the next player'} to play.")
             async for update in self.link.updates():
                 self.apply_update(update)
@@ -182,7 +184,7 @@ class GameScreen(Screen[None]):
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note)
         status = Text(" cthulhu", style="bold")
-        ep = (view.get("episode") or {}).get("name")
+        ep = (view.get("episode") or {}).get("name") or ("Shamblers" if view.get("mode") == "shamblers" else None)
         if ep:
             status.append(f"  {ep}")
         if self.title_text:

@@ -1,0 +1,562 @@
+"""The Shamblers mode's panes: the ring of Town Cards, the Shambler Track and Mats, the Player Mats.
+
+Pure functions from a `Game.view` of mode "shamblers" to Rich `Text`, tested
+without a terminal. Every color is also a letter (R Rage, B Dread, G Decay,
+C Chaos), so nothing depends on color alone in the ANSI theme or over SSH;
+the Story Board and Investigators text is plain ASCII in every mode.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from rich.text import Text
+
+from .render_map import INVESTIGATOR_STYLES, abbreviate
+from .render_panes import track
+
+CHAOS = "chaos"
+COLOR_STYLES = {"red": "bold red", "blue": "bold bright_blue", "green": "bold green", CHAOS: "bold magenta"}
+WHEEL_STYLE = "bold yellow"
+
+BOX = {"tl": "┌", "tr": "┐", "bl": "└", "br": "┘", "h": "─", "v": "│"}
+BOX_ACTIVE = {"tl": "╔", "tr": "╗", "bl": "╚", "br": "╝", "h": "═", "v": "║"}
+ASCII = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|"}
+ASCII_ACTIVE = {"tl": "#", "tr": "#", "bl": "#", "br": "#", "h": "=", "v": "H"}
+ARROWS = {"right": "→", "left": "←", "down": "↓", "up": "↑"}
+ASCII_ARROWS = {"right": ">", "left": "<", "down": "v", "up": "^"}
+
+RING_MIN_WIDTH = 60  # narrower than this, the ring is drawn as a list
+BOX_MAX = 30
+PHASES = {"actions": "actions", "banish": "paying for a banish", "feed": "the Shamblers feed", "over": "game over"}
+
+
+# -- small pieces ------------------------------------------------------------
+
+
+def colors(view: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(view.get("colors") or [])
+
+
+def color_ids(view: dict[str, Any]) -> list[str]:
+    return [str(c["id"]) for c in colors(view)]
+
+
+def letter(color: str) -> str:
+    """'red' -> 'R'; Chaos is always 'C'."""
+    return "C" if color == CHAOS else (str(color)[:1].upper() or "?")
+
+
+def tentacle_name(view: dict[str, Any], color: str) -> str:
+    if color == CHAOS:
+        return "Chaos"
+    return next((str(c.get("tentacle")) for c in colors(view) if c.get("id") == color), str(color).title())
+
+
+def counts(by_color: dict[str, int], order: list[str]) -> Text:
+    """'R1 B2' in each color's style, zeros left out; '-' when there is nothing."""
+    out = Text()
+    for color in order:
+        n = int(by_color.get(color, 0) or 0)
+        if n > 0:
+            if out:
+                out.append(" ")
+            out.append(f"{letter(color)}{n}", style=COLOR_STYLES.get(color, "bold"))
+    return out or Text("-", style="dim")
+
+
+def mat_mark(index: int) -> tuple[str, str]:
+    """A Player Mat's mark on the map and its style: 'P1', 'P2' ..."""
+    return f"P{index + 1}", INVESTIGATOR_STYLES[index % len(INVESTIGATOR_STYLES)]
+
+
+def active_town(view: dict[str, Any]) -> int | None:
+    mats = view.get("mats") or []
+    active = view.get("active")
+    if isinstance(active, int) and 0 <= active < len(mats):
+        return int(mats[active].get("town", -1))
+    return None
+
+
+def feeding_town(view: dict[str, Any]) -> tuple[int, int] | None:
+    feeding = view.get("feeding") or []
+    if view.get("phase") == "feed" and feeding:
+        return int(feeding[0][0]), int(feeding[0][1])
+    return None
+
+
+def _labelled(label: str, short: str, value: Text, inner: int) -> Text:
+    """'Shamblers R1 G1', or 'Sh R1 G1' when the long label does not fit."""
+    line = Text(label + " ", style="dim")
+    if len(label) + 1 + len(value) > inner:
+        line = Text(short + " ", style="dim")
+    line.append_text(value)
+    line.truncate(inner, pad=True)
+    return line
+
+
+def _tags(view: dict[str, Any], index: int) -> Text:
+    """Who stands on a Town Card, and the Wheel's mark: 'P1 P2  W wheel'."""
+    out = Text()
+    for m, mat in enumerate(view.get("mats") or []):
+        if int(mat.get("town", -1)) == index:
+            mark, style = mat_mark(m)
+            if out:
+                out.append(" ")
+            out.append(mark, style=style + (" reverse" if m == view.get("active") else ""))
+    if view.get("wheel") == index:
+        if out:
+            out.append(" ")
+        out.append("W", style="reverse " + WHEEL_STYLE)
+    feed = feeding_town(view)
+    if feed is not None and feed[0] == index:
+        if out:
+            out.append(" ")
+        out.append(f"feeds {feed[1]}", style="bold red")
+    return out
+
+
+# -- the Map pane: the ring of Town Cards -------------------------------------
+
+
+def render_towns(view: dict[str, Any], width: int, ascii_only: bool = False) -> Text:
+    """The ring as boxes (3 on top, the rest below, arrows clockwise), or a list when narrow."""
+    towns = view.get("towns") or []
+    if not towns:
+        return Text("No Town Cards in this view.", style="dim")
+    ring = width >= RING_MIN_WIDTH and len(towns) >= 3
+    out = _ring(view, width, ascii_only) if ring else _ring_list(view, width, ascii_only)
+    out.append("\n")
+    out.append_text(town_legend(view, width, colors_shown=ring and len(towns) % 2 == 1,
+                                short_labels=not ring and not list_labels_fit(view, width)))
+    return out
+
+
+SMALL_WORDS = {"the", "of", "a", "an"}
+
+
+def short_name(name: str, width: int) -> str:
+    """Fit a Town Card's name: whole, then without the small words, then abbreviated."""
+    if len(name) <= width:
+        return name
+    words = name.split()
+    kept = " ".join([words[0], *[w for w in words[1:] if w.lower() not in SMALL_WORDS]])
+    if words[0].lower() in SMALL_WORDS and len(words) > 1:
+        kept = " ".join(w for w in words if w.lower() not in SMALL_WORDS) or kept
+    if len(kept) <= width:
+        return kept
+    return abbreviate(kept, width)
+
+
+def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> list[Text]:
+    """One Town Card as `bw`-wide lines: number, name, tentacles, Shamblers, who is there."""
+    town = (view.get("towns") or [])[index]
+    active = active_town(view) == index
+    wheel = view.get("wheel") == index
+    box = (ASCII_ACTIVE if active else ASCII) if ascii_only else (BOX_ACTIVE if active else BOX)
+    border = "bold" if active else "dim"
+    inner = bw - 2
+    order = color_ids(view)
+    number = f" {index + 1} "
+    top = Text(box["tl"] + box["h"], style=border)
+    top.append(number, style="bold")
+    top.append(box["h"] * max(0, inner - 1 - len(number)) + box["tr"], style=border)
+    name = Text(short_name(str(town.get("name", "?")), inner), style=WHEEL_STYLE if wheel else "bold")
+    if active:
+        name.stylize("reverse")
+    name.truncate(inner, pad=True)
+    tags = _tags(view, index)
+    tags.truncate(inner, pad=True)
+    rows = [
+        name,
+        _labelled("Tentacles", "T", counts(dict(town.get("tentacles") or {}), [*order, CHAOS]), inner),
+        _labelled("Shamblers", "Sh", counts(dict(town.get("shamblers") or {}), order), inner),
+        tags,
+    ]
+    lines = [top]
+    for row in rows:
+        line = Text(box["v"], style=border)
+        line.append_text(row)
+        line.append(box["v"], style=border)
+        lines.append(line)
+    lines.append(Text(box["bl"] + box["h"] * inner + box["br"], style=border))
+    return lines
+
+
+def _ring(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
+    """Top row left to right, bottom row right to left: the clockwise ring as a rectangle."""
+    towns = view.get("towns") or []
+    n = len(towns)
+    arrows = ASCII_ARROWS if ascii_only else ARROWS
+    cols = (n + 1) // 2
+    gap = 3 if width >= cols * 22 + 3 * (cols - 1) else 2
+    bw = max(14, min(BOX_MAX, (width - gap * (cols - 1)) // cols))
+    pad = " " * (gap - 2)
+    top = list(range(cols))
+    bottom: list[int | None] = [None] * cols
+    rest = list(range(cols, n))  # clockwise from the top row's right end
+    if rest:
+        bottom[cols - 1] = rest[0]
+        bottom[0] = rest[-1]
+        for k, index in enumerate(rest[1:-1]):
+            bottom[cols - 2 - k] = index
+    height = 6
+    top_boxes = [_town_box(view, i, bw, ascii_only) for i in top]
+    bottom_boxes = [_town_box(view, i, bw, ascii_only) if i is not None else _filler(view, bw, height) for i in bottom]
+    out = Text(no_wrap=True, overflow="crop")
+    for y in range(height):
+        if y:
+            out.append("\n")
+        for c, lines in enumerate(top_boxes):
+            if c:
+                out.append(f" {arrows['right']}{pad}" if y == 2 else " " * gap, style="bold")
+            out.append_text(lines[y])
+    out.append("\n")
+    left = bw // 2
+    right = (cols - 1) * (bw + gap) + bw // 2
+    link = Text(" " * left)
+    link.append(arrows["up"], style="bold")
+    link.append(" " * max(1, right - left - 1))
+    link.append(arrows["down"], style="bold")
+    out.append_text(link)
+    for y in range(height):
+        out.append("\n")
+        for c, lines in enumerate(bottom_boxes):
+            if c:
+                between = bottom[c] is not None or bottom[c - 1] is not None
+                out.append(f"{pad}{arrows['left']} " if y == 2 and between else " " * gap, style="bold")
+            out.append_text(lines[y])
+    return out
+
+
+def _filler(view: dict[str, Any], bw: int, height: int) -> list[Text]:
+    """The empty cell of the bottom row holds the color key."""
+    lines = [Text(" " * bw) for _ in range(height)]
+    keys = [(letter(c), COLOR_STYLES.get(c, "bold"), tentacle_name(view, c)) for c in [*color_ids(view), CHAOS]]
+    rows = [keys[i : i + 2] for i in range(0, len(keys), 2)]
+    for y, row in enumerate(rows[: height - 2]):
+        line = Text(" ")
+        for n, (mark, style, name) in enumerate(row):
+            if n:
+                line.append("  ")
+            line.append(mark, style=style)
+            line.append(" " + name, style="dim")
+        line.truncate(bw, pad=True)
+        lines[y + 1] = line
+    return lines
+
+
+def _list_parts(view: dict[str, Any], town: dict[str, Any]) -> tuple[tuple[str, str, Text], ...]:
+    order = color_ids(view)
+    return (
+        ("Tentacles", "T", counts(dict(town.get("tentacles") or {}), [*order, CHAOS])),
+        ("Shamblers", "Sh", counts(dict(town.get("shamblers") or {}), order)),
+    )
+
+
+def list_labels_fit(view: dict[str, Any], width: int) -> bool:
+    """Whether every Town Card's second line fits with the long labels."""
+    return all(
+        sum(len(label) + len(value) + 3 for label, _, value in _list_parts(view, t)) + 1 <= width
+        for t in view.get("towns") or []
+    )
+
+
+def _ring_list(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
+    """Narrow panes: two lines per Town Card, clockwise, with the wrap-around said once."""
+    towns = view.get("towns") or []
+    order = color_ids(view)
+    arrows = ASCII_ARROWS if ascii_only else ARROWS
+    here = active_town(view)
+    n = len(towns)
+    sep = f" {arrows['right']} "
+    ring = "Clockwise: " + sep.join(str(i + 1) for i in range(n)) + sep + "1"
+    if len(ring) > width:
+        ring = "Clockwise: " + arrows["right"].join(str(i + 1) for i in range(n)) + arrows["right"] + "1"
+    out = Text(ring, style="dim")
+    long = list_labels_fit(view, width)
+    for i, town in enumerate(towns):
+        tags = _tags(view, i)
+        name_w = max(8, width - 3 - len(tags) - 1)
+        line = Text("\n")
+        line.append(">" if i == here else " ", style="bold")
+        line.append(f"{i + 1} ", style="bold")
+        name = Text(short_name(str(town.get("name", "?")), name_w), style=WHEEL_STYLE if view.get("wheel") == i else "bold")
+        if i == here:
+            name.stylize("reverse")
+        line.append_text(name)
+        if tags:
+            line.append(" " * max(1, width - 3 - len(name) - len(tags)))
+            line.append_text(tags)
+        out.append_text(line)
+        detail = Text("\n   ")
+        for label, short, value in _list_parts(view, town):
+            detail.append(f"{label if long else short} ", style="dim")
+            detail.append_text(value)
+            detail.append("  ")
+        detail.rstrip()
+        out.append_text(detail)
+    return out
+
+
+def town_legend(view: dict[str, Any], width: int = 80, colors_shown: bool = False, short_labels: bool = False) -> Text:
+    """Letters and marks, packed into lines that never wrap (the ring's empty cell may hold the colors)."""
+    pieces: list[tuple[str, str, str]] = []
+    for c in [] if colors_shown else [*color_ids(view), CHAOS]:
+        pieces.append((letter(c), COLOR_STYLES.get(c, "bold"), tentacle_name(view, c)))
+    for m, mat in enumerate(view.get("mats") or []):
+        mark, style = mat_mark(m)
+        pieces.append((mark, style, str(mat.get("name", mark))))
+    pieces.append(("W", "reverse " + WHEEL_STYLE, "the Wheel's pick"))
+    if short_labels:
+        pieces += [("T", "dim", "tentacles"), ("Sh", "dim", "Shamblers")]
+    towns = view.get("towns") or []
+    out = Text()
+    used = 0
+    for mark, style, name in pieces:
+        size = len(mark) + 1 + len(name)
+        if used and used + 2 + size > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append("  ")
+            used += 2
+        out.append(mark, style=style)
+        out.append(" " + name, style="dim")
+        used += size
+    here = active_town(view)
+    if here is not None and towns and colors_shown:
+        n = len(towns)
+        cw = f"{(here + 1) % n + 1} {towns[(here + 1) % n].get('name')}"
+        ccw = f"{(here - 1) % n + 1} {towns[(here - 1) % n].get('name')}"
+        moves = f"From {here + 1} {towns[here].get('name')}: clockwise to {cw}, counter-clockwise to {ccw}."
+        for line in textwrap.wrap(moves, max(20, width)):
+            out.append("\n" + line, style="dim")
+    return out
+
+
+# -- the Story Board: Shambler Track, Shambler Mat, bag, discard, supply ------
+
+
+def render_shambler_story(view: dict[str, Any], width: int = 40) -> Text:
+    order = color_ids(view)
+    goals = view.get("goals") or {}
+    win = int(goals.get("win_per_color", 3) or 3)
+    lose = int(goals.get("loss_mat_tentacles", 6) or 6)
+    named = width >= 38
+    out = Text("Shambler Track", style="bold yellow")
+    out.append(f"  {view.get('shambler_track_count', '?')} left")
+    out.append("\n  what comes next is secret", style="dim")
+    out.append("\nShambler Mat", style="bold yellow")
+    head = Text("\n  " + " " * (9 if named else 2))
+    head.append("banished".ljust(3 + win + 5), style="dim")
+    head.append("tentacles", style="dim")
+    out.append_text(head)
+    mat = view.get("shambler_mat") or {}
+    banished, held = mat.get("shamblers") or {}, mat.get("tentacles") or {}
+    for c in order:
+        style = COLOR_STYLES.get(c, "bold")
+        out.append("\n  ")
+        out.append(letter(c), style=style)
+        if named:
+            out.append(" " + tentacle_name(view, c).ljust(6), style=style.replace("bold ", ""))
+        out.append(" ")
+        b, t = int(banished.get(c, 0) or 0), int(held.get(c, 0) or 0)
+        out.append_text(track(b, win, "bold green"))
+        out.append(f" {b}/{win}".ljust(5), style="bold green" if b >= win else "")
+        out.append(" ")
+        out.append_text(track(t, lose, "bold red"))
+        out.append(f" {t}/{lose}", style="bold red" if t >= lose - 1 else "")
+    out.append(f"\n  win: {win} banished per color", style="dim")
+    out.append(f"\n  lose: {lose} tentacles of a color", style="dim")
+    discard = view.get("discard") or {}
+    out.append("\nBag ", style="bold")
+    out.append(f"{view.get('bag_count', '?')} tentacles")
+    out.append("   " if named else "\n")
+    out.append("Discard Mat ", style="bold")
+    total = sum(int(v or 0) for v in discard.values())
+    out.append(f"{total}")
+    if total:
+        out.append(": ")
+        out.append_text(counts(discard, order))
+    out.append("\nGeneral supply ", style="bold")
+    out.append(f"{view.get('supply_chaos', 0)} Chaos")
+    die = view.get("die") or {}
+    faces = " ".join(str(f) for f in die.get("faces") or [])
+    out.append(f"\n{die.get('name', 'Cthulhu Die')}: ", style="bold")
+    out.append(f"faces {faces}")
+    dice = [int(d) for d in view.get("last_dice") or []]
+    if dice:
+        out.append("\nLast roll ", style="bold")
+        out.append_text(dice_faces(dice))
+        out.append(f"  cost {max(dice)}")
+    banish = view.get("banish")
+    if isinstance(banish, dict):
+        towns = view.get("towns") or []
+        name = towns[banish["town"]].get("name") if 0 <= int(banish.get("town", -1)) < len(towns) else "?"
+        rules = view.get("banish_rules") or {}
+        bonus = list(rules.get("bonus") or [1])
+        rage = int(banish.get("rage_at_start", 0) or 0)
+        _wrap(out, f"Banishing on {name}: cost {banish.get('cost')}; "
+                   f"{rage} Rage held at the start, so {bonus[min(rage, len(bonus) - 1)]} tentacle(s) of its color "
+                   f"leave the Shambler Mat.", width, 0, "bold")
+    feed = feeding_town(view)
+    if feed is not None:
+        towns = view.get("towns") or []
+        _wrap(out, f"Feeding: the Shamblers on {towns[feed[0]].get('name')} take {feed[1]} more.", width, 0, "bold red")
+    return out
+
+
+def _wrap(out: Text, text: str, width: int, indent: int, style: str = "dim") -> None:
+    for line in textwrap.wrap(text, max(20, width - indent)):
+        out.append("\n" + " " * indent + line, style=style)
+
+
+def dice_faces(dice: list[int]) -> Text:
+    """'[1] [0] [2]': tentacles shown per die; the highest (the cost) in bold."""
+    out = Text()
+    top = max(dice) if dice else 0
+    for n, d in enumerate(dice):
+        if n:
+            out.append(" ")
+        style = "dim" if d == 0 else ("bold reverse magenta" if d == top else "magenta")
+        out.append(f"[{d}]", style=style)
+    return out
+
+
+def dice_line(view: dict[str, Any]) -> Text | None:
+    """The prompt bar's dice line while a roll matters this turn."""
+    dice = [int(d) for d in view.get("last_dice") or []]
+    if not dice:
+        return None
+    line = Text("Cthulhu Dice: ", style="bold")
+    line.append_text(dice_faces(dice))
+    cost = max(dice)
+    if cost == 0:
+        line.append("  all zero: the banish is free", style="dim")
+    else:
+        line.append(f"  tentacles per die; cost {cost} (the highest die, never the sum)", style="dim")
+    return line
+
+
+# -- the Investigators pane: Player Mats ---------------------------------------
+
+
+def turn_line(view: dict[str, Any], width: int = 40) -> Text:
+    mats = view.get("mats") or []
+    active = view.get("active")
+    out = Text(f"Turn {view.get('turn', '?')}  ", style="bold")
+    if isinstance(active, int) and 0 <= active < len(mats):
+        mark, style = mat_mark(active)
+        out.append(f"{mark} {mats[active].get('name', '')}" if width >= 40 else mark, style=style)
+    phase = str(view.get("phase") or "")
+    if phase:
+        out.append(f": {PHASES.get(phase, phase.replace('_', ' '))}")
+        if phase == "actions" and view.get("actions_left") is not None:
+            out.append(f" ({view['actions_left']} left)")
+    return out
+
+
+def render_mats(view: dict[str, Any], width: int = 40) -> Text:
+    out = turn_line(view, width)
+    towns = view.get("towns") or []
+    rules = view.get("banish_rules") or {}
+    bonus = list(rules.get("bonus") or [])
+    bonus_color = rules.get("bonus_color")
+    for m, mat in enumerate(view.get("mats") or []):
+        mark, style = mat_mark(m)
+        active = m == view.get("active")
+        out.append("\n\n")
+        out.append(">" if active else " ", style="bold")
+        out.append(f"{mark} {mat.get('name', '?')}", style=style)
+        town = int(mat.get("town", -1))
+        where = towns[town].get("name") if 0 <= town < len(towns) else "?"
+        out.append(f"\n  on {town + 1} {where}")
+        tracks = mat.get("tracks") or {}
+        for c in colors(view):
+            cid = str(c["id"])
+            value, cap = int(tracks.get(cid, 0) or 0), int(c.get("capacity", 0) or 0)
+            out.append("\n  ")
+            out.append(letter(cid), style=COLOR_STYLES.get(cid, "bold"))
+            out.append(f" {c.get('tentacle', cid)}".ljust(9))
+            out.append_text(track(value, cap, COLOR_STYLES.get(cid, "bold")))
+            out.append(f" {value}/{cap}" + (" full" if value >= cap else ""))
+            if cid == bonus_color and bonus and width >= 36:
+                out.append(f"  bonus {bonus[min(value, len(bonus) - 1)]}", style="dim")
+        chaos, chaos_cap = int(mat.get("chaos", 0) or 0), int(mat.get("chaos_capacity", 0) or 0)
+        out.append("\n  ")
+        out.append("C", style=COLOR_STYLES[CHAOS])
+        out.append(" Chaos".ljust(9))
+        out.append_text(track(chaos, chaos_cap, COLOR_STYLES[CHAOS]))
+        out.append(f" {chaos}/{chaos_cap}" + (" full" if chaos >= chaos_cap else ""))
+        if width >= 36:
+            out.append(f"  wild, up to {rules.get('chaos_wild_max', 2)}", style="dim")
+        delirium, cap = int(mat.get("delirium", 0) or 0), int(mat.get("delirium_capacity", 0) or 0)
+        out.append("\n  Delirium  ")
+        out.append_text(track(delirium, cap, "bold red"))
+        out.append(f" {delirium}/{cap}", style="bold red" if delirium >= cap - 1 else "")
+        if width >= 36:
+            out.append("  full loses", style="dim")
+    if bonus and width >= 30:
+        _wrap(out, "bonus: tentacles a banish takes off the Shambler Mat (set by the Rage held when it starts).", width, 0)
+    return out
+
+
+# -- the prompt bar and the end ------------------------------------------------
+
+
+def short_labels(prompt: dict[str, Any], view: dict[str, Any], width: int) -> tuple[list[str], str]:
+    """Bar labels that fit a small terminal; the Choices list keeps the full ones.
+
+    Payments read 'R: 1 Rage + 1 Chaos' (color of the Shambler: what is paid).
+    """
+    options = list(prompt.get("options") or [])
+    full = [str(o.get("label", o.get("command"))) for o in options]
+    kind = prompt.get("kind")
+    if kind == "banish":
+        labels = []
+        for o, label in zip(options, full):
+            cmd = o.get("command") or {}
+            if cmd.get("kind") != "pay":
+                labels.append("don't banish" if cmd.get("kind") == "decline" else label)
+                continue
+            color = str(cmd.get("color"))
+            madness, chaos = int(cmd.get("madness", 0)), int(cmd.get("chaos", 0))
+            parts = ([f"{madness} {tentacle_name(view, color)}"] if madness else []) + ([f"{chaos} Chaos"] if chaos else [])
+            labels.append(f"{letter(color)} {color}: " + (" + ".join(parts) or "free"))
+        return labels, ""
+    if kind == "action" and sum(len(label) + 7 for label in full) > 2 * width:
+        labels = []
+        for o, label in zip(options, full):
+            cmd = o.get("command") or {}
+            towns = view.get("towns") or []
+            if cmd.get("kind") == "move" and 0 <= int(cmd.get("town", -1)) < len(towns):
+                way = "cw" if "counter" not in label else "ccw"
+                labels.append(f"Move {way} to {towns[int(cmd['town'])].get('name')}")
+            elif cmd.get("kind") == "gather":
+                color = str(cmd.get("color"))
+                labels.append(f"Gather {tentacle_name(view, color)} ({letter(color)})" + (" +1 Delirium" if "full" in label else ""))
+            elif cmd.get("kind") == "banish":
+                labels.append(label.replace("Banish a Shambler", "Banish").replace("Cthulhu ", ""))
+            elif cmd.get("kind") == "end_actions":
+                labels.append("End actions")
+            else:
+                labels.append(label)
+        return labels, ""
+    return full, ""
+
+
+def summary(view: dict[str, Any]) -> Text:
+    """The game-over dialog's lines for the Player Mats and the Shambler Mat."""
+    out = Text()
+    mat = view.get("shambler_mat") or {}
+    order = color_ids(view)
+    out.append("\nShambler Mat: banished ")
+    out.append_text(counts(mat.get("shamblers") or {}, order))
+    out.append(", tentacles ")
+    out.append_text(counts(mat.get("tentacles") or {}, order))
+    out.append(f"\nShamblers left on the track: {view.get('shambler_track_count', '?')}")
+    for m, pm in enumerate(view.get("mats") or []):
+        out.append(f"\n{pm.get('name', f'Player {m + 1}')}: Delirium {pm.get('delirium', 0)}/{pm.get('delirium_capacity', '?')}")
+    return out
