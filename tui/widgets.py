@@ -5,35 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from .dice import face_glyph, faces_rich
+from .lines import LinesView, LogLines
 from .narrate import KIND_STYLES
 from .options import OPTION_KEYS
 from .render_map import render_legend, render_map
 from .render_panes import render_generic, render_investigators, render_story
-from . import render_shamblers as shamblers
 
 
-class ViewPane(VerticalScroll):
-    """A titled, scrollable pane whose body is redrawn from the view (and its own width)."""
-
-    DEFAULT_CSS = """
-    ViewPane > Static { width: 100%; }
-    """
+class ViewPane(LinesView):
+    """A titled, scrollable pane redrawn from the view (and its own width); only changed lines repaint."""
 
     def __init__(self, title: str, *, id: str) -> None:
         super().__init__(id=id, classes="pane")
         self.border_title = title
         self.view: dict[str, Any] | None = None
         self.ascii = False
-        self.body = Static(Text(""), classes="body")
         self.content_lines = 0
-        self._shown: Text | None = None
-
-    def compose(self):
-        yield self.body
+        self._shown: tuple[Text, int] | None = None
 
     def show(self, view: dict[str, Any]) -> None:
         self.view = view
@@ -44,14 +35,13 @@ class ViewPane(VerticalScroll):
 
     def redraw(self) -> None:
         if self.view is not None:
-            text = self.render_view(self.view, max(10, self.scrollable_content_region.width))
-            if text == self._shown:
-                return  # unchanged: no layout, no repaint, no bytes to the terminal
-            self._shown = text
-            lines = text.plain.count("\n") + 1
-            # Same number of lines: only this pane repaints, the screen keeps its layout.
-            self.body.update(text, layout=lines != self.content_lines or width_changed(self))
-            self.content_lines = lines
+            width = max(10, self.text_width)
+            text = self.render_view(self.view, width)
+            if (text, width) == self._shown:
+                return  # unchanged: no repaint, no bytes to the terminal
+            self._shown = (text, width)
+            self.set_lines(self.strips_of(text, width))
+            self.content_lines = len(self.lines)
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:  # pragma: no cover - overridden
         return render_generic(view)
@@ -63,17 +53,8 @@ class ViewPane(VerticalScroll):
         return self.render_view(self.view, max(10, self.scrollable_content_region.width or 60)).plain
 
 
-def width_changed(pane: ViewPane) -> bool:
-    width = pane.scrollable_content_region.width
-    changed = width != getattr(pane, "_drawn_width", None)
-    pane._drawn_width = width
-    return changed
-
-
 class MapPane(ViewPane):
     def render_view(self, view: dict[str, Any], width: int) -> Text:
-        if view.get("mode") == "shamblers":
-            return shamblers.render_towns(view, width, ascii_only=self.ascii)
         if view.get("mode") not in (None, "main"):
             return _other_mode(view, "towns", "Towns")
         out = render_map(view, width, ascii_only=self.ascii)
@@ -84,8 +65,6 @@ class MapPane(ViewPane):
 
 class StoryPane(ViewPane):
     def render_view(self, view: dict[str, Any], width: int) -> Text:
-        if view.get("mode") == "shamblers":
-            return shamblers.render_shambler_story(view, width)
         if view.get("mode") not in (None, "main"):
             keys = ("wheel", "goals", "shambler_mat", "discard", "bag_count", "supply_chaos", "shambler_track_count", "die", "banish", "feeding")
             return render_generic({k: view[k] for k in keys if k in view})
@@ -94,8 +73,6 @@ class StoryPane(ViewPane):
 
 class InvestigatorsPane(ViewPane):
     def render_view(self, view: dict[str, Any], width: int) -> Text:
-        if view.get("mode") == "shamblers":
-            return shamblers.render_mats(view, width)
         if view.get("mode") not in (None, "main"):
             return _other_mode(view, "mats", "Player mats")
         return render_investigators(view, detail=width >= 40, width=width)
@@ -107,39 +84,21 @@ def _other_mode(view: dict[str, Any], key: str, title: str) -> Text:
     return out
 
 
-class LogPane(RichLog):
-    """Every event as a sentence, colored by kind; capped so a long game stays light."""
-
-    MAX_LINES = 500
+class LogPane(LogLines):
+    """Every event as a sentence, colored by kind; capped so a long game stays light.
+    Writing a line repaints this pane only (no screen layout), and it follows the newest
+    line unless the player has scrolled back."""
 
     def __init__(self, *, id: str) -> None:
-        super().__init__(id=id, classes="pane", max_lines=self.MAX_LINES, wrap=True, markup=False, highlight=False, min_width=20)
+        super().__init__(id=id, classes="pane")
         self.border_title = "Log"
-        self.entries: list[tuple[str, str]] = []
-        self._wrapped_at = 0
 
     @property
     def lines_plain(self) -> list[str]:
-        return [sentence for _, sentence in self.entries]
+        return [text.plain for text in self.entries]
 
     def say(self, kind: str, sentence: str) -> None:
-        self.entries.append((kind, sentence))
-        del self.entries[: -self.MAX_LINES]
         self.write(Text(sentence, style=KIND_STYLES.get(kind, "")))
-
-    def on_resize(self, event) -> None:
-        """Lines written while the pane was hidden or another width are wrapped again."""
-        width = self.scrollable_content_region.width
-        if width and self._wrapped_at and width != self._wrapped_at:
-            self._rewrap(width)
-        self._wrapped_at = width or self._wrapped_at
-
-    def _rewrap(self, width: int) -> None:
-        if width:
-            self._wrapped_at = width
-            self.clear()
-            for kind, sentence in self.entries:
-                self.write(Text(sentence, style=KIND_STYLES.get(kind, "")))
 
 
 class PromptBar(Static):
@@ -163,11 +122,7 @@ class PromptBar(Static):
         out = Text()
         roll = view.get("last_roll") or None
         dice = roll.get("dice") if isinstance(roll, dict) else None
-        cthulhu_dice = shamblers.dice_line(view) if view.get("mode") == "shamblers" else None
-        if cthulhu_dice is not None:
-            out.append_text(cthulhu_dice)
-            out.append("\n")
-        elif dice:
+        if dice:
             line = Text("Dice: ", style="bold")
             line.append_text(faces_rich(dice))
             purpose = roll.get("purpose") if isinstance(roll, dict) else None
@@ -192,22 +147,15 @@ class PromptBar(Static):
             self.local = True
             self.options = list(prompt.get("options") or [])
             who = f"[Seat {int(prompt.get('seat', 0)) + 1}] " if len(local_seats) > 1 else ""
-            if view.get("mode") == "shamblers":
-                labels, header = shamblers.short_labels(prompt, view, width)
-            else:
-                labels, header = option_labels(prompt, dice)
+            labels, header = option_labels(prompt, dice)
             out.append(who + str(prompt.get("text", "")) + header, style="bold")
             out.append_text(pack_options(labels, width))
         self.set_class(not self.local, "waiting")
         if out != self._shown:
-            same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
+            lines = out.plain.count("\n")
+            same_height = self._shown is not None and lines == self._shown.plain.count("\n")
             self._shown = out
             self.update(out, layout=not same_height)
-
-
-def bar_rows(text: Text, width: int) -> int:
-    """Rows the bar needs at `width`, counting lines that wrap (a long prompt takes two)."""
-    return sum(max(1, -(-len(line) // max(1, width))) for line in text.plain.split("\n"))
 
 
 SHORT_LEGEND = "* success T tentacle E elder - blank, lower case: bonus"
