@@ -13,6 +13,7 @@ from .narrate import KIND_STYLES
 from .options import OPTION_KEYS
 from .render_map import render_legend, render_map
 from .render_panes import render_generic, render_investigators, render_story
+from . import render_shamblers as shamblers
 
 
 class ViewPane(LinesView):
@@ -55,6 +56,8 @@ class ViewPane(LinesView):
 
 class MapPane(ViewPane):
     def render_view(self, view: dict[str, Any], width: int) -> Text:
+        if view.get("mode") == "shamblers":
+            return shamblers.render_towns(view, width, ascii_only=self.ascii)
         if view.get("mode") not in (None, "main"):
             return _other_mode(view, "towns", "Towns")
         out = render_map(view, width, ascii_only=self.ascii)
@@ -65,6 +68,8 @@ class MapPane(ViewPane):
 
 class StoryPane(ViewPane):
     def render_view(self, view: dict[str, Any], width: int) -> Text:
+        if view.get("mode") == "shamblers":
+            return shamblers.render_shambler_story(view, width)
         if view.get("mode") not in (None, "main"):
             keys = ("wheel", "goals", "shambler_mat", "discard", "bag_count", "supply_chaos", "shambler_track_count", "die", "banish", "feeding")
             return render_generic({k: view[k] for k in keys if k in view})
@@ -73,6 +78,8 @@ class StoryPane(ViewPane):
 
 class InvestigatorsPane(ViewPane):
     def render_view(self, view: dict[str, Any], width: int) -> Text:
+        if view.get("mode") == "shamblers":
+            return shamblers.render_mats(view, width)
         if view.get("mode") not in (None, "main"):
             return _other_mode(view, "mats", "Player mats")
         return render_investigators(view, detail=width >= 40, width=width)
@@ -122,7 +129,11 @@ class PromptBar(Static):
         out = Text()
         roll = view.get("last_roll") or None
         dice = roll.get("dice") if isinstance(roll, dict) else None
-        if dice:
+        cthulhu_dice = shamblers.dice_line(view) if view.get("mode") == "shamblers" else None
+        if cthulhu_dice is not None:
+            out.append_text(cthulhu_dice)
+            out.append("\n")
+        elif dice:
             line = Text("Dice: ", style="bold")
             line.append_text(faces_rich(dice))
             purpose = roll.get("purpose") if isinstance(roll, dict) else None
@@ -147,15 +158,22 @@ class PromptBar(Static):
             self.local = True
             self.options = list(prompt.get("options") or [])
             who = f"[Seat {int(prompt.get('seat', 0)) + 1}] " if len(local_seats) > 1 else ""
-            labels, header = option_labels(prompt, dice)
+            if view.get("mode") == "shamblers":
+                labels, header = shamblers.short_labels(prompt, view, width)
+            else:
+                labels, header = option_labels(prompt, dice)
             out.append(who + str(prompt.get("text", "")) + header, style="bold")
             out.append_text(pack_options(labels, width))
         self.set_class(not self.local, "waiting")
         if out != self._shown:
-            lines = out.plain.count("\n")
-            same_height = self._shown is not None and lines == self._shown.plain.count("\n")
+            same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
             self._shown = out
             self.update(out, layout=not same_height)
+
+
+def bar_rows(text: Text, width: int) -> int:
+    """Rows the bar needs at `width`, counting lines that wrap (a long prompt takes two)."""
+    return sum(max(1, -(-len(line) // max(1, width))) for line in text.plain.split("\n"))
 
 
 SHORT_LEGEND = "* success T tentacle E elder - blank, lower case: bonus"
