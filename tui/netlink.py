@@ -55,6 +55,7 @@ class NetLink:
         watch: bool = False,
         seed: int | None = None,
         embedded: "EmbeddedHost | None" = None,
+        chat: bool | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -63,6 +64,8 @@ class NetLink:
         self.watch = watch
         self.seed = seed
         self.embedded = embedded
+        self.chat_ok = embedded is None if chat is None else chat
+        """Others may be at the table (a joined host, or ours with open seats): offer chat."""
         self.local_seats: frozenset[int] = frozenset()
         self._wanted = list(seats) if seats else [None]
         self._conns: list[_Conn] = []
@@ -394,7 +397,7 @@ async def embedded_link(options: Any) -> NetLink:
     bind = options.host_bind or "127.0.0.1"
     embedded = EmbeddedHost(game, bots=bot_seats, writer=writer, bot_seed=game.setup.seed, bind=bind, port=options.host_port, code=options.code)
     port = await embedded.start()
-    return NetLink("127.0.0.1" if bind in ("0.0.0.0", "") else bind, port, name=options.name, code=options.code, seats=humans, seed=game.setup.seed, embedded=embedded)
+    return NetLink("127.0.0.1" if bind in ("0.0.0.0", "") else bind, port, name=options.name, code=options.code, seats=humans, seed=game.setup.seed, embedded=embedded, chat=bool(options.remote_seats))
 
 
 def join_link(options: Any) -> NetLink:

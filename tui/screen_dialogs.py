@@ -21,6 +21,7 @@ Keys
   o              the options as a list (arrows, Enter)
   tab            next side pane (small terminals)
   s              save now (also saved after every move)
+  c              chat with the table (networked games)
   q              save and quit (asks first)
   ctrl+q         quit at once
   ? or f1        this help      ctrl+p  command palette

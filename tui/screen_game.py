@@ -16,6 +16,7 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from .chat import ChatInput
 from .link import TableLink, Update
 from .narrate import Names, tell
 from .options import OPTION_KEYS, WIDE_SIZE
@@ -32,6 +33,7 @@ class GameScreen(Screen[None]):
         Binding("o", "choices", "Choices"),
         Binding("tab", "next_pane", "Pane"),
         Binding("s", "save", "Save"),
+        Binding("c", "chat", "Chat"),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "quit_menu", "Quit"),
         Binding("enter", "summary", "Summary", show=False),
@@ -57,6 +59,7 @@ class GameScreen(Screen[None]):
             yield StoryPane("Story Board", id="story")
             yield InvestigatorsPane("Investigators", id="investigators")
             yield LogPane(id="log")
+        yield ChatInput(id="chat")
         yield PromptBar(id="prompt")
         yield Footer()
 
@@ -115,6 +118,8 @@ class GameScreen(Screen[None]):
             return self.compact
         if action == "choices":
             return bool(self.query_one(PromptBar).options) or None
+        if action == "chat":
+            return self.chat_ok
         if action in ("summary", "new_game"):
             return bool(self.view.get("outcome"))
         return True
@@ -208,6 +213,8 @@ class GameScreen(Screen[None]):
     # -- choosing ----------------------------------------------------------
 
     async def on_key(self, event) -> None:
+        if self.query_one(ChatInput).has_focus:
+            return
         key = event.character or ""
         if not key or key not in OPTION_KEYS:
             return
@@ -237,6 +244,22 @@ class GameScreen(Screen[None]):
                 await self.choose(index)
 
         self.app.push_screen(ChoiceScreen(str(prompt.get("text", "")), [str(o.get("label")) for o in options]), picked)
+
+    # -- chat (networked games) ------------------------------------------------
+
+    @property
+    def chat_ok(self) -> bool:
+        return bool(getattr(self.link, "chat_ok", False))
+
+    def action_chat(self) -> None:
+        if self.chat_ok:
+            self.query_one(ChatInput).open()
+
+    async def on_chat_input_said(self, message: ChatInput.Said) -> None:
+        try:
+            await self.link.chat(message.text)
+        except Exception as exc:  # a dropped connection is shown, never a crash
+            self.say("error", f"Chat not sent: {exc}")
 
     # -- saving, quitting, the end -------------------------------------------
 
