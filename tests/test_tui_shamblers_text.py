@@ -236,7 +236,7 @@ def test_payment_choices_are_short_in_the_bar_and_full_in_the_list():
 def test_dice_line_shows_tentacles_and_cost():
     view = banish_game().view(0)
     line = dice_line(view).plain
-    assert line.startswith("Cthulhu Dice: [2] [1]") and "cost 2 (the highest die, never the sum)" in line
+    assert line.startswith("Cthulhu Dice (tentacles): [2] [1]") and "cost 2, the highest die (never the sum)" in line
     story = render_shambler_story(view, 44).plain
     assert "Last roll [2] [1]  cost 2" in story and "Banishing on The Drowned Harbour: cost 2" in story
 

@@ -54,14 +54,14 @@ def tentacle_name(view: dict[str, Any], color: str) -> str:
     return next((str(c.get("tentacle")) for c in colors(view) if c.get("id") == color), str(color).title())
 
 
-def counts(by_color: dict[str, int], order: list[str]) -> Text:
+def counts(by_color: dict[str, int], order: list[str], sep: str = " ") -> Text:
     """'R1 B2' in each color's style, zeros left out; '-' when there is nothing."""
     out = Text()
     for color in order:
         n = int(by_color.get(color, 0) or 0)
         if n > 0:
             if out:
-                out.append(" ")
+                out.append(sep)
             out.append(f"{letter(color)}{n}", style=COLOR_STYLES.get(color, "bold"))
     return out or Text("-", style="dim")
 
@@ -86,11 +86,13 @@ def feeding_town(view: dict[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def _labelled(label: str, short: str, value: Text, inner: int) -> Text:
-    """'Shamblers R1 G1', or 'Sh R1 G1' when the long label does not fit."""
-    line = Text(label + " ", style="dim")
-    if len(label) + 1 + len(value) > inner:
-        line = Text(short + " ", style="dim")
+def _labelled(label: str, short: str, by_color: dict[str, int], order: list[str], inner: int) -> Text:
+    """'Tentacles R1 B1 C1'; when crowded 'Tentacles R1B1G3C1', and only then 'T R1 B1 G3 C1'."""
+    for name, sep in ((label, " "), (label, ""), (short, " "), (short, "")):
+        value = counts(by_color, order, sep)
+        if len(name) + 1 + len(value) <= inner:
+            break
+    line = Text(name + " ", style="dim")
     line.append_text(value)
     line.truncate(inner, pad=True)
     return line
@@ -128,8 +130,11 @@ def render_towns(view: dict[str, Any], width: int, ascii_only: bool = False) -> 
     ring = width >= RING_MIN_WIDTH and len(towns) >= 3
     out = _ring(view, width, ascii_only) if ring else _ring_list(view, width, ascii_only)
     out.append("\n")
-    out.append_text(town_legend(view, width, colors_shown=ring and len(towns) % 2 == 1,
-                                short_labels=not ring and not list_labels_fit(view, width)))
+    if ring:
+        short = not box_labels_fit(view, ring_box_width(view, width)[0] - 2)
+    else:
+        short = not list_labels_fit(view, width)
+    out.append_text(town_legend(view, width, colors_shown=ring and len(towns) % 2 == 1, short_labels=short))
     return out
 
 
@@ -170,8 +175,8 @@ def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> li
     tags.truncate(inner, pad=True)
     rows = [
         name,
-        _labelled("Tentacles", "T", counts(dict(town.get("tentacles") or {}), [*order, CHAOS]), inner),
-        _labelled("Shamblers", "Sh", counts(dict(town.get("shamblers") or {}), order), inner),
+        _labelled("Tentacles", "T", dict(town.get("tentacles") or {}), [*order, CHAOS], inner),
+        _labelled("Shamblers", "Sh", dict(town.get("shamblers") or {}), order, inner),
         tags,
     ]
     lines = [top]
@@ -184,14 +189,30 @@ def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> li
     return lines
 
 
+def ring_box_width(view: dict[str, Any], width: int) -> tuple[int, int]:
+    """(box width, gap between boxes) for the ring at `width` columns."""
+    cols = (len(view.get("towns") or []) + 1) // 2
+    gap = 3 if width >= cols * 22 + 3 * (cols - 1) else 2
+    return max(14, min(BOX_MAX, (width - gap * (cols - 1)) // cols)), gap
+
+
+def box_labels_fit(view: dict[str, Any], inner: int) -> bool:
+    """Whether every Town Card box keeps the long labels (counts may close up to fit)."""
+    order = color_ids(view)
+    return all(
+        len(label) + 1 + len(counts(dict(t.get(key) or {}), colors_of, "")) <= inner
+        for t in view.get("towns") or []
+        for label, key, colors_of in (("Tentacles", "tentacles", [*order, CHAOS]), ("Shamblers", "shamblers", order))
+    )
+
+
 def _ring(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
     """Top row left to right, bottom row right to left: the clockwise ring as a rectangle."""
     towns = view.get("towns") or []
     n = len(towns)
     arrows = ASCII_ARROWS if ascii_only else ARROWS
     cols = (n + 1) // 2
-    gap = 3 if width >= cols * 22 + 3 * (cols - 1) else 2
-    bw = max(14, min(BOX_MAX, (width - gap * (cols - 1)) // cols))
+    bw, gap = ring_box_width(view, width)
     pad = " " * (gap - 2)
     top = list(range(cols))
     bottom: list[int | None] = [None] * cols
@@ -430,13 +451,13 @@ def dice_line(view: dict[str, Any]) -> Text | None:
     dice = [int(d) for d in view.get("last_dice") or []]
     if not dice:
         return None
-    line = Text("Cthulhu Dice: ", style="bold")
+    line = Text("Cthulhu Dice (tentacles): ", style="bold")
     line.append_text(dice_faces(dice))
     cost = max(dice)
     if cost == 0:
         line.append("  all zero: the banish is free", style="dim")
     else:
-        line.append(f"  tentacles per die; cost {cost} (the highest die, never the sum)", style="dim")
+        line.append(f"  cost {cost}, the highest die (never the sum)", style="dim")
     return line
 
 
