@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seek", type=int, metavar="STEP", help="show the state after STEP commands (default: the last)")
     p.add_argument("--json", action="store_true", help="print the header and the spectator view as JSON")
     p.add_argument("--saves", metavar="DIR", help="the saves folder FILE is looked up in")
+    p.add_argument("--tui", action="store_true", help="open the replay viewer at the step (keys step forward and back)")
     p.add_argument(
         "--any-content",
         action="store_true",
@@ -77,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
         game = replay(save, verify=args.verify, seek=step, allow_other_content=args.any_content)
     except SaveError as exc:
         return _fail(str(exc) if exc.path else f"{path}: {exc}")
+    if args.tui:
+        from .screen_replay import run_replay
+
+        return run_replay(save, path, step=step, allow_other_content=args.any_content)
     view = game.view(None)
     if args.json:
         doc = {

@@ -54,6 +54,7 @@ class TitleScreen(Screen[PlayOptions]):
         Binding("right", "change(1)", "Change"),
         Binding("r", "reseed", "New seed"),
         Binding("l", "load", "Load save"),
+        Binding("v", "replay", "Replay a save"),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -121,7 +122,7 @@ class TitleScreen(Screen[PlayOptions]):
             out.append_text(line)
             out.append("\n")
         out.append("\nEnter start   up/down choose   left/right change   digits type the seed\n", style="dim")
-        out.append("r new seed   l load a save   ? help   q quit", style="dim")
+        out.append("r new seed   l load a save   v replay a save   ? help   q quit", style="dim")
         self.query_one("#title-form", Static).update(out)
 
     def action_move(self, step: int) -> None:
@@ -168,22 +169,45 @@ class TitleScreen(Screen[PlayOptions]):
         self.dismiss(self.chosen())
 
     def action_load(self) -> None:
+        entries = self._saves()
+        if entries:
+
+            def picked(path: Any) -> None:
+                if path is not None:
+                    self.dismiss(self.chosen().with_(load=path))
+
+            self.app.push_screen(LoadScreen(entries), picked)
+
+    def action_replay(self) -> None:
+        """Pick a save and step through it in the replay viewer; closing it comes back here."""
+        entries = self._saves()
+        if entries:
+
+            def picked(path: Any) -> None:
+                if path is None:
+                    return
+                from .screen_replay import open_replay
+
+                try:
+                    viewer = open_replay(path)
+                except Exception as exc:  # a damaged or mismatching save: say why, stay here
+                    self.notify(f"Cannot replay {getattr(path, 'name', path)}: {exc}", severity="error", timeout=10)
+                    return
+                self.app.push_screen(viewer)
+
+            self.app.push_screen(LoadScreen(entries, title="Replay a save"), picked)
+
+    def _saves(self) -> list[Any]:
         try:
             from cthulhu.net.savedir import default_saves_dir, list_saves
         except ImportError:
             self.notify("Saves are not available in this build.", severity="warning")
-            return
+            return []
         folder = default_saves_dir(self.options.saves_dir)
         entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []
         if not entries:
             self.notify(f"No saves in {folder}.", severity="warning")
-            return
-
-        def picked(path: Any) -> None:
-            if path is not None:
-                self.dismiss(self.chosen().with_(load=path))
-
-        self.app.push_screen(LoadScreen(entries), picked)
+        return entries
 
 
 class LoadScreen(ModalScreen[Any]):
@@ -191,13 +215,14 @@ class LoadScreen(ModalScreen[Any]):
 
     BINDINGS = [Binding("escape", "cancel", "Back")]
 
-    def __init__(self, entries: list[Any]) -> None:
+    def __init__(self, entries: list[Any], *, title: str = "Load a save") -> None:
         super().__init__()
+        self.title_text = title
         self.entries = sorted(entries, key=lambda e: str(getattr(e.save.header, "updated", "")), reverse=True)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("Load a save", classes="title")
+            yield Static(self.title_text, classes="title")
             yield OptionList(*[Option(self._label(e), id=str(n)) for n, e in enumerate(self.entries)])
 
     @staticmethod

@@ -1,0 +1,160 @@
+"""A saved game to move through step by step, as a `TableLink` the game screen can show.
+
+One step forward applies the recorded command to the game at hand (so its events
+can be told in the Log); any other move seeks from the nearest snapshot with
+`cthulhu.net.saves.seek`. Every state reached is checked against the recorded
+hash, so the viewer never shows a state the save does not vouch for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from cthulhu.core import Command, Game
+
+from .link import Update
+
+
+class Replayer:
+    """The game at any step of a save."""
+
+    def __init__(self, save: Any, content: Any = None, *, allow_other_content: bool = False, step: int = 0) -> None:
+        from cthulhu.net.saves import seek
+
+        if content is None:
+            from cthulhu.content import builtin
+
+            content = builtin()
+        self.save = save
+        self.content = content
+        self.allow_other_content = allow_other_content
+        self.labels: dict[int, str] = {}  # step -> the option's label, learnt when stepping onto it
+        self.game: Game = seek(save, 0, content, allow_other_content=allow_other_content)
+        self.go(step)
+
+    @classmethod
+    def open(cls, path: str | Path, **kw: Any) -> "Replayer":
+        from cthulhu.net.saves import load
+
+        return cls(load(path), **kw)
+
+    @property
+    def last(self) -> int:
+        return self.save.last_step
+
+    @property
+    def step(self) -> int:
+        return self.game.step
+
+    def _clamp(self, step: int) -> int:
+        return max(0, min(self.save.last_step, step))
+
+    def go(self, step: int) -> list[dict[str, Any]]:
+        """Move to `step` (clamped to the save); the events, when it was one step forward."""
+        from cthulhu.net.saves import seek
+
+        step = self._clamp(step)
+        if step == self.game.step:
+            return []
+        if step != self.game.step + 1:
+            # A jump: seek to the step before and take the last one forward, so the
+            # viewer can still say which choice led here.
+            self.game = seek(self.save, step - 1 if step else 0, self.content, allow_other_content=self.allow_other_content)
+            if step:
+                self._forward(step)
+            return []
+        return self._forward(step)
+
+    def _forward(self, step: int) -> list[dict[str, Any]]:
+        from cthulhu.core import Rejected
+        from cthulhu.net.saves import HashMismatch, ReplayRejected, seek
+
+        entry = self.save.steps[step - 1]
+        prompt = self.game.prompt
+        if prompt is not None:
+            label = next((o.label for o in prompt.options if o.command.wire() == entry.command), None)
+            if label is not None:
+                self.labels[step] = label
+        try:
+            events = self.game.apply(entry.seat, Command.from_wire(entry.command))
+        except Rejected as exc:  # an edited save: the rules refuse the recorded command
+            raise ReplayRejected(f"step {step}: the recorded command was refused: {exc}", step=step) from None
+        if self.game.state_hash() != entry.hash:
+            self.game = seek(self.save, step - 1, self.content, allow_other_content=self.allow_other_content)
+            raise HashMismatch(f"hash mismatch at step {step}: the save and the rules disagree", step=step)
+        return [e.wire() for e in events]
+
+    def describe(self, step: int | None = None) -> str:
+        """Who did what to reach `step` (default: the current one)."""
+        step = self.step if step is None else step
+        if step <= 0:
+            return "the table as set up"
+        entry = self.save.steps[step - 1]
+        what = self.labels.get(step)
+        if what is None:
+            args = ", ".join(f"{k}={v}" for k, v in entry.command.items() if k != "kind")
+            what = str(entry.command.get("kind", "?")).replace("_", " ") + (f" ({args})" if args else "")
+        return f"seat {entry.seat + 1}: {what}"
+
+
+class ReplayLink:
+    """A `TableLink` over a `Replayer`: no seats to play, updates when the viewer moves."""
+
+    local_seats: frozenset[int] = frozenset()
+
+    def __init__(self, replayer: Replayer, *, name: str = "") -> None:
+        self.replayer = replayer
+        self.name = name
+        self.seed: int | None = replayer.save.setup.seed
+        self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._closed = False
+
+    def view(self) -> dict[str, Any]:
+        return self.replayer.game.view(None)
+
+    async def open(self) -> Update:
+        r = self.replayer
+        outcome = r.save.header.outcome or "in play"
+        return Update(self.view(), notice=f"Replay of {self.name or 'a save'}: {r.last} steps, {outcome}. Now at step {r.step}.")
+
+    def go(self, step: int) -> None:
+        """Move the replay; the screen hears about it through `updates()`."""
+        from cthulhu.net.saves import SaveError
+
+        r = self.replayer
+        before = r.step
+        try:
+            events = r.go(step)
+        except SaveError as exc:
+            self._queue.put_nowait(Update(self.view(), rejected=str(exc)))
+            return
+        if r.step == before:
+            return
+        if events:
+            notice = f"Step {r.step}: {r.describe()}."
+        else:
+            notice = f"{'Back' if r.step < before else 'On'} to step {r.step} of {r.last}."
+        self._queue.put_nowait(Update(self.view(), events, notice=notice))
+
+    async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
+        return None  # a replay is only watched
+
+    async def updates(self) -> AsyncIterator[Update]:
+        while True:
+            update = await self._queue.get()
+            if update is None:
+                return
+            yield update
+
+    async def chat(self, text: str) -> None:
+        return None
+
+    async def save(self) -> str | None:
+        return None
+
+    async def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._queue.put_nowait(None)
