@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from cthulhu.net.client import ConnectionTrouble, PeerSession
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Rejected, Snapshot, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
 from .link import Update
 
@@ -72,6 +72,7 @@ class NetLink:
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
         self.bytes_in = 0
+        self._seats_seen: dict[int, tuple[str, str | None, bool]] = {}
 
     # -- connecting -----------------------------------------------------------
 
@@ -136,6 +137,8 @@ class NetLink:
         for msg in messages:
             if isinstance(msg, Welcome):
                 conn.welcomed.set()
+                if primary:
+                    self._seat_news(msg.table)
                 if primary and self._queue_ready:
                     self._queue.put_nowait(Update(self._view(), notice="connected to the table"))
             elif isinstance(msg, Error) and msg.fatal:
@@ -154,11 +157,49 @@ class NetLink:
                 self._queue.put_nowait(Update(self._view()))
             elif isinstance(msg, Chat):
                 self._queue.put_nowait(Update(self._view(), chat=(msg.name or "?", msg.text)))
+            elif isinstance(msg, Lobby):
+                for news in self._seat_news(msg.table):
+                    self._queue.put_nowait(Update(self._view(), notice=news))
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
                 self._queue.put_nowait(Update(self._view(), notice=f"The host reveals the seed: {msg.seed}."))
             elif isinstance(msg, ConnectionTrouble):
                 self._queue.put_nowait(Update(self._view(), notice=f"a garbled message from the host: {msg.error}"))
+
+    def _seat_news(self, table: Table) -> list[str]:
+        """Sentences for the seats that changed since the host last told us (none the first time)."""
+        first = not self._seats_seen
+        news = []
+        for s in table.seats:
+            now = (s.kind, s.name, s.connected)
+            before = self._seats_seen.get(s.seat)
+            self._seats_seen[s.seat] = now
+            if first or before == now or s.kind == "bot":
+                continue
+            who = s.name or "a player"
+            if s.kind == "human" and s.connected:
+                news.append(f"{who} {'is back at' if before and before[1] == s.name else 'sits at'} seat {s.seat + 1}.")
+            elif s.kind == "human":
+                news.append(f"{who} left seat {s.seat + 1}; the seat waits for them.")
+            elif s.kind == "open" and before is not None:
+                news.append(f"Seat {s.seat + 1} is open.")
+        return news
+
+    def lobby_info(self) -> dict[str, Any]:
+        """What the table dialog shows: where to join, the code, and the host's latest seat list."""
+        session = self._conns[0].session if self._conns else None
+        if self.embedded is not None:
+            bind = self.embedded.bind
+            address = f"{'THIS-MACHINE' if bind in ('0.0.0.0', '', '::') else bind}:{self.port}"
+        else:
+            address = f"{self.host}:{self.port}"
+        return {
+            "address": address,
+            "code": self.code,
+            "hosting": self.embedded is not None,
+            "local_seats": sorted(self.local_seats),
+            "table": session.table if session is not None else None,
+        }
 
     @property
     def _queue_ready(self) -> bool:

@@ -22,6 +22,7 @@ Keys
   tab            next side pane (small terminals)
   s              save now (also saved after every move)
   c              chat with the table (networked games)
+  L              the table: code, who sits where, open seats
   q              save and quit (asks first)
   ctrl+q         quit at once
   ? or f1        this help      ctrl+p  command palette

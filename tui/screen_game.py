@@ -34,6 +34,7 @@ class GameScreen(Screen[None]):
         Binding("tab", "next_pane", "Pane"),
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
+        Binding("L", "lobby", "Table"),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "quit_menu", "Quit"),
         Binding("enter", "summary", "Summary", show=False),
@@ -120,6 +121,8 @@ class GameScreen(Screen[None]):
             return bool(self.query_one(PromptBar).options) or None
         if action == "chat":
             return self.chat_ok
+        if action == "lobby":
+            return self.chat_ok and hasattr(self.link, "lobby_info")
         if action in ("summary", "new_game"):
             return bool(self.view.get("outcome"))
         return True
@@ -254,6 +257,13 @@ class GameScreen(Screen[None]):
     def action_chat(self) -> None:
         if self.chat_ok:
             self.query_one(ChatInput).open()
+
+    def action_lobby(self) -> None:
+        """Who sits where, the table code and the open seats (networked games)."""
+        if self.check_action("lobby", ()):
+            from .screen_lobby import LobbyScreen
+
+            self.app.push_screen(LobbyScreen(self.link.lobby_info()))
 
     async def on_chat_input_said(self, message: ChatInput.Said) -> None:
         try:
