@@ -95,3 +95,39 @@ def test_log_keeps_at_most_max_lines_and_rewraps_on_resize():
             assert log.text_width > 30 and len(log.lines) <= narrow
 
     asyncio.run(main())
+
+
+class ShrinkingLog(App[None]):
+    CSS = "LogLines { height: 8; width: 30; } LogLines.small { height: 4; }"
+
+    def compose(self):
+        yield LogLines(id="log")
+
+
+def test_the_log_keeps_following_when_its_pane_shrinks_and_never_crops_wrapped_text():
+    async def main():
+        app = ShrinkingLog()
+        async with app.run_test() as pilot:
+            log = app.query_one("#log", LogLines)
+            for n in range(6):
+                log.write(Text(f"entry {n}"))
+            await pilot.pause()
+            log.add_class("small")  # the prompt bar grew: the log got shorter while at the end
+            await pilot.pause()
+            for n in range(6, 20):
+                log.write(Text(f"entry {n} with words enough to wrap past the pane width"))
+                await pilot.pause()
+            assert log.following and log.scroll_offset.y == log.max_scroll_y
+            shown = "".join(log.render_line(y).text for y in range(4))
+            assert "entry 19" in shown.replace("  ", " ") or "width" in shown
+            # Every wrapped piece is whole: joining the pieces gives back the words.
+            words = " ".join(s.text.strip() for s in log.lines)
+            assert "wrap past the pane width" in words
+            log.scroll_to(y=0, animate=False, immediate=True)
+            await pilot.pause()
+            assert not log.following
+            log.write(Text("newest"))
+            await pilot.pause()
+            assert log.scroll_offset.y == 0  # scrolled back: left where the player put it
+
+    asyncio.run(main())

@@ -109,14 +109,28 @@ class LinesView(ScrollView, can_focus=True):
 
 
 class LogLines(LinesView):
-    """Sentences, newest at the bottom, wrapped to the pane; follows the end unless scrolled back."""
+    """Sentences, newest at the bottom, wrapped to the pane; follows the end unless scrolled back.
+
+    Following is a flag the player's own scrolling sets (back: off, to the end: on), not a
+    comparison made at write time: a pane that shrinks while at the end must keep following.
+    """
 
     MAX_LINES = 500
+    # A scrollbar that appears must not narrow the text after it was wrapped (it would crop it).
+    DEFAULT_CSS = "LogLines { scrollbar-gutter: stable; }"
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.entries: list[Text] = []
         self._wrapped_at = 0
+        self.following = True
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new < old:
+            self.following = False
+        if new >= self.max_scroll_y:
+            self.following = True
 
     def write(self, text: Text) -> None:
         self.entries.append(text)
@@ -127,10 +141,12 @@ class LogLines(LinesView):
         if width != self._wrapped_at:
             self.rewrap()
             return
-        at_end = self.scroll_offset.y >= self.max_scroll_y
+        follow = self.following
         lines = self.lines + text_strips(self.app.console, text, width)
         self.set_lines(lines[-self.MAX_LINES :], whole=True)
-        if at_end:
+        if self.text_width != self._wrapped_at:
+            self.rewrap()  # the width changed under us (a scrollbar): wrap again
+        elif follow:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def rewrap(self) -> None:
@@ -141,7 +157,8 @@ class LogLines(LinesView):
         console = self.app.console
         lines = [strip for text in self.entries for strip in text_strips(console, text, width)]
         self.set_lines(lines[-self.MAX_LINES :], whole=True)
-        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        if self.following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def clear(self) -> None:
         self.entries.clear()
@@ -150,3 +167,5 @@ class LogLines(LinesView):
     def on_resize(self) -> None:
         if self.text_width and self.text_width != self._wrapped_at:
             self.rewrap()
+        elif self.following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
