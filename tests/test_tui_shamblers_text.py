@@ -244,3 +244,12 @@ def test_dice_line_shows_tentacles_and_cost():
 def test_game_over_summary_lists_the_mats():
     text = summary(Game.new(Setup(mode="shamblers", seed=2)).view(0)).plain
     assert "Shambler Mat: banished -" in text and "Player 1: Delirium 0/5" in text
+
+
+def test_help_explains_the_mode_being_played():
+    from cthulhu.tui.screen_dialogs import help_text
+
+    shamblers = help_text(mode="shamblers")
+    assert "Cthulhu Die" in shamblers and "never the" in shamblers and "Shambler Mat" in shamblers
+    main = help_text()
+    assert "Mythos" in main and "Shambler" not in main

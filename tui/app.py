@@ -139,7 +139,8 @@ class CthulhuApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            view = getattr(self.screen, "view", None) or {}
+            self.push_screen(HelpScreen(view.get("mode") or self.options.mode))
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         """Every screen (dialogs too) follows the ASCII setting."""

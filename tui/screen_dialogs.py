@@ -53,12 +53,32 @@ HELP_RULES = [
 ]
 
 
-def help_text(width: int = 62) -> str:
-    """Keys and the rules in brief, wrapped to the dialog."""
+SHAMBLERS_RULES = [
+    ("", "Shamblers: banish the Great Old One's minions from a ring of five Town Cards. On your turn:"),
+    ("1. ", "The Wheel turns to a random Town Card: 2 Madness Tentacles come out of the bag onto it, "
+     "and the next Shambler lands two cards clockwise from it."),
+    ("2. ", "Take three actions: Move to a neighbouring card, Gather a tentacle from your card onto "
+     "your Player Mat (a full track costs 1 Delirium instead), or Banish."),
+    ("3. ", "Feed: every card with Shamblers loses one of its Madness Tentacles per Shambler to the "
+     "Shambler Mat."),
+    ("", ""),
+    ("", "Banish: roll one Cthulhu Die per Shambler on your card. The highest single die (never the "
+     "sum) is the cost, paid in tentacles of the banished Shambler's color; up to two Chaos "
+     "Tentacles may stand in. Then the Shambler goes to the Shambler Mat and 1, 2 or 3 tentacles "
+     "of its color leave the Shambler Mat, for 0, 1 or 2 Rage Tentacles you held when you began."),
+    ("", ""),
+    ("", "Win with three Shamblers of every color on the Shambler Mat. Lose when a Shambler is due "
+     "and none are left, when the Shambler Mat holds six tentacles of one color, or when anyone's "
+     "Delirium fills."),
+]
+
+
+def help_text(width: int = 62, mode: str = "main") -> str:
+    """Keys and the rules of the mode being played in brief, wrapped to the dialog."""
     import textwrap
 
     lines = [HELP_KEYS, "The game in brief (in our own words)"]
-    for bullet, para in HELP_RULES:
+    for bullet, para in SHAMBLERS_RULES if mode == "shamblers" else HELP_RULES:
         if not para:
             lines.append("")
             continue
@@ -70,11 +90,15 @@ def help_text(width: int = 62) -> str:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
 
+    def __init__(self, mode: str = "main") -> None:
+        super().__init__()
+        self.mode = mode
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-body"):
-                yield Static(help_text())
+                yield Static(help_text(mode=self.mode))
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
