@@ -216,6 +216,18 @@ def render_legend(view: dict[str, Any], width: int = 80) -> Text:
     gates = "/".join("#" + c[:1].lower() for c in ((view.get("episode") or {}).get("gates") or {}))
     for mark, name in ((gates or "#", "gate"), ("S", "start"), ("/", "stairs"), ("=", "tunnel"), ("F", "fire"), (":n", "wounds")):
         pieces.append((mark, "dim", name))
+    out = legend_text(pieces, width)
+    here = active_space(view)
+    if here:
+        ep = view.get("episode") or {}
+        names = {sp["id"]: sp.get("name", sp["id"]) for t in ep.get("tiles", []) for sp in t.get("spaces", [])}
+        exits = ", ".join(names.get(s, s) for s in (ep.get("adjacent") or {}).get(here, []))
+        out.append(f"\nExits from {names.get(here, here)}: {exits}")
+    return out
+
+
+def legend_text(pieces: list[tuple[str, str, str]], width: int, dim_names: bool = False) -> Text:
+    """`mark name` pairs laid out in rows that fit `width`; names dim (always, or with a dim mark)."""
     out = Text()
     used = 0
     for mark, style, name in pieces:
@@ -227,12 +239,6 @@ def render_legend(view: dict[str, Any], width: int = 80) -> Text:
             out.append("  ")
             used += 2
         out.append(mark, style=style)
-        out.append(" " + name, style="dim" if style == "dim" else "")
+        out.append(" " + name, style="dim" if dim_names or style == "dim" else "")
         used += size
-    here = active_space(view)
-    if here:
-        ep = view.get("episode") or {}
-        names = {sp["id"]: sp.get("name", sp["id"]) for t in ep.get("tiles", []) for sp in t.get("spaces", [])}
-        exits = ", ".join(names.get(s, s) for s in (ep.get("adjacent") or {}).get(here, []))
-        out.append(f"\nExits from {names.get(here, here)}: {exits}")
     return out

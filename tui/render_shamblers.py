@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from .render_map import INVESTIGATOR_STYLES, abbreviate
+from .render_map import INVESTIGATOR_STYLES, abbreviate, legend_text
 from .render_panes import track
 
 CHAOS = "chaos"
@@ -333,19 +333,7 @@ def town_legend(view: dict[str, Any], width: int = 80, colors_shown: bool = Fals
     if short_labels:
         pieces += [("T", "dim", "tentacles"), ("Sh", "dim", "Shamblers")]
     towns = view.get("towns") or []
-    out = Text()
-    used = 0
-    for mark, style, name in pieces:
-        size = len(mark) + 1 + len(name)
-        if used and used + 2 + size > width:
-            out.append("\n")
-            used = 0
-        elif used:
-            out.append("  ")
-            used += 2
-        out.append(mark, style=style)
-        out.append(" " + name, style="dim")
-        used += size
+    out = legend_text(pieces, width, dim_names=True)
     here = active_town(view)
     if here is not None and towns and colors_shown:
         n = len(towns)
