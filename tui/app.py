@@ -24,19 +24,9 @@ LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitab
 
 def local_link(options: PlayOptions) -> TableLink:
     """A game in this process (no network)."""
-    from cthulhu.core import Setup
-
     if options.load is not None:
         return LocalLink.load(options.load, bots=options.bots, bot_kind=options.bot_kind)
-    setup = Setup(
-        mode=options.mode,
-        seed=options.seed if options.seed is not None else random_seed(),
-        episode=options.episode,
-        elder_one=options.elder_one,
-        investigators=list(options.investigators),
-        players=max(1, options.players + options.bots),
-    )
-    return LocalLink.new(setup, bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir)
+    return LocalLink.new(options.setup(), bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir)
 
 
 async def default_link(options: PlayOptions) -> TableLink:

@@ -51,6 +51,19 @@ class TableLink(Protocol):
     async def close(self) -> None: ...
 
 
+class QueuedUpdates:
+    """The `updates()` stream of a link that posts its Updates on a queue (None ends it)."""
+
+    _queue: asyncio.Queue[Update | None]
+
+    async def updates(self) -> AsyncIterator[Update]:
+        while True:
+            update = await self._queue.get()
+            if update is None:
+                return
+            yield update
+
+
 class _Autosave:
     """The save file written after every command, if the saves module is installed."""
 
@@ -94,7 +107,7 @@ def load_game(path: str | Path) -> tuple[Game, Any]:
     return resume(save), save
 
 
-class LocalLink:
+class LocalLink(QueuedUpdates):
     """A table in this process: the `Game` itself, bots, hot-seat players and autosave.
 
     Bots sit at `bot_seats`; after every human command they play until a human
@@ -190,13 +203,6 @@ class LocalLink:
             self._record(prompt.seat, cmd)
             await self._queue.put(Update(self._view(), [e.wire() for e in events]))
             await asyncio.sleep(0)
-
-    async def updates(self) -> AsyncIterator[Update]:
-        while True:
-            update = await self._queue.get()
-            if update is None:
-                return
-            yield update
 
     async def chat(self, text: str) -> None:
         await self._queue.put(Update(self._view(), chat=("you", text)))

@@ -17,12 +17,12 @@ import asyncio
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from cthulhu.net.client import ConnectionTrouble, PeerSession
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
-from .link import Update
+from .link import QueuedUpdates, Update
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0)
 
@@ -41,7 +41,7 @@ class _Conn:
     wanted_seat: int | None = None
 
 
-class NetLink:
+class NetLink(QueuedUpdates):
     """A `TableLink` to a host at host:port (one connection per local seat)."""
 
     def __init__(
@@ -248,13 +248,6 @@ class NetLink:
                 return
         await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
 
-    async def updates(self) -> AsyncIterator[Update]:
-        while True:
-            update = await self._queue.get()
-            if update is None:
-                return
-            yield update
-
     async def chat(self, text: str) -> None:
         if self._conns:
             self._conns[0].session.chat(text)
@@ -394,9 +387,7 @@ class EmbeddedHost:
 
 async def embedded_link(options: Any) -> NetLink:
     """`cthulhu play`: a host in this process on a loopback port, and this terminal's seats joined to it."""
-    from cthulhu.core import Game, Setup
-
-    from .options import random_seed
+    from cthulhu.core import Game
 
     writer = None
     if options.load is not None:
@@ -410,14 +401,7 @@ async def embedded_link(options: Any) -> NetLink:
         except ImportError:
             writer = None
     else:
-        setup = Setup(
-            mode=options.mode,
-            seed=options.seed if options.seed is not None else random_seed(),
-            episode=options.episode,
-            elder_one=options.elder_one,
-            investigators=list(options.investigators),
-            players=max(1, options.players + options.bots),
-        )
+        setup = options.setup()
         game = Game.new(setup)
         if options.saves_dir is not None:
             try:

@@ -48,3 +48,16 @@ class PlayOptions:
 
     def with_(self, **changes) -> "PlayOptions":
         return replace(self, **changes)
+
+    def setup(self):
+        """The `Setup` of a new game with these choices (a fresh seed when none was given)."""
+        from cthulhu.core import Setup
+
+        return Setup(
+            mode=self.mode,
+            seed=self.seed if self.seed is not None else random_seed(),
+            episode=self.episode,
+            elder_one=self.elder_one,
+            investigators=list(self.investigators),
+            players=max(1, self.players + self.bots),
+        )

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from cthulhu.core import Command, Game
 
-from .link import Update
+from .link import QueuedUpdates, Update
 
 
 class Replayer:
@@ -99,7 +99,7 @@ class Replayer:
         return f"seat {entry.seat + 1}: {what}"
 
 
-class ReplayLink:
+class ReplayLink(QueuedUpdates):
     """A `TableLink` over a `Replayer`: no seats to play, updates when the viewer moves."""
 
     local_seats: frozenset[int] = frozenset()
@@ -140,13 +140,6 @@ class ReplayLink:
 
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         return None  # a replay is only watched
-
-    async def updates(self) -> AsyncIterator[Update]:
-        while True:
-            update = await self._queue.get()
-            if update is None:
-                return
-            yield update
 
     async def chat(self, text: str) -> None:
         return None
