@@ -287,7 +287,6 @@ def list_labels_fit(view: dict[str, Any], width: int) -> bool:
 def _ring_list(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
     """Narrow panes: two lines per Town Card, clockwise, with the wrap-around said once."""
     towns = view.get("towns") or []
-    order = color_ids(view)
     arrows = ASCII_ARROWS if ascii_only else ARROWS
     here = active_town(view)
     n = len(towns)

@@ -239,7 +239,7 @@ class Engine(Effects):
         s.track += 1
         self.emit("elder_advanced", name=eo.name, track=s.track, last=eo.track, token="progression" if s.summoned else "figure")
         if s.summoned and s.track >= eo.track:
-            self.lose("track_end", f"the Progression token reached the last space of the summoning track")
+            self.lose("track_end", "the Progression token reached the last space of the summoning track")
             return
         self.push({"k": "reshuffle", "inv": task["inv"]})
         # The Elder One's effects first, then the episode's.
