@@ -10,7 +10,9 @@ from .errors import (
     Rejected,
     StalePrompt,
 )
-from .game import Game, Rules, rules_for, script_dice
+from .game import Game, Rules, script_dice
+from . import modes
+from .modes import Mode
 from .setup import Setup
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "GameOver",
     "IllegalCommand",
     "MalformedCommand",
+    "Mode",
     "NotYourDecision",
     "Option",
     "Prompt",
@@ -28,6 +31,6 @@ __all__ = [
     "Rules",
     "Setup",
     "StalePrompt",
-    "rules_for",
+    "modes",
     "script_dice",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from . import modes
 from .canon import digest
 from .command import Command, Event, Prompt
 from .errors import GameOver, IllegalCommand, NotYourDecision, StalePrompt
@@ -30,18 +31,6 @@ class Rules(Protocol):
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> Any: ...
 
 
-def rules_for(mode: str) -> Rules:
-    if mode == "main":
-        from .main.rules import MainRules
-
-        return MainRules()
-    if mode == "shamblers":
-        from .shamblers.rules import ShamblerRules
-
-        return ShamblerRules()
-    raise ValueError(f"unknown mode {mode!r}")
-
-
 class Game:
     """One game: apply legal commands, read per-seat views, hash the state."""
 
@@ -61,7 +50,7 @@ class Game:
             from cthulhu.content import builtin
 
             content = builtin()
-        rules = rules_for(setup.mode)
+        rules = modes.get(setup.mode).rules()
         state = rules.new_state(setup, content)
         game = cls(setup, content, rules, state)
         game._start_events = rules.start(state)
@@ -125,7 +114,7 @@ class Game:
     @classmethod
     def from_canonical(cls, data: dict[str, Any], content: Any) -> "Game":
         setup = Setup.model_validate(data["setup"])
-        rules = rules_for(setup.mode)
+        rules = modes.get(setup.mode).rules()
         state = rules.from_canonical(data["state"], setup, content)
         return cls(setup, content, rules, state, step=int(data["step"]))
 

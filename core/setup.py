@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Setup(BaseModel):
@@ -12,13 +10,21 @@ class Setup(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    mode: Literal["main", "shamblers"] = "main"
+    mode: str = "main"  # a registered mode (`cthulhu.core.modes`)
     elder_one: str | None = None
     episode: str | None = None
     investigators: list[str] = Field(default_factory=list)
     players: int = Field(default=1, ge=1, le=5)
     seats: list[int] | None = None
     seed: int = Field(default=0, ge=0, lt=2**63)
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, mode: str) -> str:
+        from . import modes
+
+        modes.get(mode)  # ValueError naming the known modes
+        return mode
 
     @model_validator(mode="after")
     def _seats_fit(self) -> "Setup":

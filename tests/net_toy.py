@@ -1,8 +1,9 @@
-"""A tiny game mode for network tests that must not wait for the real modes.
+"""A tiny third game mode, added by files only: it registers itself and everything works.
 
 It has what the network must get right: a hidden shuffled deck (the secret),
 private hands (each seat sees its own cards, others only counts), several
-seats taking turns, and an end. It plugs into the real `Game` façade.
+seats taking turns, and an end. It plugs into the real `Game` façade through
+the mode registry, exactly as the built-in modes do.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cthulhu.core import Command, Event, Game, Option, Prompt, Setup
+from cthulhu.core import Command, Event, Game, Mode, Option, Prompt, Setup, modes
+from cthulhu.core.bots import ViewBot
 from cthulhu.core.rng import Rng
 
 CARDS = [f"card-{i:02d}" for i in range(24)]
@@ -105,10 +107,19 @@ class ToyRules:
                         list(data["played"]), data["turn"], data["score"])
 
 
+class ToyHeuristic(ViewBot):
+    """Plays a card whenever it holds one, else takes the first option."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+        commands = [o["command"] for o in view["prompt"]["options"]]
+        return next((c for c in commands if c["kind"] == "play"), commands[0])
+
+
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=dict, bots={"heuristic": ToyHeuristic}))
+
+
 def toy_game(seed: int = 1, players: int = 4) -> Game:
-    setup = Setup(mode="main", seed=seed, players=players)
-    rules = ToyRules()
-    state = rules.new_state(setup, None)
-    game = Game(setup, None, rules, state)
-    game._start_events = rules.start(state)
-    return game
+    return Game.new(Setup(mode="toy", seed=seed, players=players))

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup
-    from cthulhu.core.sim import coverage_entries, coverage_report, game_seed, play
+    from cthulhu.core.sim import coverage_report, game_seed, play
 
     events_out = open(args.events, "w", encoding="utf-8") if args.events else None
     outcomes: Counter[str] = Counter()
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     commands = turns = finished = summoned = 0
     digest = hashlib.blake2b(digest_size=16)
     used: Counter[str] = Counter()
-    entries = _coverage_entries(args, coverage_entries)
+    entries = _coverage_entries(args)
     started = time.perf_counter()
     for n in range(args.games):
         seed = game_seed(args.seed, n)
@@ -104,18 +104,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def _coverage_entries(args: argparse.Namespace, coverage_entries) -> dict[str, list[str]] | None:
-    """The entries of the chosen (or default) Elder One and episode; None outside the main game."""
-    if args.mode != "main":
-        return None
+def _coverage_entries(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """The entries a game of the chosen (or default) setup can use, when the mode lists them."""
     from cthulhu.content import builtin
-    from cthulhu.core import Setup
-    from cthulhu.core.main.rules import resolve_setup
+    from cthulhu.core import Setup, modes
 
-    main = builtin().main
-    setup = Setup(mode="main", episode=args.episode, elder_one=args.elder_one)
-    try:
-        episode, elder_one, _ = resolve_setup(setup, main)
-    except ValueError:
-        return None  # every game will fail the same way and be reported as an error
-    return coverage_entries(main, episode, elder_one)
+    hook = modes.get(args.mode).coverage
+    if hook is None:
+        return None
+    return hook(builtin(), Setup(mode=args.mode, episode=args.episode, elder_one=args.elder_one))

@@ -10,24 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..command import Command
-from ..game import Game
+from ..bots import ViewBot
 from ..rng import Rng
 from .board import distances
-
-EXPECTED_HITS = {"standard": 0.5, "bonus": 0.5}
-
 
 def json_key(command: dict[str, Any]) -> tuple:
     return tuple(sorted((k, str(v)) for k, v in command.items()))
 
 
-class HeuristicBot:
+class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)
-
-    def choose(self, game: Game, seat: int) -> Command:
-        return Command.from_wire(self.choose_view(game.view(seat)))
 
     # ------------------------------------------------------------------ reading the table
 

@@ -17,9 +17,10 @@ DEFAULT_INVESTIGATORS = 2
 
 
 def _main(content: Any) -> MainContent:
-    if content is None or content.main is None:
+    if content is None:
         raise ContentError(["main/: no main-game content loaded"])
-    return content.main
+    part: MainContent = content.part("main")
+    return part
 
 
 def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:

@@ -1,0 +1,41 @@
+"""Shamblers mode (RULES.md Part B): banish the Shamblers from a ring of Town Cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..modes import Mode
+
+
+def _rules() -> Any:
+    from .rules import ShamblerRules
+
+    return ShamblerRules()
+
+
+def _content(docs: dict[str, dict[str, Any]]) -> Any:
+    from .content import load_shamblers
+
+    return load_shamblers(docs)
+
+
+def _heuristic(seed: int) -> Any:
+    from .heuristic import HeuristicBot
+
+    return HeuristicBot(seed)
+
+
+def _summary(game: Any) -> dict[str, str | int | bool | None]:
+    view = game.view(None)
+    return {"turn": view["turn"], "phase": view["phase"]}
+
+
+MODE = Mode(
+    name="shamblers",
+    title="Shamblers",
+    rules=_rules,
+    view=dict,
+    content=_content,
+    bots={"heuristic": _heuristic},
+    summary=_summary,
+)

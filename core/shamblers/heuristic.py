@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..command import Command
-from ..game import Game
+from ..bots import ViewBot
 from ..rng import Rng
 
 CHAOS = "chaos"
@@ -61,17 +60,9 @@ class _Board:
         return sum(self.towns[index]["tentacles"][c] for c in self.colors)
 
 
-class HeuristicBot:
+class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)  # breaks exact ties only
-
-    def choose(self, game: Game, seat: int) -> Command:
-        prompt = game.prompt
-        if prompt is None or prompt.seat != seat or game.outcome is not None:
-            raise ValueError(f"seat {seat} has nothing to decide")
-        view = game.rules.view(game.state, seat)
-        view["prompt"] = prompt.wire()
-        return Command.from_wire(self.choose_view(view))
 
     def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
         """Pick from `view["prompt"]` (the view of the deciding seat); returns a wire command."""

@@ -44,9 +44,7 @@ WHEEL = "wheel"
 
 
 def _cfg(content: Any) -> ShamblersContent:
-    cfg = getattr(content, "shamblers", None)
-    if not isinstance(cfg, ShamblersContent):
-        raise ValueError("this content has no Shamblers mode (content/shamblers/ is missing)")
+    cfg: ShamblersContent = content.part("shamblers")
     return cfg
 
 

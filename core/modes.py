@@ -1,0 +1,118 @@
+"""The one registry of game modes: a name -> its rules, view type, events, prompts, content and bots.
+
+A mode is a package that declares a module-level `MODE` (a `Mode`), the way a
+python-chess variant is a class that overrides a few declared hooks and carries
+its name. The built-in modes are found by looking for sub-packages of
+`cthulhu.core` that declare one, so adding a mode is adding files; tests and
+plug-ins may `register` more. Nothing outside this registry asks which mode it
+is playing: it asks the mode.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .bots import Bot
+    from .command import Event
+    from .game import Game, Rules
+    from .setup import Setup
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What a mode declares. Only `name`, `title`, `rules` and `view` are required.
+
+    `view` is the `TypedDict` of `Game.view` for this mode (tests validate every view
+    against it); `events` maps each event type to its class; `prompts` maps each
+    prompt kind to the `TypedDict` of its options' `data`. `content` loads the mode's
+    folder of the content tree (`<name>/`), already parsed from TOML. `bots` maps a
+    bot kind to a factory taking the bot's seed ("random" is added for every mode).
+    `summary` gives the public facts a save listing shows, from a spectator view.
+    `coverage` lists the content entries a game of this setup can use (for `sim`).
+    """
+
+    name: str
+    title: str
+    rules: Callable[[], Rules]
+    view: Any
+    events: Mapping[str, type[Event]] = field(default_factory=dict)
+    prompts: Mapping[str, Any] = field(default_factory=dict)
+    content: Callable[[dict[str, dict[str, Any]]], Any] | None = None
+    bots: Mapping[str, Callable[[int], Bot]] = field(default_factory=dict)
+    summary: Callable[[Game], dict[str, str | int | bool | None]] | None = None
+    coverage: Callable[[Any, Setup], dict[str, list[str]] | None] | None = None
+
+    def bot(self, kind: str, seed: int) -> Bot:
+        """A bot of `kind` for this mode; every mode has "random"."""
+        factory = self.bots.get(kind)
+        if factory is None:
+            if kind == "random":
+                from .bots import RandomBot
+
+                return RandomBot(seed)
+            raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
+        return factory(seed)
+
+    @property
+    def bot_kinds(self) -> list[str]:
+        return sorted({"random", *self.bots})
+
+
+_MODES: dict[str, Mode] = {}
+_discovered = False
+
+
+def register(mode: Mode) -> Mode:
+    """Add a mode (a plug-in, or a test's own); the same name twice is an error."""
+    _discover()
+    old = _MODES.get(mode.name)
+    if old is not None and old is not mode:
+        raise ValueError(f"a mode named {mode.name!r} is already registered")
+    _MODES[mode.name] = mode
+    return mode
+
+
+def unregister(name: str) -> None:
+    """Remove a mode added with `register` (tests clean up after themselves)."""
+    _MODES.pop(name, None)
+
+
+def _discover() -> None:
+    """Import every sub-package of `cthulhu.core` that declares a `MODE`."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    import cthulhu.core as core
+
+    for info in sorted(pkgutil.iter_modules(core.__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"cthulhu.core.{info.name}")
+        mode = getattr(module, "MODE", None)
+        if isinstance(mode, Mode):
+            _MODES.setdefault(mode.name, mode)
+
+
+def get(name: str) -> Mode:
+    """The mode called `name`; `ValueError` naming the known ones otherwise."""
+    _discover()
+    mode = _MODES.get(name)
+    if mode is None:
+        raise ValueError(f"unknown mode {name!r} (choose from {', '.join(names())})")
+    return mode
+
+
+def names() -> list[str]:
+    """Every registered mode's name: the built-in ones first (in package order), then the others."""
+    _discover()
+    return list(_MODES)
+
+
+def all_modes() -> list[Mode]:
+    return [_MODES[n] for n in names()]
