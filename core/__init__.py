@@ -1,6 +1,6 @@
 """The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`."""
 
-from .command import Command, Event, Option, Prompt
+from .command import Command, Event, Option, OptionWire, Prompt, PromptWire
 from .errors import (
     ContentError,
     GameOver,
@@ -26,7 +26,9 @@ __all__ = [
     "Mode",
     "NotYourDecision",
     "Option",
+    "OptionWire",
     "Prompt",
+    "PromptWire",
     "Rejected",
     "Rules",
     "Setup",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from .errors import MalformedCommand
 
 _SCALARS = (str, int, bool, type(None))
@@ -73,13 +75,36 @@ class Command:
         return f"{self.kind}({inner})"
 
 
+class OptionWire(TypedDict):
+    command: dict[str, Any]  # `Command.wire()`: {"kind": ..., **arguments}
+    label: str  # for people: the Choices list shows it whole
+    data: dict[str, Any]  # what an interface needs, declared per prompt kind by the mode
+
+
+class PromptWire(TypedDict):
+    seat: int
+    kind: str
+    text: str
+    version: int
+    actor: int | None
+    options: list[OptionWire]
+    extra: dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
+    """One legal answer: the command, a label for people, and structured data for interfaces.
+
+    `data` follows the `TypedDict` the mode declares for the prompt's kind, so an
+    interface never parses `label` to learn a cost, a die or a payment.
+    """
+
     command: Command
     label: str
+    data: Any = field(default_factory=dict)
 
-    def wire(self) -> dict[str, Any]:
-        return {"command": self.command.wire(), "label": self.label}
+    def wire(self) -> OptionWire:
+        return {"command": self.command.wire(), "label": self.label, "data": self.data}
 
 
 @dataclass(slots=True)
@@ -94,7 +119,7 @@ class Prompt:
     actor: int | None = None  # the investigator (or player mat) the choice is about
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self) -> PromptWire:
         return {
             "seat": self.seat,
             "kind": self.kind,

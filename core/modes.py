@@ -14,7 +14,10 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ConfigDict, TypeAdapter
 
 if TYPE_CHECKING:
     from .bots import Bot
@@ -57,6 +60,16 @@ class Mode:
                 return RandomBot(seed)
             raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
         return factory(seed)
+
+    @cached_property
+    def _view_adapter(self) -> TypeAdapter[Any]:
+        # A one-item list: pydantic takes a config for the whole tree only around a TypedDict.
+        return TypeAdapter(list[self.view], config=ConfigDict(extra="forbid", strict=True))  # type: ignore[name-defined]
+
+    def check_view(self, view: Any) -> Any:
+        """A checked copy of `view` if it has exactly the declared shape of this mode's view
+        (no key missing, none extra, every type strict); `pydantic.ValidationError` otherwise."""
+        return self._view_adapter.validate_python([view])[0]
 
     @property
     def bot_kinds(self) -> list[str]:

@@ -9,13 +9,37 @@ the mode registry, exactly as the built-in modes do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from cthulhu.core import Command, Event, Game, Mode, Option, Prompt, Setup, modes
+from typing_extensions import NotRequired, TypedDict
+
+from cthulhu.core import Command, Event, Game, Mode, Option, Prompt, PromptWire, Setup, modes
 from cthulhu.core.bots import ViewBot
 from cthulhu.core.rng import Rng
 
 CARDS = [f"card-{i:02d}" for i in range(24)]
+
+
+class HandView(TypedDict):
+    seat: int
+    count: int
+    cards: NotRequired[list[str]]  # only in the view of the seat holding them
+
+
+class DeckView(TypedDict):
+    size: int
+
+
+class ToyView(TypedDict):
+    mode: Literal["toy"]
+    deck: DeckView
+    played: list[str]
+    score: int
+    turn: int
+    hands: list[HandView]
+    step: int
+    outcome: str | None
+    prompt: PromptWire | None
 
 
 @dataclass(slots=True)
@@ -81,15 +105,20 @@ class ToyRules:
             return "lost"
         return None
 
-    def view(self, state: ToyState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: ToyState, seat: int | None) -> ToyView:
         return {
+            "mode": "toy",
             "deck": {"size": len(state.deck)},
             "played": list(state.played),
             "score": state.score,
             "turn": state.turn,
             "hands": [
-                {"seat": i, "count": len(h), **({"cards": sorted(h)} if i == seat else {})} for i, h in enumerate(state.hands)
+                {"seat": i, "count": len(h), **({"cards": sorted(h)} if i == seat else {})}  # type: ignore[typeddict-item]
+                for i, h in enumerate(state.hands)
             ],
+            "step": 0,
+            "outcome": None,
+            "prompt": None,
         }
 
     def canonical(self, state: ToyState) -> dict[str, Any]:
@@ -118,7 +147,7 @@ class ToyHeuristic(ViewBot):
         return next((c for c in commands if c["kind"] == "play"), commands[0])
 
 
-MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=dict, bots={"heuristic": ToyHeuristic}))
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, bots={"heuristic": ToyHeuristic}))
 
 
 def toy_game(seed: int = 1, players: int = 4) -> Game:

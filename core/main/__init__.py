@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..modes import Mode
+from .view import MainView
 
 
 def _rules() -> Any:
@@ -51,7 +52,7 @@ MODE = Mode(
     name="main",
     title="Main game",
     rules=_rules,
-    view=dict,
+    view=MainView,
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,

@@ -7,11 +7,214 @@ same table; the seat is kept for modes and cards that hide more.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from typing_extensions import NotRequired, TypedDict
+
+from ..command import PromptWire
 from .content import MainContent, RitualOp, TokenOp, walk_ops
 from .mods import mods_of
 from .state import Investigator, MainState
+
+# ---------------------------------------------------------------------- the declared view
+
+
+class SpaceRef(TypedDict):
+    id: str
+    name: str
+
+
+class TileView(TypedDict):
+    id: str
+    name: str
+    pos: list[int]  # column, row on the table
+    spaces: list[SpaceRef]
+
+
+class RequirementView(TypedDict):
+    at: list[str]
+    safe: bool
+    fire_here: bool
+    space_token: str | None
+    tokens: dict[str, int]
+
+
+class EpisodeActionView(TypedDict):
+    name: str
+    text: str
+    requires: RequirementView
+    advances: bool  # moves the ritual on (bots aim for these)
+
+
+class EpisodeView(TypedDict):
+    id: str
+    name: str
+    blurb: str
+    tiles: list[TileView]
+    adjacent: dict[str, list[str]]
+    staircases: list[str]
+    tunnels: list[str]
+    gates: dict[str, str]  # color -> space
+    start: str
+    actions: list[EpisodeActionView]
+
+
+class SkillView(TypedDict):
+    id: str
+    name: str
+    unique: bool
+    levels: list[str]  # the text of each level
+    level: int
+
+
+class CardView(TypedDict):
+    """A claimed Discovery half; Companions add their wounds and health."""
+
+    card: str
+    name: str
+    kind: Literal["item", "companion", "condition"]
+    text: str
+    side: Literal["left", "right"]
+    wounds: NotRequired[int]
+    health: NotRequired[int | None]
+
+
+class InsanityView(TypedDict):
+    name: str
+    text: str
+
+
+class InvestigatorView(TypedDict):
+    index: int
+    id: str
+    name: str
+    title: str
+    seat: int
+    space: str
+    alive: bool
+    cause: str | None  # "killed" or "madness"
+    wounds: int
+    health: int
+    stress: int
+    stress_max: int
+    sanity: int
+    skull: int
+    thresholds: list[int]
+    bonus_thresholds: list[int]
+    reached: list[int]
+    bonus: int
+    fire: int
+    skills: list[SkillView]
+    mods: dict[str, int | bool]  # the modifiers that are not zero
+    tokens: dict[str, int]
+    cards: list[CardView]
+    insanity: InsanityView | None
+    kept: list[str]  # names of the Mythos cards kept by an insanity
+
+
+class EnemyView(TypedDict):
+    id: str
+    kind: str
+    name: str
+    space: str
+    wounds: int
+    health: int
+
+
+class ReferenceView(TypedDict):
+    name: str
+    category: Literal["cultist", "monster"]
+    health: int
+    standard: int
+    bonus: int
+    ability: str | None
+
+
+class StageView(TypedDict):
+    name: str
+    text: str
+    health: int | None
+    standard: int
+    bonus: int
+    revealed: bool
+    defeated: bool
+    wounds: int
+
+
+class ElderOneView(TypedDict):
+    id: str
+    name: str
+    minion: str
+    track: int  # the last space of the summoning track
+    first_red: int
+    position: int
+    summoned: bool
+    stage: int  # index into stages (0 = Stage 1)
+    space: str | None
+    stages: list[StageView]
+
+
+class MythosCardView(TypedDict):
+    name: str
+    text: str
+    summoning: bool
+
+
+class MythosView(TypedDict):
+    deck: int
+    discard: list[MythosCardView]
+    summoning: int  # summoning symbols in the discard
+
+
+class DiscoveryView(TypedDict):
+    deck: int
+    discard: int
+
+
+class RitualView(TypedDict):
+    name: str
+    text: str
+    needed: int
+    progress: int
+    disrupted: bool
+
+
+class RollView(TypedDict):
+    inv: int
+    purpose: str  # "attack", "defend", "check", "fire"
+    dice: list[list[str]]  # [die ("standard" or "bonus"), face ("success+tentacle", "" for blank)]
+
+
+class MainView(TypedDict):
+    """`Game.view(seat)` of the main game. The façade fills `step`, `outcome` and `prompt`."""
+
+    mode: Literal["main"]
+    episode: EpisodeView
+    investigators: list[InvestigatorView]
+    enemies: list[EnemyView]
+    reference: dict[str, ReferenceView]
+    reserve: dict[str, int]
+    fire: dict[str, int]
+    fire_reserve: int
+    wound_tokens: int
+    space_tokens: dict[str, dict[str, int]]
+    tokens: dict[str, str]  # token id -> name
+    elder_one: ElderOneView
+    mythos: MythosView
+    discovery: DiscoveryView
+    ritual: RitualView
+    turn: int
+    active: int
+    phase: str
+    actions_left: int
+    last_roll: RollView | None
+    cause: str | None
+    step: int
+    outcome: str | None
+    prompt: PromptWire | None
+
+
+# ---------------------------------------------------------------------- building it
 
 
 def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str, Any]:
@@ -116,7 +319,7 @@ def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[s
     }
 
 
-def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict | None = None) -> dict[str, Any]:
+def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict[Any, Any] | None = None) -> MainView:
     """The seat's view. Parts that never change in a game are built once and shared between
     views (so a diff can skip them by identity): treat every view as read-only."""
     memo = {} if memo is None else memo
@@ -153,7 +356,7 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> di
     }
 
 
-def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> dict[str, Any]:
+def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> MainView:
     roll = None
     if s.last_roll is not None:
         faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
@@ -199,4 +402,7 @@ def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> dict[str, 
         "actions_left": s.actions_left,
         "last_roll": roll,
         "cause": s.cause,
+        "step": 0,  # filled by the façade, as are the next two
+        "outcome": None,
+        "prompt": None,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..modes import Mode
+from .view import ShamblersView
 
 
 def _rules() -> Any:
@@ -34,7 +35,7 @@ MODE = Mode(
     name="shamblers",
     title="Shamblers",
     rules=_rules,
-    view=dict,
+    view=ShamblersView,
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,

@@ -37,6 +37,7 @@ from ..rng import Rng
 from ..setup import Setup
 from .content import CHAOS, ShamblersContent
 from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
+from .view import ShamblersView, build_view
 
 DICE = "dice"
 HIDDEN = "hidden"
@@ -444,64 +445,8 @@ class ShamblerRules:
 
     # ------------------------------------------------------------- views
 
-    def view(self, state: ShamblerState, seat: int | None) -> dict[str, Any]:
-        """Everything public; never the bag's or the Shambler Track's order, nor the RNG."""
-        cfg = state.cfg
-        return {
-            "mode": self.name,
-            "turn": state.turn,
-            "active": state.active,
-            "active_seat": state.mats[state.active].seat,
-            "phase": state.phase,
-            "actions_left": state.actions_left,
-            "wheel": state.wheel,
-            "last_dice": list(state.dice),
-            "banish": None
-            if state.banish is None
-            else {"town": state.banish["town"], "cost": state.banish["cost"], "dice": list(state.banish["dice"]),
-                  "rage_at_start": state.banish["rage"]},
-            "feeding": [list(f) for f in state.feed],
-            "colors": [
-                {"id": c.id, "tentacle": c.tentacle, "track": c.track, "capacity": c.track_capacity}
-                for c in cfg.colors
-            ],
-            "towns": [
-                {
-                    "id": spec.id,
-                    "name": spec.name,
-                    "tentacles": dict(t.tentacles),
-                    "shamblers": dict(t.shamblers),
-                    "mats": [i for i, m in enumerate(state.mats) if m.town == index],
-                }
-                for index, (spec, t) in enumerate(zip(cfg.towns, state.towns))
-            ],
-            "mats": [
-                {
-                    "name": m.name,
-                    "seat": m.seat,
-                    "town": m.town,
-                    "tracks": dict(m.tracks),
-                    "chaos": m.chaos,
-                    "chaos_capacity": cfg.chaos_capacity,
-                    "delirium": m.delirium,
-                    "delirium_capacity": cfg.delirium_capacity,
-                }
-                for m in state.mats
-            ],
-            "shambler_mat": {"shamblers": dict(state.mat_shamblers), "tentacles": dict(state.mat_tentacles)},
-            "discard": dict(state.discard),
-            "bag_count": len(state.bag),
-            "supply_chaos": state.supply_chaos,
-            "shambler_track_count": len(state.track),
-            "die": {"name": cfg.die.name, "faces": list(cfg.die.faces)},
-            "goals": {"win_per_color": cfg.win_per_color, "loss_mat_tentacles": cfg.loss_mat_tentacles},
-            "banish_rules": {
-                "chaos_wild_max": cfg.chaos_wild_max,
-                "bonus_color": cfg.bonus_color,
-                "bonus": list(cfg.banish_bonus),
-            },
-            "cause": state.cause,
-        }
+    def view(self, state: ShamblerState, seat: int | None) -> ShamblersView:
+        return build_view(state, seat)
 
     def outcome(self, state: ShamblerState) -> str | None:
         return state.outcome
