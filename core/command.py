@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +138,12 @@ class Event:
 
     type: str
     data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, wire: Mapping[str, Any]) -> "Event":
+        """From the wire form: the type plus the other fields (a mode's declared event)."""
+        data = dict(wire)
+        return cls(data.pop("type"), data)
 
     def wire(self) -> dict[str, Any]:
         return {"type": self.type, **self.data}

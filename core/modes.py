@@ -15,13 +15,12 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import ConfigDict, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 if TYPE_CHECKING:
     from .bots import Bot
-    from .command import Event
     from .game import Game, Rules
     from .setup import Setup
 
@@ -31,8 +30,9 @@ class Mode:
     """What a mode declares. Only `name`, `title`, `rules` and `view` are required.
 
     `view` is the `TypedDict` of `Game.view` for this mode (tests validate every view
-    against it); `events` maps each event type to its class; `prompts` maps each
-    prompt kind to the `TypedDict` of its options' `data`. `content` loads the mode's
+    against it); `events` is the union of its events' `TypedDict`s, each tagged by
+    its `type`; `prompts` maps each prompt kind to the `TypedDict` of its options'
+    `data`. `content` loads the mode's
     folder of the content tree (`<name>/`), already parsed from TOML. `bots` maps a
     bot kind to a factory taking the bot's seed ("random" is added for every mode).
     `summary` gives the public facts a save listing shows, from a spectator view.
@@ -43,7 +43,7 @@ class Mode:
     title: str
     rules: Callable[[], Rules]
     view: Any
-    events: Mapping[str, type[Event]] = field(default_factory=dict)
+    events: Any = None
     prompts: Mapping[str, Any] = field(default_factory=dict)
     content: Callable[[dict[str, dict[str, Any]]], Any] | None = None
     bots: Mapping[str, Callable[[int], Bot]] = field(default_factory=dict)
@@ -70,6 +70,15 @@ class Mode:
         """A checked copy of `view` if it has exactly the declared shape of this mode's view
         (no key missing, none extra, every type strict); `pydantic.ValidationError` otherwise."""
         return self._view_adapter.validate_python([view])[0]
+
+    @cached_property
+    def _event_adapter(self) -> TypeAdapter[Any]:
+        tagged = Annotated[self.events, Field(discriminator="type")]  # type: ignore[name-defined]
+        return TypeAdapter(list[tagged], config=ConfigDict(extra="forbid", strict=True))  # type: ignore[valid-type]
+
+    def check_event(self, wire: Any) -> Any:
+        """A checked copy of an event's wire form (`Event.wire()`), if it is one this mode declares."""
+        return self._event_adapter.validate_python([wire])[0]
 
     @property
     def bot_kinds(self) -> list[str]:

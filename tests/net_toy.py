@@ -20,6 +20,31 @@ from cthulhu.core.rng import Rng
 CARDS = [f"card-{i:02d}" for i in range(24)]
 
 
+class Dealt(TypedDict):
+    type: Literal["dealt"]
+    cards: int
+
+
+class Drew(TypedDict):
+    type: Literal["drew"]
+    seat: int
+
+
+class Rolled(TypedDict):
+    type: Literal["rolled"]
+    seat: int
+    face: int
+
+
+class Played(TypedDict):
+    type: Literal["played"]
+    seat: int
+    card: str
+
+
+ToyEvent = Dealt | Drew | Rolled | Played
+
+
 class HandView(TypedDict):
     seat: int
     count: int
@@ -67,7 +92,7 @@ class ToyRules:
     def start(self, state: ToyState) -> list[Event]:
         for hand in state.hands:
             hand.append(state.deck.pop())
-        return [Event("dealt", {"cards": len(state.hands)})]
+        return [Event.of(Dealt(type="dealt", cards=len(state.hands)))]
 
     def _seat(self, state: ToyState) -> int:
         return state.turn % state.setup.players
@@ -87,14 +112,14 @@ class ToyRules:
         events: list[Event] = []
         if command.kind == "draw":
             state.hands[seat].append(state.deck.pop())
-            events.append(Event("drew", {"seat": seat}))
+            events.append(Event.of(Drew(type="drew", seat=seat)))
             if state.rng.below("dice", 6) == 0:
-                events.append(Event("rolled", {"seat": seat, "face": 1}))
+                events.append(Event.of(Rolled(type="rolled", seat=seat, face=1)))
         elif command.kind == "play":
             state.hands[seat].remove(command["card"])
             state.played.append(command["card"])
             state.score += 1
-            events.append(Event("played", {"seat": seat, "card": command["card"]}))
+            events.append(Event.of(Played(type="played", seat=seat, card=command["card"])))
         state.turn += 1
         return events
 
@@ -147,7 +172,7 @@ class ToyHeuristic(ViewBot):
         return next((c for c in commands if c["kind"] == "play"), commands[0])
 
 
-MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, bots={"heuristic": ToyHeuristic}))
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, bots={"heuristic": ToyHeuristic}))
 
 
 def toy_game(seed: int = 1, players: int = 4) -> Game:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..modes import Mode
+from .events import MainEvent
 from .view import MainView
 
 
@@ -53,6 +54,7 @@ MODE = Mode(
     title="Main game",
     rules=_rules,
     view=MainView,
+    events=MainEvent,
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..command import Command
 from . import fight, harm
+from .events import ActionTaken
 from .tasks import PhaseTask, RunTask
 
 if TYPE_CHECKING:
@@ -44,12 +45,14 @@ def answer_actions(e: Engine, task: PhaseTask, cmd: Command) -> None:
     s = e.s
     i = task["inv"]
     if cmd.kind == "end_actions":
-        e.emit("actions_ended", inv=i, unused=s.actions_left)
+        e.emit({"type": "actions_ended", "inv": i, "unused": s.actions_left})
         s.actions_left = 0
         return
     s.actions_left -= 1
-    extra = {"episode_action": e.c.episodes[s.episode].actions[cmd["action"]].name} if cmd.kind == "episode" else {}
-    e.emit("action_taken", inv=i, action=cmd.kind, left=s.actions_left, **extra)
+    taken: ActionTaken = {"type": "action_taken", "inv": i, "action": cmd.kind, "left": s.actions_left}
+    if cmd.kind == "episode":
+        taken["episode_action"] = e.c.episodes[s.episode].actions[cmd["action"]].name
+    e.emit(taken)
     e.push(task)  # the next action comes after this one resolves
     if cmd.kind == "run":
         e.push({"k": "run", "inv": i, "left": e.c.rules.run + e.mods(i)["run_bonus"], "moved": 0})
@@ -112,7 +115,7 @@ def answer_trade(e: Engine, task: PhaseTask, cmd: Command) -> None:
             if held["card"] == cmd["card"]:
                 giver.cards.remove(held)
                 e.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
-                e.emit("traded", card=e.half(held).name, to=cmd["to"], name=e.name(cmd["to"]))
+                e.emit({"type": "traded", "card": e.half(held).name, "to": cmd["to"], "name": e.name(cmd["to"])})
     e.push(task)
 
 
@@ -145,9 +148,9 @@ def move_investigator(e: Engine, i: int, dest: str) -> None:
     if not e.mods(i)["sneak"]:
         for f in s.enemies_at(origin):
             f.space = dest
-            e.emit("followed", figure=f.id, kind=f.kind, name=e.enemy_name(f), inv=i, to=dest)
+            e.emit({"type": "followed", "figure": f.id, "kind": f.kind, "name": e.enemy_name(f), "inv": i, "to": dest})
     inv.space = dest
-    e.emit("moved", inv=i, name=e.name(i), frm=origin, to=dest, space=e.space_name(dest))
+    e.emit({"type": "moved", "inv": i, "name": e.name(i), "frm": origin, "to": dest, "space": e.space_name(dest)})
 
 
 def step_rest(e: Engine, task: PhaseTask) -> None:
@@ -166,4 +169,4 @@ def answer_rest(e: Engine, task: PhaseTask, cmd: Command) -> None:
     inv = e.inv(task["inv"])
     inv.wounds -= cmd["wounds"]
     inv.stress -= cmd["stress"]
-    e.emit("rested", inv=task["inv"], name=e.name(task["inv"]), wounds=cmd["wounds"], stress=cmd["stress"])
+    e.emit({"type": "rested", "inv": task["inv"], "name": e.name(task["inv"]), "wounds": cmd["wounds"], "stress": cmd["stress"]})

@@ -64,7 +64,7 @@ def op_heal(e: Engine, task: OpsTask, op: HealOp) -> None:
         inv.wounds -= w
         inv.stress -= st
         if w or st:
-            e.emit("healed", inv=i, name=e.name(i), wounds=w, stress=st, why=task["src"])
+            e.emit({"type": "healed", "inv": i, "name": e.name(i), "wounds": w, "stress": st, "why": task["src"]})
 
 
 def op_burn(e: Engine, task: OpsTask, op: BurnOp) -> None:
@@ -78,7 +78,7 @@ def op_token(e: Engine, task: OpsTask, op: TokenOp) -> None:
         new = max(0, held.get(op.token, 0) + op.n)
         if new != held.get(op.token, 0):
             held[op.token] = new
-            e.emit("tokens_changed", inv=i, name=e.name(i), token=op.token, token_name=e.c.tokens[op.token].name, n=new)
+            e.emit({"type": "tokens_changed", "inv": i, "name": e.name(i), "token": op.token, "token_name": e.c.tokens[op.token].name, "n": new})
 
 
 def op_fire_space(e: Engine, task: OpsTask, op: FireSpaceOp) -> None:
@@ -89,7 +89,7 @@ def op_fire_space(e: Engine, task: OpsTask, op: FireSpaceOp) -> None:
         s.fire_reserve -= n
         s.fire[space] = s.fire.get(space, 0) + n
         s.fire = dict(sorted(s.fire.items()))
-        e.emit("fire_spread", space=space, space_name=e.space_name(space), n=n)
+        e.emit({"type": "fire_spread", "space": space, "space_name": e.space_name(space), "n": n})
 
 
 def op_douse(e: Engine, task: OpsTask, op: DouseOp) -> None:
@@ -113,7 +113,7 @@ def op_space_token(e: Engine, task: OpsTask, op: SpaceTokenOp) -> None:
     if not held:
         del s.space_tokens[space]
     s.space_tokens = {k: dict(sorted(v.items())) for k, v in sorted(s.space_tokens.items())}
-    e.emit("space_tokens_changed", space=space, space_name=e.space_name(space), token=op.token, token_name=e.c.tokens[op.token].name, n=new)
+    e.emit({"type": "space_tokens_changed", "space": space, "space_name": e.space_name(space), "token": op.token, "token_name": e.c.tokens[op.token].name, "n": new})
 
 
 def op_summon(e: Engine, task: OpsTask, op: SummonOp) -> None:
@@ -141,10 +141,10 @@ def op_ritual(e: Engine, task: OpsTask, op: RitualOp) -> None:
     s = e.s
     ritual = e.c.episodes[s.episode].ritual
     s.ritual = min(ritual.needed, s.ritual + op.n)
-    e.emit("ritual_progress", progress=s.ritual, needed=ritual.needed, name=ritual.name)
+    e.emit({"type": "ritual_progress", "progress": s.ritual, "needed": ritual.needed, "name": ritual.name})
     if s.ritual >= ritual.needed and not s.disrupted:
         s.disrupted = s.disrupted_this_turn = True
-        e.emit("ritual_disrupted", name=ritual.name)
+        e.emit({"type": "ritual_disrupted", "name": ritual.name})
 
 
 def op_place_elder(e: Engine, task: OpsTask, op: PlaceElderOp) -> None:
@@ -153,10 +153,10 @@ def op_place_elder(e: Engine, task: OpsTask, op: PlaceElderOp) -> None:
     for f in s.figures:
         if f.kind == "elder_one":
             f.space = space
-            e.emit("elder_moved", name=e.elder().name, space=space, space_name=e.space_name(space))
+            e.emit({"type": "elder_moved", "name": e.elder().name, "space": space, "space_name": e.space_name(space)})
             return
     s.figures.append(Figure(id="elder_one", kind="elder_one", space=space))
-    e.emit("elder_placed", name=e.elder().name, space=space, space_name=e.space_name(space))
+    e.emit({"type": "elder_placed", "name": e.elder().name, "space": space, "space_name": e.space_name(space)})
 
 
 def op_keep_mythos(e: Engine, task: OpsTask, op: KeepMythosOp) -> None:
@@ -164,7 +164,7 @@ def op_keep_mythos(e: Engine, task: OpsTask, op: KeepMythosOp) -> None:
     if s.mythos_discard:
         card = s.mythos_discard.pop()
         e.inv(task["inv"]).kept.append(card)
-        e.emit("mythos_kept", inv=task["inv"], name=e.name(task["inv"]), card=e.mythos_card(card).name)
+        e.emit({"type": "mythos_kept", "inv": task["inv"], "name": e.name(task["inv"]), "card": e.mythos_card(card).name})
 
 
 def op_claim(e: Engine, task: OpsTask, op: ClaimOp) -> None:
@@ -174,7 +174,7 @@ def op_claim(e: Engine, task: OpsTask, op: ClaimOp) -> None:
     inv = e.inv(task["inv"])
     inv.cards.append({"card": card, "side": op.side, "wounds": 0})
     half = e.half(inv.cards[-1])
-    e.emit("claimed", inv=task["inv"], name=e.name(task["inv"]), card=half.name, kind=half.kind, text=half.text)
+    e.emit({"type": "claimed", "inv": task["inv"], "name": e.name(task["inv"]), "card": half.name, "kind": half.kind, "text": half.text})
 
 
 def op_discard_card(e: Engine, task: OpsTask, op: DiscardCardOp) -> None:
@@ -235,7 +235,7 @@ def answer_douse(e: Engine, task: CountTask, cmd: Command) -> None:
     if not s.fire[sp]:
         del s.fire[sp]
     s.fire_reserve += n
-    e.emit("fire_doused", inv=task["inv"], space=sp, space_name=e.space_name(sp), n=n)
+    e.emit({"type": "fire_doused", "inv": task["inv"], "space": sp, "space_name": e.space_name(sp), "n": n})
 
 
 def answer_pick_mover(e: Engine, task: PickMoverTask, cmd: Command) -> None:
@@ -264,7 +264,7 @@ def answer_advance_enemy(e: Engine, task: AdvanceEnemyTask, cmd: Command) -> Non
 def enemy_step(e: Engine, task: AdvanceEnemyTask, to: str) -> None:
     f = e.s.figure(task["figure"])
     f.space = to
-    e.emit("enemy_moved", figure=f.id, kind=f.kind, name=e.enemy_name(f), to=to, space_name=e.space_name(to))
+    e.emit({"type": "enemy_moved", "figure": f.id, "kind": f.kind, "name": e.enemy_name(f), "to": to, "space_name": e.space_name(to)})
     e.push({**task, "steps": task["steps"] - 1})
 
 
@@ -274,7 +274,7 @@ def answer_discard_card(e: Engine, task: PhaseTask, cmd: Command) -> None:
 
 def answer_choose(e: Engine, task: ChooseTask, cmd: Command) -> None:
     chosen = task["op"].options[cmd["option"]]
-    e.emit("chose", inv=task["inv"], label=chosen.label)
+    e.emit({"type": "chose", "inv": task["inv"], "label": chosen.label})
     e.push({"k": "ops", "inv": task["inv"], "ops": chosen.ops, "src": task["src"], "card": task.get("card")})
 
 
@@ -282,7 +282,7 @@ def step_check(e: Engine, task: CheckTask) -> None:
     i = task["inv"]
     t = e.tally(task["roll"])
     ok = t["success"] >= task["need"]
-    e.emit("check_result", inv=i, name=e.name(i), successes=t["success"], need=task["need"], passed=ok)
+    e.emit({"type": "check_result", "inv": i, "name": e.name(i), "successes": t["success"], "need": task["need"], "passed": ok})
     # Successes decide the outcome, the outcome's effects follow, tentacles come last.
     e.push(
         {"k": "ops", "inv": i, "ops": task["success"] if ok else task["fail"], "src": task["src"], "card": task.get("card")},

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..command import Command, Event
 from . import actions, effects, fight, harm, turn
+from .events import MainEvent
 from .content import AnyOp, ElderOne, Half, MainContent, Mythos
 from .mods import mods_of
 from .state import ELDER, Figure, Investigator, MainState
@@ -40,8 +41,8 @@ class Engine:
         # Derived values that depend on content only (space names, modifier sums), kept per game.
         self.memo = memo if memo is not None else {}
 
-    def emit(self, type_: str, **data: Any) -> None:
-        self.events.append(Event(type_, data))
+    def emit(self, event: MainEvent) -> None:
+        self.events.append(Event.of(event))
 
     def push(self, *tasks: Task) -> None:
         """Push tasks so that the first one given runs first."""

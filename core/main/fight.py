@@ -20,7 +20,7 @@ def start_attack(e: Engine, i: int, cmd: Command) -> None:
         targets = [f.id for f in e.s.enemies_at(inv.space) if e.attackable(f)]
     else:
         targets = [cmd["target"]]
-    e.emit("attack_declared", inv=i, name=e.name(i), targets=targets)
+    e.emit({"type": "attack_declared", "inv": i, "name": e.name(i), "targets": targets})
     e.push(
         {"k": "roll", "inv": i, "standard": 3, "bonus": inv.bonus + m["attack_dice"], "own": True, "purpose": "attack"},
         {"k": "attack_hits", "inv": i, "targets": targets},
@@ -60,13 +60,13 @@ def wound_enemy(e: Engine, i: int, fid: str, n: int) -> None:
     f = s.figure(fid)
     name, health = e.enemy_name(f), e.enemy_health(f)
     if n <= 0:
-        e.emit("attack_missed", inv=i, figure=fid, name=name)
+        e.emit({"type": "attack_missed", "inv": i, "figure": fid, "name": name})
         return
     if not e.attackable(f):
-        e.emit("attack_warded", inv=i, figure=fid, name=name)
+        e.emit({"type": "attack_warded", "inv": i, "figure": fid, "name": name})
         return
     f.wounds += n
-    e.emit("enemy_wounded", inv=i, figure=fid, name=name, n=n, wounds=f.wounds, health=health)
+    e.emit({"type": "enemy_wounded", "inv": i, "figure": fid, "name": name, "n": n, "wounds": f.wounds, "health": health})
     if f.wounds < health:
         return
     if f.kind == ELDER:
@@ -74,24 +74,24 @@ def wound_enemy(e: Engine, i: int, fid: str, n: int) -> None:
         return
     s.figures.remove(f)
     s.reserve[f.kind] = s.reserve.get(f.kind, 0) + 1
-    e.emit("enemy_killed", inv=i, figure=fid, name=name, space=f.space)
+    e.emit({"type": "enemy_killed", "inv": i, "figure": fid, "name": name, "space": f.space})
 
 
 def defeat_stage(e: Engine, f: Figure) -> None:
     """A stage falls; excess wounds are lost; the next stage is revealed, or the game is won."""
     s = e.s
     eo = e.elder()
-    e.emit("stage_defeated", name=eo.stages[s.stage].name, stage=s.stage, excess=f.wounds - (eo.stages[s.stage].health or 0))
+    e.emit({"type": "stage_defeated", "name": eo.stages[s.stage].name, "stage": s.stage, "excess": f.wounds - (eo.stages[s.stage].health or 0)})
     f.wounds = 0
     if s.stage == len(eo.stages) - 1:
         s.figures.remove(f)
         s.result = "won"
         s.cause = "elder_defeated"
         s.pending = None
-        e.emit("game_won", name=eo.name)
+        e.emit({"type": "game_won", "name": eo.name})
         return
     s.stage += 1
-    e.emit("stage_revealed", name=eo.stages[s.stage].name, stage=s.stage, text=eo.stages[s.stage].text)
+    e.emit({"type": "stage_revealed", "name": eo.stages[s.stage].name, "stage": s.stage, "text": eo.stages[s.stage].text})
     e.run_ops(s.active, eo.stages[s.stage].reveal, eo.stages[s.stage].name)
 
 
@@ -106,7 +106,7 @@ def step_roll(e: Engine, task: RollTask) -> None:
             dice.append([die, s.rng.face("dice", e.faces(die))])
     roll = {"inv": i, "dice": dice, "own": task["own"], "purpose": task["purpose"], "free": e.mods(i)["free_rerolls"]}
     s.last_roll = roll
-    e.emit("dice_rolled", inv=i, purpose=task["purpose"], dice=[[d, e.faces(d)[f]] for d, f in dice])
+    e.emit({"type": "dice_rolled", "inv": i, "purpose": task["purpose"], "dice": [[d, e.faces(d)[f]] for d, f in dice]})
     e.push({"k": "reroll", "inv": i, "roll": roll})
 
 
@@ -136,11 +136,11 @@ def answer_reroll(e: Engine, task: RerollTask, cmd: Command) -> None:
         roll["free"] -= 1
     else:
         e.inv(i).stress += 1
-        e.emit("stress_taken", inv=i, name=e.name(i), n=1, stress=e.inv(i).stress, why="reroll")
+        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": 1, "stress": e.inv(i).stress, "why": "reroll"})
     die = roll["dice"][n][0]
     roll["dice"][n][1] = s.rng.face("dice", e.faces(die))
     s.last_roll = roll
-    e.emit("die_rerolled", inv=i, die=n, face=e.faces(die)[roll["dice"][n][1]], dice=[[d, e.faces(d)[f]] for d, f in roll["dice"]])
+    e.emit({"type": "die_rerolled", "inv": i, "die": n, "face": e.faces(die)[roll["dice"][n][1]], "dice": [[d, e.faces(d)[f]] for d, f in roll["dice"]]})
     e.push(task)
 
 
@@ -159,7 +159,7 @@ def answer_fight(e: Engine, task: FightTask, cmd: Command) -> None:
     fid = cmd["against"]
     f = e.s.figure(fid)
     e.push({"k": "fight", "inv": i, "done": [*task["done"], fid]})
-    e.emit("enemy_attacks", figure=fid, name=e.enemy_name(f), inv=i, target=e.name(i))
+    e.emit({"type": "enemy_attacks", "figure": fid, "name": e.enemy_name(f), "inv": i, "target": e.name(i)})
     standard, bonus = e.attack_dice(f)
     # The enemy's own dice only: never the defender's bonus dice.
     e.push(
@@ -175,7 +175,7 @@ def step_enemy_hits(e: Engine, task: EnemyHitsTask) -> None:
     ability = e.c.enemies[task["kind"]].ability if task["kind"] != ELDER else None
     hits = t["success"]
     if ability is not None and t["elder"] and ability.kind in ("frenzy", "ignite", "drain"):
-        e.emit("ability_used", kind=task["kind"], ability=ability.kind, n=t["elder"])
+        e.emit({"type": "ability_used", "kind": task["kind"], "ability": ability.kind, "n": t["elder"]})
     if ability is not None and ability.kind == "frenzy":
         hits += t["elder"]
     if m["elder_shield"]:

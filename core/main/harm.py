@@ -30,7 +30,7 @@ def catch_fire(e: Engine, i: int, n: int, origin: str | None) -> None:
     inv.fire += tokens
     inv.fire_wounds += wounds
     if tokens or wounds:
-        e.emit("fire_caught", inv=i, name=e.name(i), tokens=tokens, stand_ins=wounds, frm=origin)
+        e.emit({"type": "fire_caught", "inv": i, "name": e.name(i), "tokens": tokens, "stand_ins": wounds, "frm": origin})
 
 
 def step_fire(e: Engine, task: PhaseTask) -> None:
@@ -40,7 +40,7 @@ def step_fire(e: Engine, task: PhaseTask) -> None:
     n = inv.fire + inv.fire_wounds
     if n <= 0:
         return
-    e.emit("burning", inv=i, name=e.name(i), tokens=n)
+    e.emit({"type": "burning", "inv": i, "name": e.name(i), "tokens": n})
     e.push(
         {"k": "roll", "inv": i, "standard": n, "bonus": 0, "own": False, "purpose": "fire"},
         {"k": "fire_hits", "inv": i},
@@ -67,7 +67,7 @@ def douse(e: Engine, i: int) -> None:
     if inv.fire or inv.fire_wounds:
         s.fire_reserve += inv.fire
         s.wound_tokens += inv.fire_wounds
-        e.emit("fire_out", inv=i, tokens=inv.fire + inv.fire_wounds)
+        e.emit({"type": "fire_out", "inv": i, "tokens": inv.fire + inv.fire_wounds})
         inv.fire = inv.fire_wounds = 0
 
 
@@ -101,7 +101,7 @@ def answer_wounds(e: Engine, task: WoundsTask, cmd: Command) -> None:
         if h["card"] == cmd["card"]:
             h["wounds"] += 1
             half = e.half(h)
-            e.emit("companion_wounded", inv=i, card=half.name, wounds=h["wounds"], health=half.health)
+            e.emit({"type": "companion_wounded", "inv": i, "card": half.name, "wounds": h["wounds"], "health": half.health})
             if h["wounds"] >= (half.health or 1):
                 lose_card(e, i, h["card"])
             break
@@ -111,7 +111,7 @@ def wound_investigator(e: Engine, i: int, n: int, source: str | None) -> None:
     inv = e.inv(i)
     health = e.c.investigators[inv.id].health
     inv.wounds = min(health, inv.wounds + n)
-    e.emit("wounded", inv=i, name=e.name(i), n=n, wounds=inv.wounds, health=health, source=source)
+    e.emit({"type": "wounded", "inv": i, "name": e.name(i), "n": n, "wounds": inv.wounds, "health": health, "source": source})
     if inv.wounds >= health:
         kill(e, i, "killed")
 
@@ -123,7 +123,7 @@ def step_stress(e: Engine, task: StressTask) -> None:
     n = min(task["n"], cap - inv.stress)
     if n > 0:
         inv.stress += n
-        e.emit("stress_taken", inv=i, name=e.name(i), n=n, stress=inv.stress, why=task.get("why", ""))
+        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": n, "stress": inv.stress, "why": task.get("why", "")})
 
 
 def step_sanity(e: Engine, task: CountTask) -> None:
@@ -138,12 +138,12 @@ def step_sanity(e: Engine, task: CountTask) -> None:
         inv.sanity += 1
         lost += 1
         if inv.sanity >= ref.sanity:
-            e.emit("sanity_lost", inv=i, name=e.name(i), n=lost, sanity=inv.sanity, skull=ref.sanity)
+            e.emit({"type": "sanity_lost", "inv": i, "name": e.name(i), "n": lost, "sanity": inv.sanity, "skull": ref.sanity})
             kill(e, i, "madness")
             return
         if inv.sanity in ref.thresholds:
             break
-    e.emit("sanity_lost", inv=i, name=e.name(i), n=lost, sanity=inv.sanity, skull=ref.sanity)
+    e.emit({"type": "sanity_lost", "inv": i, "name": e.name(i), "n": lost, "sanity": inv.sanity, "skull": ref.sanity})
     if inv.sanity in ref.thresholds and inv.sanity not in inv.reached:
         inv.reached.append(inv.sanity)
         e.push({"k": "threshold", "inv": i, "at": inv.sanity, "ignored": task["n"] - lost})
@@ -153,14 +153,14 @@ def step_threshold(e: Engine, task: ThresholdTask) -> None:
     i = task["inv"]
     inv = e.inv(i)
     ref = e.c.investigators[inv.id]
-    e.emit("threshold_reached", inv=i, name=e.name(i), at=task["at"], ignored=task["ignored"])
+    e.emit({"type": "threshold_reached", "inv": i, "name": e.name(i), "at": task["at"], "ignored": task["ignored"]})
     if task["at"] in ref.bonus_thresholds:
         inv.bonus += 1
-        e.emit("bonus_die_gained", inv=i, name=e.name(i), bonus=inv.bonus)
+        e.emit({"type": "bonus_die_gained", "inv": i, "name": e.name(i), "bonus": inv.bonus})
     e.push({"k": "level_up", "inv": i})
     if inv.insanity is not None:
         card = e.c.insanity[inv.insanity]
-        e.emit("insanity_activated", inv=i, name=e.name(i), card=card.name, text=card.text)
+        e.emit({"type": "insanity_activated", "inv": i, "name": e.name(i), "card": card.name, "text": card.text})
         e.run_ops(i, card.activate, card.name)
 
 
@@ -182,7 +182,7 @@ def answer_level_up(e: Engine, task: PhaseTask, cmd: Command) -> None:
     inv = e.inv(i)
     sk = cmd["skill"]
     inv.levels[sk] += 1
-    e.emit("skill_leveled", inv=i, name=e.name(i), skill=sk, skill_name=e.c.skills[sk].name, level=inv.levels[sk])
+    e.emit({"type": "skill_leveled", "inv": i, "name": e.name(i), "skill": sk, "skill_name": e.c.skills[sk].name, "level": inv.levels[sk]})
 
 
 def kill(e: Engine, i: int, cause: str) -> None:
@@ -199,7 +199,7 @@ def kill(e: Engine, i: int, cause: str) -> None:
     inv.tokens.clear()
     s.mythos_discard.extend(inv.kept)
     inv.kept.clear()
-    e.emit("investigator_died", inv=i, name=e.name(i), cause=cause, space=inv.space)
+    e.emit({"type": "investigator_died", "inv": i, "name": e.name(i), "cause": cause, "space": inv.space})
     active_died = i == s.active
     kept = []
     for t in s.stack:
@@ -225,7 +225,7 @@ def lose(e: Engine, cause: str, text: str) -> None:
         s.result = "lost"
         s.cause = cause
         s.pending = None
-        e.emit("game_lost", cause=cause, text=text)
+        e.emit({"type": "game_lost", "cause": cause, "text": text})
 
 
 def lose_card(e: Engine, i: int, card: str) -> None:
@@ -234,4 +234,4 @@ def lose_card(e: Engine, i: int, card: str) -> None:
         if h["card"] == card:
             inv.cards.remove(h)
             e.s.discovery_discard.append(card)
-            e.emit("card_lost", inv=i, name=e.name(i), card=e.half(h).name)
+            e.emit({"type": "card_lost", "inv": i, "name": e.name(i), "card": e.half(h).name})

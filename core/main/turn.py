@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import harm
+from .events import DiscoveryDrawn
 from .state import Figure
 from .tasks import CardTask, PhaseTask, TurnTask
 
@@ -20,7 +21,7 @@ def step_turn(e: Engine, task: TurnTask) -> None:
     s.actions_left = e.c.rules.actions
     s.disrupted_this_turn = False
     s.advanced_this_turn = False
-    e.emit("turn_started", turn=s.turn, inv=i, name=e.name(i))
+    e.emit({"type": "turn_started", "turn": s.turn, "inv": i, "name": e.name(i)})
     e.push(
         {"k": "actions", "inv": i},
         {"k": "mythos", "inv": i},
@@ -34,13 +35,13 @@ def step_turn(e: Engine, task: TurnTask) -> None:
     )
     # Mythos cards kept by an insanity strike again at the start of the holder's turn.
     for card in reversed(e.inv(i).kept):
-        e.emit("mythos_recurs", inv=i, name=e.name(i), card=e.mythos_card(card).name)
+        e.emit({"type": "mythos_recurs", "inv": i, "name": e.name(i), "card": e.mythos_card(card).name})
         e.run_ops(i, e.mythos_card(card).effect, e.mythos_card(card).name)
 
 
 def step_next_turn(e: Engine, task: PhaseTask) -> None:
     s = e.s
-    e.emit("turn_ended", turn=s.turn, inv=task["inv"])
+    e.emit({"type": "turn_ended", "turn": s.turn, "inv": task["inv"]})
     n = len(s.investigators)
     for step in range(1, n + 1):
         j = (task["inv"] + step) % n
@@ -55,7 +56,7 @@ def shuffle_discard_into_deck(e: Engine) -> None:
     s.mythos_deck.extend(s.mythos_discard)
     s.mythos_discard.clear()
     s.rng.shuffle("hidden", s.mythos_deck)
-    e.emit("mythos_shuffled", deck=len(s.mythos_deck))
+    e.emit({"type": "mythos_shuffled", "deck": len(s.mythos_deck)})
 
 
 def step_mythos(e: Engine, task: PhaseTask) -> None:
@@ -68,7 +69,7 @@ def step_mythos(e: Engine, task: PhaseTask) -> None:
         return
     card_id = s.mythos_deck.pop()
     card = e.mythos_card(card_id)
-    e.emit("mythos_drawn", inv=i, card=card.name, text=card.text, summoning=card.summoning)
+    e.emit({"type": "mythos_drawn", "inv": i, "card": card.name, "text": card.text, "summoning": card.summoning})
     # Top to bottom: the summoning symbol does nothing now, then the effect, then the summons.
     e.push({"k": "mythos_discard", "inv": i, "card": card_id})
     if card.summons:
@@ -100,7 +101,7 @@ def step_discard_check(e: Engine, task: PhaseTask) -> None:
     s.advanced_this_turn = True
     eo = e.elder()
     s.track += 1
-    e.emit("elder_advanced", name=eo.name, track=s.track, last=eo.track, token="progression" if s.summoned else "figure")
+    e.emit({"type": "elder_advanced", "name": eo.name, "track": s.track, "last": eo.track, "token": "progression" if s.summoned else "figure"})
     if s.summoned and s.track >= eo.track:
         harm.lose(e, "track_end", "the Progression token reached the last space of the summoning track")
         return
@@ -122,8 +123,8 @@ def step_summon_check(e: Engine, task: PhaseTask) -> None:
         return
     s.summoned = True
     s.stage = 1
-    e.emit("elder_summoned", name=eo.name, track=s.track, why="ritual" if s.disrupted_this_turn else "track")
-    e.emit("stage_revealed", name=eo.stages[1].name, stage=1, text=eo.stages[1].text)
+    e.emit({"type": "elder_summoned", "name": eo.name, "track": s.track, "why": "ritual" if s.disrupted_this_turn else "track"})
+    e.emit({"type": "stage_revealed", "name": eo.stages[1].name, "stage": 1, "text": eo.stages[1].text})
     e.run_ops(s.active, eo.stages[1].reveal, eo.stages[1].name)
 
 
@@ -141,8 +142,8 @@ def step_eot_effects(e: Engine, task: PhaseTask) -> None:
         ref = e.c.enemies.get(f.kind)
         if ref is not None and ref.ability is not None and ref.ability.kind == "regenerate" and f.wounds:
             f.wounds = 0
-            e.emit("enemy_regenerated", figure=f.id, name=ref.name)
-            e.emit("ability_used", kind=f.kind, ability="regenerate", n=1)
+            e.emit({"type": "enemy_regenerated", "figure": f.id, "name": ref.name})
+            e.emit({"type": "ability_used", "kind": f.kind, "ability": "regenerate", "n": 1})
 
 
 def step_invest_fight(e: Engine, task: PhaseTask) -> None:
@@ -157,14 +158,18 @@ def step_invest_fight(e: Engine, task: PhaseTask) -> None:
 
 def investigate(e: Engine, i: int) -> None:
     s = e.s
-    e.emit("investigated", inv=i, name=e.name(i), space=e.inv(i).space)
+    e.emit({"type": "investigated", "inv": i, "name": e.name(i), "space": e.inv(i).space})
     if not s.discovery_deck:
-        e.emit("discovery_empty")
+        e.emit({"type": "discovery_empty"})
         return
     card_id = s.discovery_deck.pop()
     card = e.c.episodes[s.episode].discovery[int(card_id)]
-    halves = {side: {"name": h.name, "kind": h.kind, "text": h.text} for side, h in (("left", card.left), ("right", card.right)) if h}
-    e.emit("discovery_drawn", inv=i, card=card.name, text=card.text, **halves)
+    drawn: DiscoveryDrawn = {"type": "discovery_drawn", "inv": i, "card": card.name, "text": card.text}
+    if card.left:
+        drawn["left"] = {"name": card.left.name, "kind": card.left.kind, "text": card.left.text}
+    if card.right:
+        drawn["right"] = {"name": card.right.name, "kind": card.right.kind, "text": card.right.text}
+    e.emit(drawn)
     e.push({"k": "discovery_done", "inv": i, "card": card_id})
     e.run_ops(i, card.effect, card.name, card=card_id)
 
@@ -181,11 +186,11 @@ def summon(e: Engine, kind: str, space: str) -> bool:
     s = e.s
     if s.reserve.get(kind, 0) <= 0:
         # Out of figures, or a monster this episode does not use.
-        e.emit("summon_skipped", kind=kind, name=e.c.enemies[kind].name, space=space)
+        e.emit({"type": "summon_skipped", "kind": kind, "name": e.c.enemies[kind].name, "space": space})
         return False
     s.reserve[kind] -= 1
     s.figure_serial += 1
     f = Figure(id=f"{kind}-{s.figure_serial}", kind=kind, space=space)
     s.figures.append(f)
-    e.emit("summoned", figure=f.id, kind=kind, name=e.c.enemies[kind].name, space=space, space_name=e.space_name(space))
+    e.emit({"type": "summoned", "figure": f.id, "kind": kind, "name": e.c.enemies[kind].name, "space": space, "space_name": e.space_name(space)})
     return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..modes import Mode
+from .events import ShamblersEvent
 from .view import ShamblersView
 
 
@@ -36,6 +37,7 @@ MODE = Mode(
     title="Shamblers",
     rules=_rules,
     view=ShamblersView,
+    events=ShamblersEvent,
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,

@@ -37,6 +37,7 @@ from ..rng import Rng
 from ..setup import Setup
 from .content import CHAOS, ShamblersContent
 from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
+from .events import GameLost, GameWon, ShamblersEvent
 from .view import ShamblersView, build_view
 
 DICE = "dice"
@@ -52,6 +53,10 @@ def _cfg(content: Any) -> ShamblersContent:
 def _cmd(kind: str, **args: str | int) -> Command:
     """`Command.of` without the type checks: our own arguments are plain ints and strings."""
     return Command(kind, tuple(sorted(args.items())))
+
+
+def _ev(event: ShamblersEvent) -> Event:
+    return Event.of(event)
 
 
 def _plural(n: int, word: str) -> str:
@@ -110,21 +115,16 @@ class ShamblerRules:
             mat_shamblers={c: 0 for c in colors},
             mat_tentacles={c: 0 for c in colors},
             discard={c: 0 for c in colors},
-            turn_limit=getattr(setup, "turn_limit", None),
         )
 
     def start(self, state: ShamblerState) -> list[Event]:
         events = [
-            Event(
-                "game_started",
-                {
-                    "mode": self.name,
+            _ev({"type": "game_started", "mode": self.name,
                     "mats": [m.name for m in state.mats],
                     "towns": [t.name for t in state.cfg.towns],
                     "shamblers": len(state.track),
                     "bag": len(state.bag),
-                },
-            )
+                })
         ]
         events += self._begin_turn(state)
         return events
@@ -236,7 +236,7 @@ class ShamblerRules:
             if kind == "end_actions":
                 left = state.actions_left
                 state.actions_left = 0
-                events = [Event("actions_ended", {"mat": state.active, "skipped": left})]
+                events = [_ev({"type": "actions_ended", "mat": state.active, "skipped": left})]
                 return events + self._after_action(state)
         elif state.phase == BANISH:
             if kind == "pay":
@@ -244,7 +244,7 @@ class ShamblerRules:
             if kind == "decline":
                 state.banish = None
                 state.phase = ACTIONS
-                return [Event("banish_declined", {"mat": state.active})] + self._after_action(state)
+                return [_ev({"type": "banish_declined", "mat": state.active})] + self._after_action(state)
         elif state.phase == FEED and kind == "feed":
             events = self._feed_one(state, str(command["color"]))
             return events + self._advance_feed(state)
@@ -254,7 +254,7 @@ class ShamblerRules:
         mat = state.mats[state.active]
         frm, mat.town = mat.town, to
         state.actions_left -= 1
-        return [Event("moved", {"mat": state.active, "from": frm, "to": to})] + self._after_action(state)
+        return [_ev({"type": "moved", "mat": state.active, "from": frm, "to": to})] + self._after_action(state)
 
     def _track_full(self, state: ShamblerState, mat: MatState, color: str) -> bool:
         if color == CHAOS:
@@ -271,7 +271,7 @@ class ShamblerRules:
                 mat.chaos += 1
             else:
                 mat.tracks[color] += 1
-            events = [Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": "track"})]
+            events = [_ev({"type": "gathered", "mat": state.active, "town": mat.town, "color": color, "to": "track"})]
         else:
             to = "supply" if color == CHAOS else "discard"
             if color == CHAOS:
@@ -280,8 +280,8 @@ class ShamblerRules:
                 state.discard[color] += 1
             mat.delirium = min(mat.delirium + 1, state.cfg.delirium_capacity)
             events = [
-                Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": to}),
-                Event("delirium", {"mat": state.active, "delirium": mat.delirium,
+                _ev({"type": "gathered", "mat": state.active, "town": mat.town, "color": color, "to": to}),
+                _ev({"type": "delirium", "mat": state.active, "delirium": mat.delirium,
                                    "capacity": state.cfg.delirium_capacity, "reason": "track_full"}),
             ]
         return events + self._after_action(state)
@@ -295,9 +295,9 @@ class ShamblerRules:
         cost = max(dice)
         state.dice = list(dice)
         state.actions_left -= 1
-        events = [Event("dice_rolled", {"mat": state.active, "town": mat.town, "dice": list(dice), "cost": cost})]
+        events = [_ev({"type": "dice_rolled", "mat": state.active, "town": mat.town, "dice": list(dice), "cost": cost})]
         if not payments(state, mat, town, cost):
-            events.append(Event("banish_failed", {"mat": state.active, "town": mat.town, "cost": cost,
+            events.append(_ev({"type": "banish_failed", "mat": state.active, "town": mat.town, "cost": cost,
                                                   "reason": "no matching Madness or Chaos Tentacles to pay"}))
             return events + self._after_action(state)
         state.banish = {"town": mat.town, "cost": cost, "rage": rage, "dice": list(dice)}
@@ -320,10 +320,7 @@ class ShamblerRules:
         state.mat_tentacles[color] -= moved
         state.discard[color] += moved
         events = [
-            Event(
-                "banished",
-                {
-                    "mat": state.active,
+            _ev({"type": "banished", "mat": state.active,
                     "town": index,
                     "color": color,
                     "dice": list(state.banish["dice"]),
@@ -331,8 +328,7 @@ class ShamblerRules:
                     "payment": {"madness": madness, "chaos": chaos},
                     "rage_at_start": rage,
                     "mat_tentacles_discarded": moved,
-                },
-            )
+                })
         ]
         state.banish = None
         state.phase = ACTIONS
@@ -359,7 +355,7 @@ class ShamblerRules:
         state.towns[index].tentacles[color] -= 1
         state.mat_tentacles[color] += 1
         state.feed[0][1] -= 1
-        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})]
+        return [_ev({"type": "fed", "town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})]
 
     def _advance_feed(self, state: ShamblerState) -> list[Event]:
         """Feed every tentacle that needs no choice; stop at the first real choice."""
@@ -381,23 +377,24 @@ class ShamblerRules:
     def _end_turn(self, state: ShamblerState) -> list[Event]:
         cfg = state.cfg
         if all(state.mat_shamblers[c] >= cfg.win_per_color for c in state.colors):
-            return self._finish(state, "won", "banished", {"shambler_mat": dict(state.mat_shamblers)})
+            return self._finish(state, {"type": "game_won", "cause": "banished", "turn": state.turn, "shambler_mat": dict(state.mat_shamblers)})
         for c in state.colors:
             if state.mat_tentacles[c] >= cfg.loss_mat_tentacles:
-                return self._finish(state, "lost", "shambler_mat_full", {"color": c, "count": state.mat_tentacles[c]})
+                return self._finish(state, {"type": "game_lost", "cause": "shambler_mat_full", "turn": state.turn, "color": c,
+                                            "count": state.mat_tentacles[c]})
         for i, m in enumerate(state.mats):
             if m.delirium >= cfg.delirium_capacity:
-                return self._finish(state, "lost", "delirium", {"mat": i})
+                return self._finish(state, {"type": "game_lost", "cause": "delirium", "turn": state.turn, "mat": i})
         state.active = (state.active + 1) % len(state.mats)
         return self._begin_turn(state)
 
-    def _finish(self, state: ShamblerState, outcome: str, cause: str, data: dict[str, Any]) -> list[Event]:
-        state.outcome = outcome
-        state.cause = cause
+    def _finish(self, state: ShamblerState, event: GameWon | GameLost) -> list[Event]:
+        state.outcome = "won" if event["type"] == "game_won" else "lost"
+        state.cause = event["cause"]
         state.phase = OVER
         state.feed = []
         state.actions_left = 0
-        return [Event("game_won" if outcome == "won" else "game_lost", {"cause": cause, "turn": state.turn, **data})]
+        return [Event.of(event)]
 
     def _draw(self, state: ShamblerState) -> tuple[str | None, list[Event]]:
         events: list[Event] = []
@@ -408,39 +405,37 @@ class ShamblerRules:
             state.bag = [c for c in state.colors for _ in range(state.discard[c])]
             state.discard = {c: 0 for c in state.colors}
             state.rng.shuffle(HIDDEN, state.bag)
-            events.append(Event("bag_refilled", {"count": count}))
+            events.append(_ev({"type": "bag_refilled", "count": count}))
         return state.bag.pop(), events
 
     def _begin_turn(self, state: ShamblerState) -> list[Event]:
         cfg = state.cfg
-        if state.turn_limit is not None and state.turn >= state.turn_limit:
-            return self._finish(state, "lost", "turn_limit", {"limit": state.turn_limit})
         state.turn += 1
         state.phase = ACTIONS
         state.actions_left = cfg.actions_per_turn
         state.dice = []
         mat = state.mats[state.active]
-        events = [Event("turn_started", {"turn": state.turn, "mat": state.active, "seat": mat.seat})]
+        events = [_ev({"type": "turn_started", "turn": state.turn, "mat": state.active, "seat": mat.seat})]
         n = len(state.towns)
         wheel = state.rng.below(WHEEL, n)
         state.wheel = wheel
-        events.append(Event("wheel_turned", {"town": wheel}))
+        events.append(_ev({"type": "wheel_turned", "town": wheel}))
         drawn: list[str] = []
         for _ in range(cfg.wheel_draw):
             color, more = self._draw(state)
             events += more
             if color is None:
-                events.append(Event("bag_empty", {"town": wheel}))
+                events.append(_ev({"type": "bag_empty", "town": wheel}))
                 break
             state.towns[wheel].tentacles[color] += 1
             drawn.append(color)
-        events.append(Event("tentacles_drawn", {"town": wheel, "tentacles": drawn}))
+        events.append(_ev({"type": "tentacles_drawn", "town": wheel, "tentacles": drawn}))
         target = (wheel + cfg.shambler_offset) % n
         if not state.track:
-            return events + self._finish(state, "lost", "shambler_track_empty", {"town": target})
+            return events + self._finish(state, {"type": "game_lost", "cause": "shambler_track_empty", "turn": state.turn, "town": target})
         color = state.track.pop(0)
         state.towns[target].shamblers[color] += 1
-        events.append(Event("shambler_placed", {"town": target, "color": color, "track_left": len(state.track)}))
+        events.append(_ev({"type": "shambler_placed", "town": target, "color": color, "track_left": len(state.track)}))
         return events
 
     # ------------------------------------------------------------- views

@@ -98,7 +98,6 @@ class ShamblerState:
     feed: list[list[int]] = field(default_factory=list)  # [[town, tentacles still to feed], ...]
     outcome: str | None = None
     cause: str | None = None
-    turn_limit: int | None = None
 
     @property
     def colors(self) -> list[str]:
@@ -125,7 +124,7 @@ class ShamblerState:
             "feed": [list(f) for f in self.feed],
             "outcome": self.outcome,
             "cause": self.cause,
-            "turn_limit": self.turn_limit,
+            "turn_limit": None,  # a retired field, kept so the canonical form (and every saved hash) stays the same
         }
 
     @classmethod
@@ -159,5 +158,4 @@ class ShamblerState:
             feed=[[int(a), int(b)] for a, b in d["feed"]],
             outcome=d["outcome"],
             cause=d["cause"],
-            turn_limit=None if d["turn_limit"] is None else int(d["turn_limit"]),
         )
