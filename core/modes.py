@@ -80,6 +80,18 @@ class Mode:
         """A checked copy of an event's wire form (`Event.wire()`), if it is one this mode declares."""
         return self._event_adapter.validate_python([wire])[0]
 
+    @cached_property
+    def _data_adapters(self) -> dict[str, TypeAdapter[Any]]:
+        config = ConfigDict(extra="forbid", strict=True)
+        return {kind: TypeAdapter(list[data], config=config) for kind, data in self.prompts.items()}  # type: ignore[valid-type]
+
+    def check_prompt(self, prompt: Any) -> None:
+        """`ValueError` unless the prompt's kind is declared and every option's `data` has its shape."""
+        adapter = self._data_adapters.get(prompt["kind"])
+        if adapter is None:
+            raise ValueError(f"mode {self.name!r} declares no prompt kind {prompt['kind']!r}")
+        adapter.validate_python([o["data"] for o in prompt["options"]])
+
     @property
     def bot_kinds(self) -> list[str]:
         return sorted({"random", *self.bots})

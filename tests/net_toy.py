@@ -45,6 +45,10 @@ class Played(TypedDict):
 ToyEvent = Dealt | Drew | Rolled | Played
 
 
+class NoData(TypedDict):
+    """The toy's options need nothing beyond their command."""
+
+
 class HandView(TypedDict):
     seat: int
     count: int
@@ -172,7 +176,7 @@ class ToyHeuristic(ViewBot):
         return next((c for c in commands if c["kind"] == "play"), commands[0])
 
 
-MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, bots={"heuristic": ToyHeuristic}))
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, prompts={"turn": NoData}, bots={"heuristic": ToyHeuristic}))
 
 
 def toy_game(seed: int = 1, players: int = 4) -> Game:

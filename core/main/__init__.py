@@ -6,6 +6,7 @@ from typing import Any
 
 from ..modes import Mode
 from .events import MainEvent
+from .prompts import PROMPTS
 from .view import MainView
 
 
@@ -55,6 +56,7 @@ MODE = Mode(
     rules=_rules,
     view=MainView,
     events=MainEvent,
+    prompts=PROMPTS,
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,

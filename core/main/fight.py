@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..command import Command
 from . import harm
 from .state import ELDER, Figure
-from .tasks import AssignHitsTask, AttackHitsTask, CountTask, EnemyHitsTask, FightTask, RerollTask, Roll, RollTask
+from .tasks import AssignHitsTask, AttackHitsTask, CountTask, EnemyHitsTask, FightTask, RerollTask, RollTask
 
 if TYPE_CHECKING:
     from .engine import Engine

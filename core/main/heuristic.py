@@ -143,7 +143,7 @@ class HeuristicBot(ViewBot):
         roll = view["last_roll"]
         if roll is None:
             return None
-        labels = {json_key(o["command"]): o["label"] for o in view["prompt"]["options"]}
+        data = {json_key(o["command"]): o["data"] for o in view["prompt"]["options"]}
         spare = me["stress"] < me["stress_max"] - 1  # bank the last point of stress
         for o in self.by_kind(options, "reroll"):
             face = roll["dice"][o["die"]][1]
@@ -152,7 +152,7 @@ class HeuristicBot(ViewBot):
                 bad = "success" not in symbols or "tentacle" in symbols
             else:
                 bad = "success" in symbols or "tentacle" in symbols
-            if bad and (spare or "free" in labels[json_key(o)]):
+            if bad and (spare or data[json_key(o)]["stress"] == 0):
                 return o
         return {"kind": "keep"}
 
@@ -170,7 +170,7 @@ class HeuristicBot(ViewBot):
         return companions[0] if companions else None
 
     def on_choose(self, view: dict, me: dict, options: list[dict]) -> dict | None:
-        labels = [o["label"] for o in view["prompt"]["options"]]
+        labels = [o["data"]["text"] for o in view["prompt"]["options"]]
         if me["stress"] >= me["stress_max"] - 1 or self.danger(me):
             # Hurt: prefer a choice that costs nothing we can see.
             for o, label in zip(options, labels):

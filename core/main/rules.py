@@ -10,6 +10,7 @@ from ..rng import Rng
 from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
+from .prompts import option_data
 from .state import Figure, Investigator, MainState
 from .view import build_view
 
@@ -127,11 +128,12 @@ class MainRules:
         cached = self._prompt
         if cached is not None and cached[0] is p:
             return cached[1]
+        engine = self.engine(state)
         prompt = Prompt(
             seat=p["seat"],
             kind=p["kind"],
             text=p["text"],
-            options=[Option(cmd, label) for cmd, label in p["options"]],
+            options=[Option(cmd, label, option_data(engine, p["kind"], cmd)) for cmd, label in p["options"]],
             actor=p["inv"],
         )
         self._prompt = (p, prompt)

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..modes import Mode
 from .events import ShamblersEvent
+from .prompts import PROMPTS
 from .view import ShamblersView
 
 
@@ -38,6 +39,7 @@ MODE = Mode(
     rules=_rules,
     view=ShamblersView,
     events=ShamblersEvent,
+    prompts=PROMPTS,
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,

@@ -38,6 +38,7 @@ from ..setup import Setup
 from .content import CHAOS, ShamblersContent
 from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
 from .events import GameLost, GameWon, ShamblersEvent
+from .prompts import ActionData, BanishData, FeedData
 from .view import ShamblersView, build_view
 
 DICE = "dice"
@@ -154,9 +155,14 @@ class ShamblerRules:
         here = mat.town
         town = state.towns[here]
         cw, ccw = (here + 1) % n, (here - 1) % n
+        def act(action: str, town: int | None = None, clockwise: bool | None = None, color: str | None = None,
+                full: bool = False, dice: int = 0) -> ActionData:
+            return {"action": action, "town": town, "clockwise": clockwise, "color": color,  # type: ignore[typeddict-item]
+                    "track_full": full, "dice": dice}
+
         options = [
-            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}"),
-            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}"),
+            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}", act("move", cw, True)),
+            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}", act("move", ccw, False)),
         ]
         for color in [*state.colors, CHAOS]:
             if town.tentacles[color] <= 0:
@@ -165,16 +171,17 @@ class ShamblerRules:
             full = self._track_full(state, mat, color)
             label = f"Gather a {name} Tentacle"
             label += " (your track is full: +1 Delirium, the tentacle is discarded)" if full else ""
-            options.append(Option(_cmd("gather", color=color), label))
+            options.append(Option(_cmd("gather", color=color), label, act("gather", here, color=color, full=full)))
         shamblers = town.shambler_count()
         if shamblers > 0:
             options.append(
                 Option(
                     _cmd("banish"),
                     f"Banish a Shambler (roll {shamblers} {'Cthulhu Die' if shamblers == 1 else 'Cthulhu Dice'})",
+                    act("banish", here, dice=shamblers),
                 )
             )
-        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)"))
+        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)", act("end_actions")))
         text = (
             f"{mat.name}, turn {state.turn}: {_plural(state.actions_left, 'action')} left "
             f"on {self._town_name(state, here)}. Choose an action."
@@ -197,10 +204,10 @@ class ShamblerRules:
                 if chaos:
                     parts.append(f"{chaos} Chaos")
                 how = "paying " + " + ".join(parts)
-            options.append(
-                Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}")
-            )
-        options.append(Option(_cmd("decline"), "Do not banish (spend nothing)"))
+            pay: BanishData = {"banish": True, "color": color, "madness": madness, "chaos": chaos, "tentacle": tentacle}
+            options.append(Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}", pay))
+        decline: BanishData = {"banish": False, "color": None, "madness": 0, "chaos": 0, "tentacle": None}
+        options.append(Option(_cmd("decline"), "Do not banish (spend nothing)", decline))
         dice = ", ".join(str(d) for d in state.banish["dice"])
         cost_text = "free (all dice show zero)" if cost == 0 else f"{_plural(cost, 'tentacle')} (the highest die)"
         text = f"The Cthulhu Dice show {dice}: banishing costs {cost_text}. Which Shambler, and how do you pay?"
@@ -211,7 +218,8 @@ class ShamblerRules:
         index, remaining = state.feed[0]
         town = state.towns[index]
         options = [
-            Option(_cmd("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers")
+            Option(_cmd("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers",
+                   FeedData(color=c, tentacle=self._tentacle_name(state, c)))
             for c in state.colors
             if town.tentacles[c] > 0
         ]
