@@ -63,7 +63,7 @@ class SkillLevel(Strict):
 class Skill(Strict):
     name: str
     common: bool
-    levels: list[SkillLevel] = Field(min_length=4, max_length=4)
+    levels: list[SkillLevel] = Field(min_length=1, max_length=6)  # exactly `rules.skill_cap`, checked below
 
 
 class Investigator(Strict):
@@ -393,12 +393,20 @@ class Episode(Strict):
 
 
 class Rules(Strict):
+    """Table-wide numbers of the main game (`main/rules.toml`)."""
+
     actions: int = Field(ge=1, le=5)
     run: int = Field(ge=1, le=6)
     rest: int = Field(ge=1, le=6)
     fire_tokens: int = Field(ge=0, le=20)
     wound_tokens: int = Field(ge=0, le=60)
     seats_max: int = Field(ge=1, le=5)
+    dice: int = Field(ge=1, le=6)
+    summoning_symbols: int = Field(ge=1, le=16)
+    skill_cap: int = Field(ge=1, le=6)
+    insanity_cards: int = Field(ge=1, le=40)
+    default_elder_one: str
+    default_investigators: int = Field(ge=1, le=5)
 
 
 class MainContent(Strict):
@@ -567,8 +575,14 @@ def load_main(docs: dict[str, dict]) -> MainContent:
     elder_ones = folder("main/elder_ones/", ElderOne)
     insanity = table("main/insanity.toml", Insanity)
     tokens = table("main/tokens.toml", Token)
-    if insanity and len(insanity) != 12:
-        problems.append(f"main/insanity.toml: needs 12 insanity cards, has {len(insanity)}")
+    if rules is not None:
+        if insanity and len(insanity) != rules.insanity_cards:
+            problems.append(f"main/insanity.toml: needs {rules.insanity_cards} insanity cards (rules.insanity_cards), has {len(insanity)}")
+        for sid, skill in skills.items():
+            if len(skill.levels) != rules.skill_cap:
+                problems.append(f"main/skills.toml: {sid}.levels: needs {rules.skill_cap} levels (rules.skill_cap), has {len(skill.levels)}")
+        if elder_ones and rules.default_elder_one not in elder_ones:
+            problems.append(f"main/rules.toml: default_elder_one: no Elder One {rules.default_elder_one!r}")
     card_names = {h.name for ep in episodes.values() for d in ep.discovery for h in (d.left, d.right) if h is not None}
     for eid, ep in episodes.items():
         where = f"main/episodes/{eid}.toml"

@@ -212,7 +212,7 @@ def op_roll(e: Engine, task: OpsTask, op: RollOp) -> None:
     i = task["inv"]
     bonus = e.inv(i).bonus + e.mods(i)["check_dice"]
     e.push(
-        {"k": "roll", "inv": i, "standard": 3, "bonus": bonus, "own": True, "purpose": "check"},
+        {"k": "roll", "inv": i, "standard": e.c.rules.dice, "bonus": bonus, "own": True, "purpose": "check"},
         {"k": "check", "inv": i, "need": op.need, "success": op.success, "fail": op.fail, "src": task["src"], "card": task.get("card")},
     )
 

@@ -119,7 +119,7 @@ class Engine:
         for held in inv.cards:
             h = self.half(held)
             if h.skill:
-                out[h.skill] = min(4, out.get(h.skill, 0) + 1)
+                out[h.skill] = min(self.c.rules.skill_cap, out.get(h.skill, 0) + 1)
         return out
 
     def mods(self, i: int) -> dict[str, Any]:

@@ -22,7 +22,7 @@ def start_attack(e: Engine, i: int, cmd: Command) -> None:
         targets = [cmd["target"]]
     e.emit({"type": "attack_declared", "inv": i, "name": e.name(i), "targets": targets})
     e.push(
-        {"k": "roll", "inv": i, "standard": 3, "bonus": inv.bonus + m["attack_dice"], "own": True, "purpose": "attack"},
+        {"k": "roll", "inv": i, "standard": e.c.rules.dice, "bonus": inv.bonus + m["attack_dice"], "own": True, "purpose": "attack"},
         {"k": "attack_hits", "inv": i, "targets": targets},
     )
 

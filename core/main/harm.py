@@ -171,7 +171,7 @@ def step_level_up(e: Engine, task: PhaseTask) -> None:
     opts = [
         (Command.of("level_up", skill=sk), f"{e.c.skills[sk].name} to level {inv.levels[sk] + 1}: {e.c.skills[sk].levels[inv.levels[sk]].text}")
         for sk in ref.skills
-        if inv.levels[sk] < 4
+        if inv.levels[sk] < e.c.rules.skill_cap
     ]
     if opts:
         e.ask(task, "level_up", i, f"{e.name(i)} crosses a threshold: level up a skill", opts)

@@ -77,7 +77,7 @@ class HeuristicBot(ViewBot):
         dousing = [o for o in episode if view["episode"]["actions"][o["action"]]["requires"]["fire_here"]]
         attacks = self.by_kind(options, "attack")
         targets = {e["id"]: e for e in view["enemies"]}
-        expected = (3 + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5
+        dice = {json_key(o["command"]): o["data"]["dice"] for o in view["prompt"]["options"]}
         for o in attacks:
             target = targets.get(o.get("target"))
             if target is not None and target["kind"] == "elder_one":
@@ -92,6 +92,8 @@ class HeuristicBot(ViewBot):
         )
         if spread and not hurt:
             return spread[0]
+        # Expected successes: half the dice (skills' bonus dice as the view shows them).
+        expected = (dice[json_key(killable[0][1])] + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5 if killable else 0.0
         if killable and killable[0][0] <= expected + 0.5 and not hurt:
             return killable[0][1]
         if enemies_here:

@@ -29,6 +29,8 @@ class ActionData(TypedDict):
     action: Literal["run", "attack", "rest", "trade", "episode", "end_actions"]
     name: str  # short: "Run", "Attack the Cultist", an episode action's name ...
     text: str  # what it does, for an episode action ("" otherwise)
+    dice: int  # an attack: the standard dice it rolls; 0 otherwise
+    bonus: int  # an attack: the bonus dice on top (the investigator's, and their skills' and cards'); 0 otherwise
 
 
 class RerollData(TypedDict):
@@ -73,12 +75,14 @@ def _action(e: Engine, task: Task, cmd: Command) -> ActionData:
     kind = cmd.kind
     if kind == "episode":
         act = e.c.episodes[e.s.episode].actions[cmd["action"]]
-        return {"action": "episode", "name": act.name, "text": act.text}
+        return {"action": "episode", "name": act.name, "text": act.text, "dice": 0, "bonus": 0}
     if kind == "attack":
         name = "Attack every enemy here" if cmd.get("all") else f"Attack the {e.enemy_name(e.s.figure(cmd['target']))}"
-        return {"action": "attack", "name": name, "text": ""}
+        i = task["inv"]
+        bonus = e.inv(i).bonus + e.mods(i)["attack_dice"]
+        return {"action": "attack", "name": name, "text": "", "dice": e.c.rules.dice, "bonus": bonus}
     names = {"run": "Run", "rest": "Rest", "trade": "Trade", "end_actions": "End actions"}
-    return {"action": kind, "name": names[kind], "text": ""}  # type: ignore[typeddict-item]
+    return {"action": kind, "name": names[kind], "text": "", "dice": 0, "bonus": 0}  # type: ignore[typeddict-item]
 
 
 def _reroll(e: Engine, task: Task, cmd: Command) -> RerollData:

@@ -14,7 +14,6 @@ from .prompts import option_data
 from .state import Figure, Investigator, MainState
 from .view import build_view
 
-DEFAULT_INVESTIGATORS = 2
 
 
 def _main(content: Any) -> MainContent:
@@ -31,10 +30,10 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
         raise ValueError(f"unknown episode {episode!r}; choose from {', '.join(sorted(c.episodes))}")
     if not c.elder_ones:
         raise ValueError("the content has no Elder One")
-    elder = setup.elder_one or ("hastur" if "hastur" in c.elder_ones else sorted(c.elder_ones)[0])
+    elder = setup.elder_one or c.rules.default_elder_one
     if elder not in c.elder_ones:
         raise ValueError(f"unknown Elder One {elder!r}; choose from {', '.join(sorted(c.elder_ones))}")
-    investigators = list(setup.investigators) or sorted(c.investigators)[:max(DEFAULT_INVESTIGATORS, setup.players)]
+    investigators = list(setup.investigators) or sorted(c.investigators)[: max(c.rules.default_investigators, setup.players)]
     for iid in investigators:
         if iid not in c.investigators:
             raise ValueError(f"unknown investigator {iid!r}; choose from {', '.join(sorted(c.investigators))}")

@@ -93,10 +93,10 @@ def summoning_symbols(e: Engine) -> int:
 
 
 def step_discard_check(e: Engine, task: PhaseTask) -> None:
-    """Three summoning symbols in the discard: the Elder One (or its Progression token) advances."""
+    """Enough summoning symbols in the discard: the Elder One (or its Progression token) advances."""
     s = e.s
     s.phase = "end_of_turn"
-    if s.advanced_this_turn or summoning_symbols(e) < 3:
+    if s.advanced_this_turn or summoning_symbols(e) < e.c.rules.summoning_symbols:
         return
     s.advanced_this_turn = True
     eo = e.elder()
