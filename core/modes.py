@@ -37,6 +37,8 @@ class Mode:
     bot kind to a factory taking the bot's seed ("random" is added for every mode).
     `summary` gives the public facts a save listing shows, from a spectator view.
     `coverage` lists the content entries a game of this setup can use (for `sim`).
+    `scramble` changes, in place, everything of a state that no seat may see (deck
+    orders, the bag, the RNG): the conformance suite checks no view changes with it.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Mode:
     bots: Mapping[str, Callable[[int], Bot]] = field(default_factory=dict)
     summary: Callable[[Game], dict[str, str | int | bool | None]] | None = None
     coverage: Callable[[Any, Setup], dict[str, list[str]] | None] | None = None
+    scramble: Callable[[Any], None] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

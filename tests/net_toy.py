@@ -176,7 +176,12 @@ class ToyHeuristic(ViewBot):
         return next((c for c in commands if c["kind"] == "play"), commands[0])
 
 
-MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, prompts={"turn": NoData}, bots={"heuristic": ToyHeuristic}))
+def scramble(state: ToyState) -> None:
+    state.deck.reverse()
+    state.rng.seed ^= 0x5EC12E7
+
+
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, prompts={"turn": NoData}, scramble=scramble, bots={"heuristic": ToyHeuristic}))
 
 
 def toy_game(seed: int = 1, players: int = 4) -> Game:

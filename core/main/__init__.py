@@ -50,6 +50,13 @@ def _coverage(content: Any, setup: Any) -> dict[str, list[str]] | None:
     return coverage_entries(content.main, episode, elder_one)
 
 
+def _scramble(state: Any) -> None:
+    state.mythos_deck.reverse()
+    state.discovery_deck.reverse()
+    state.rng.seed ^= 0x5EC12E7
+    state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
+
+
 MODE = Mode(
     name="main",
     title="Main game",
@@ -61,4 +68,5 @@ MODE = Mode(
     bots={"heuristic": _heuristic},
     summary=_summary,
     coverage=_coverage,
+    scramble=_scramble,
 )

@@ -33,6 +33,13 @@ def _summary(game: Any) -> dict[str, str | int | bool | None]:
     return {"turn": view["turn"], "phase": view["phase"]}
 
 
+def _scramble(state: Any) -> None:
+    state.bag.reverse()
+    state.track.reverse()
+    state.rng.seed ^= 0x5EC12E7
+    state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
+
+
 MODE = Mode(
     name="shamblers",
     title="Shamblers",
@@ -43,4 +50,5 @@ MODE = Mode(
     content=_content,
     bots={"heuristic": _heuristic},
     summary=_summary,
+    scramble=_scramble,
 )
