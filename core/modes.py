@@ -15,7 +15,7 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from .bots import Bot
     from .game import Game, Rules
     from .setup import Setup
+
+
+def _strict_list(item: Any) -> TypeAdapter[Any]:
+    """A validator of one-item lists of `item` (a TypedDict tree, built at run time), strict and closed.
+
+    Pydantic takes a config for a whole tree of TypedDicts only around them: hence the list."""
+    return TypeAdapter(cast(Any, list)[item], config=ConfigDict(extra="forbid", strict=True))
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,7 @@ class Mode:
     @cached_property
     def _view_adapter(self) -> TypeAdapter[Any]:
         # A one-item list: pydantic takes a config for the whole tree only around a TypedDict.
-        return TypeAdapter(list[self.view], config=ConfigDict(extra="forbid", strict=True))  # type: ignore[name-defined]
+        return _strict_list(self.view)
 
     def check_view(self, view: Any) -> Any:
         """A checked copy of `view` if it has exactly the declared shape of this mode's view
@@ -76,8 +83,8 @@ class Mode:
 
     @cached_property
     def _event_adapter(self) -> TypeAdapter[Any]:
-        tagged = Annotated[self.events, Field(discriminator="type")]  # type: ignore[name-defined]
-        return TypeAdapter(list[tagged], config=ConfigDict(extra="forbid", strict=True))  # type: ignore[valid-type]
+        tagged = cast(Any, Annotated)[self.events, Field(discriminator="type")]  # built at run time from the mode's union
+        return _strict_list(tagged)
 
     def check_event(self, wire: Any) -> Any:
         """A checked copy of an event's wire form (`Event.wire()`), if it is one this mode declares."""
@@ -85,8 +92,7 @@ class Mode:
 
     @cached_property
     def _data_adapters(self) -> dict[str, TypeAdapter[Any]]:
-        config = ConfigDict(extra="forbid", strict=True)
-        return {kind: TypeAdapter(list[data], config=config) for kind, data in self.prompts.items()}  # type: ignore[valid-type]
+        return {kind: _strict_list(data) for kind, data in self.prompts.items()}
 
     def check_prompt(self, prompt: Any) -> None:
         """`ValueError` unless the prompt's kind is declared and every option's `data` has its shape."""

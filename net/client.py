@@ -146,7 +146,7 @@ class PeerSession:
 
     # ---- incoming ---------------------------------------------------------
 
-    def receive_data(self, data: bytes) -> list[Any]:
+    def receive_data(self, data: bytes | bytearray) -> list[Any]:
         """Bytes from the host -> the messages they held (already applied to the mirror).
 
         Raises `FrameTooLarge` if the host's framing is broken (close the connection).
@@ -300,9 +300,10 @@ async def play_bot(
             if any(isinstance(m, Rejected) for m in messages):
                 answered = None  # try again on the current prompt
             prompt = session.my_prompt
-            if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
+            view = session.mirror.view
+            if prompt is not None and view is not None and prompt["version"] != answered and session.table and session.table.started:
                 answered = prompt["version"]
-                session.send_command(chooser.choose(session.mirror.view, session.table.mode), answered)
+                session.send_command(chooser.choose(view, session.table.mode), answered)
                 await peer.flush()
     finally:
         with trio.CancelScope(shield=True):

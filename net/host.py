@@ -160,9 +160,9 @@ class Host:
             seat.kind, seat.name = "bot", f"{kind} bot"
             seat.bot = make_bot(kind, game.setup.mode, bot_seed * 1009 + index)
         for record in players or []:  # seats of a loaded save: their owners reclaim them by token
-            seat = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
-            if seat is not None and seat.kind == "open" and record.token_hash:
-                seat.kind, seat.name, seat.token_hash = "human", record.name, record.token_hash
+            saved = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
+            if saved is not None and saved.kind == "open" and record.token_hash:
+                saved.kind, saved.name, saved.token_hash = "human", record.name, record.token_hash
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)

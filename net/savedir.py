@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def checkout_root(start: Path = _PACKAGE_ROOT) -> Path | None:
     return start if name == "cthulhu" else None
 
 
-def user_saves_dir(env: dict[str, str] | None = None) -> Path:
+def user_saves_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
     return Path(base) / "cthulhu" / "saves"

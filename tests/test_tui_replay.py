@@ -101,13 +101,9 @@ def test_viewer_keys_move_through_a_main_game(main_save):
 @pytest.mark.parametrize("name", ["example-won-main.save", "example-won-shamblers.save"])
 def test_viewer_on_an_example_save(name):
     from cthulhu.content import builtin
-    from cthulhu.net.saves import ContentMismatch, HashMismatch
 
     save = load(SAVES / name)
-    try:
-        replayer = Replayer(save, builtin())
-    except (ContentMismatch, HashMismatch) as exc:
-        pytest.skip(f"the example saves are stale for the installed content (test_save_examples says so): {exc}")
+    replayer = Replayer(save, builtin())  # stale examples fail here: regenerate them (bench/make_example_saves.py)
     assert save.header.outcome == "won"
     asyncio.run(asyncio.wait_for(_drive(ReplayApp(replayer, name=name), save.last_step, save), 60))
 

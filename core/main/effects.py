@@ -39,22 +39,35 @@ from .content import (
 from . import harm, turn
 from .board import distances, next_steps
 from .state import Figure
-from .tasks import AdvanceEnemyTask, CheckTask, ChooseTask, CountTask, OpsTask, PhaseTask, PickMoverTask
+from .tasks import (
+    AdvanceEnemyTask,
+    CheckTask,
+    ChooseTask,
+    CountTask,
+    OpsTask,
+    PhaseTask,
+    PickMoverTask,
+    StressTask,
+    WoundsTask,
+)
 
 if TYPE_CHECKING:
     from .engine import Engine
 
 
 def op_stress(e: Engine, task: OpsTask, op: StressOp) -> None:
-    e.push(*[{"k": "stress", "inv": i, "n": op.n, "why": task["src"]} for i in e.targets(task["inv"], op.who)])
+    tasks: list[StressTask] = [{"k": "stress", "inv": i, "n": op.n, "why": task["src"]} for i in e.targets(task["inv"], op.who)]
+    e.push(*tasks)
 
 
 def op_wound(e: Engine, task: OpsTask, op: WoundOp) -> None:
-    e.push(*[{"k": "wounds", "inv": i, "n": op.n, "source": task["src"]} for i in e.targets(task["inv"], op.who)])
+    tasks: list[WoundsTask] = [{"k": "wounds", "inv": i, "n": op.n, "source": task["src"]} for i in e.targets(task["inv"], op.who)]
+    e.push(*tasks)
 
 
 def op_sanity(e: Engine, task: OpsTask, op: SanityOp) -> None:
-    e.push(*[{"k": "sanity", "inv": i, "n": op.n} for i in e.targets(task["inv"], op.who)])
+    tasks: list[CountTask] = [{"k": "sanity", "inv": i, "n": op.n} for i in e.targets(task["inv"], op.who)]
+    e.push(*tasks)
 
 
 def op_heal(e: Engine, task: OpsTask, op: HealOp) -> None:
@@ -134,7 +147,8 @@ def op_move_enemies(e: Engine, task: OpsTask, op: MoveEnemiesOp) -> None:
             opts = [(Command.of("pick", figure=f.id), f"The {e.enemy_name(f)} in {e.space_name(f.space)}") for f in movers]
             e.ask({"k": "pick_mover", "inv": task["inv"], "steps": op.steps}, "pick_enemy", e.s.active, "Which of the closest enemies moves?", opts)
             return
-    e.push(*[{"k": "advance_enemy", "inv": task["inv"], "figure": f.id, "steps": op.steps} for f in movers])
+    tasks: list[AdvanceEnemyTask] = [{"k": "advance_enemy", "inv": task["inv"], "figure": f.id, "steps": op.steps} for f in movers]
+    e.push(*tasks)
 
 
 def op_ritual(e: Engine, task: OpsTask, op: RitualOp) -> None:
@@ -200,7 +214,8 @@ def op_if_space_token(e: Engine, task: OpsTask, op: IfSpaceTokenOp) -> None:
 
 def op_if_tokens(e: Engine, task: OpsTask, op: IfTokensOp) -> None:
     hit = [i for i in e.targets(task["inv"], op.who) if e.inv(i).tokens.get(op.token, 0) >= op.at_least]
-    e.push(*[{**task, "inv": i, "ops": op.then} for i in hit])
+    tasks: list[OpsTask] = [{"k": "ops", "inv": i, "ops": op.then, "src": task["src"], "card": task["card"]} for i in hit]
+    e.push(*tasks)
 
 
 def op_choose(e: Engine, task: OpsTask, op: ChooseOp) -> None:

@@ -33,7 +33,7 @@ class Engine:
 
     __slots__ = ("s", "c", "events", "adj", "memo")
 
-    def __init__(self, state: MainState, content: MainContent, adjacency: dict[str, list[str]], memo: dict | None = None) -> None:
+    def __init__(self, state: MainState, content: MainContent, adjacency: dict[str, list[str]], memo: dict[Any, Any] | None = None) -> None:
         self.s = state
         self.c = content
         self.adj = adjacency
@@ -99,10 +99,13 @@ class Engine:
 
     def half(self, held: HeldCard) -> Half:
         card = self.c.episodes[self.s.episode].discovery[int(held["card"])]
-        return card.left if held["side"] == "left" else card.right
+        half = card.left if held["side"] == "left" else card.right
+        if half is None:
+            raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
+        return half
 
     def space_name(self, space: str) -> str:
-        names = self.memo.get("names")
+        names: dict[str, str] | None = self.memo.get("names")
         if names is None:
             names = self.memo["names"] = {sp.id: sp.name for t in self.c.episodes[self.s.episode].map.tiles for sp in t.spaces}
         return names.get(space, space)
@@ -128,7 +131,7 @@ class Engine:
         if not inv.cards:
             return mods_of(self.c, inv.levels)
         key = (tuple(sorted(inv.levels.items())), tuple((h["card"], h["side"]) for h in inv.cards))
-        hit = self.memo.get(key)
+        hit: dict[str, Any] | None = self.memo.get(key)
         if hit is not None:
             return hit
         total = dict(mods_of(self.c, self.levels(i)))
@@ -149,7 +152,8 @@ class Engine:
         return out
 
     def tentacles(self, i: int, t: dict[str, int]) -> int:
-        return max(0, t["tentacle"] - self.mods(i)["calm"])
+        calm: int = self.mods(i)["calm"]
+        return max(0, t["tentacle"] - calm)
 
     def targets(self, subject: int, who: str) -> list[int]:
         """Investigators an op reaches, clockwise from the active one."""

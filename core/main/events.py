@@ -363,7 +363,7 @@ class CompanionWounded(TypedDict):
     inv: int
     card: str
     wounds: int
-    health: int
+    health: int | None
 
 
 class CardLost(TypedDict):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..command import Command
 from . import harm
 from .state import ELDER, Figure
-from .tasks import AssignHitsTask, AttackHitsTask, CountTask, EnemyHitsTask, FightTask, RerollTask, RollTask
+from .tasks import AssignHitsTask, AttackHitsTask, CountTask, EnemyHitsTask, FightTask, RerollTask, Roll, RollTask, RollTaker
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -99,12 +99,12 @@ def step_roll(e: Engine, task: RollTask) -> None:
     """Roll, then hand the dice to the task below once rerolls are done."""
     s = e.s
     i = task["inv"]
-    dice = []
+    dice: list[list[Any]] = []
     # Callers decide the bonus dice: the investigator's own on their rolls, the enemy's on its attack.
     for die, n in (("standard", task["standard"]), ("bonus", task["bonus"])):
         for _ in range(n):
             dice.append([die, s.rng.face("dice", e.faces(die))])
-    roll = {"inv": i, "dice": dice, "own": task["own"], "purpose": task["purpose"], "free": e.mods(i)["free_rerolls"]}
+    roll: Roll = {"inv": i, "dice": dice, "own": task["own"], "purpose": task["purpose"], "free": e.mods(i)["free_rerolls"]}
     s.last_roll = roll
     e.emit({"type": "dice_rolled", "inv": i, "purpose": task["purpose"], "dice": [[d, e.faces(d)[f]] for d, f in dice]})
     e.push({"k": "reroll", "inv": i, "roll": roll})
@@ -129,7 +129,8 @@ def answer_reroll(e: Engine, task: RerollTask, cmd: Command) -> None:
     i = task["inv"]
     roll = task["roll"]
     if cmd.kind == "keep":
-        s.stack[-1]["roll"] = roll
+        taker: RollTaker = s.stack[-1]  # type: ignore[assignment]  # a roll is always pushed above its taker
+        taker["roll"] = roll
         return
     n = cmd["die"]
     if roll["free"] > 0:

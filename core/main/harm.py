@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..command import Command
 from .tasks import CountTask, FireHitsTask, PhaseTask, StressTask, ThresholdTask, WoundsTask
@@ -185,7 +185,7 @@ def answer_level_up(e: Engine, task: PhaseTask, cmd: Command) -> None:
     e.emit({"type": "skill_leveled", "inv": i, "name": e.name(i), "skill": sk, "skill_name": e.c.skills[sk].name, "level": inv.levels[sk]})
 
 
-def kill(e: Engine, i: int, cause: str) -> None:
+def kill(e: Engine, i: int, cause: Literal["killed", "madness"]) -> None:
     """An investigator dies: tokens go back, their pending harm is dropped, the turn is cut."""
     s = e.s
     inv = e.inv(i)

@@ -11,11 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from ..bots import ViewBot
+from ..command import PromptWire
+from .view import EnemyView, InvestigatorView, MainView
 from ..rng import Rng
 from .board import distances
 
-def json_key(command: dict[str, Any]) -> tuple:
+def json_key(command: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in command.items()))
+
+
+def prompt_of(view: MainView) -> PromptWire:
+    prompt = view["prompt"]
+    if prompt is None:
+        raise ValueError("nothing to decide in this view")
+    return prompt
 
 
 class HeuristicBot(ViewBot):
@@ -24,23 +33,24 @@ class HeuristicBot(ViewBot):
 
     # ------------------------------------------------------------------ reading the table
 
-    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
-        prompt = view["prompt"]
+    def choose_view(self, view: MainView) -> dict[str, Any]:
+        prompt = prompt_of(view)
         options = [o["command"] for o in prompt["options"]]
-        me = view["investigators"][prompt["actor"]] if prompt.get("actor") is not None else None
+        actor = prompt["actor"]
+        me = view["investigators"][actor] if actor is not None else None
         pick = getattr(self, "on_" + prompt["kind"], None)
         choice = pick(view, me, options) if pick is not None and me is not None else None
         return choice if choice is not None else options[0]
 
     @staticmethod
-    def by_kind(options: list[dict], kind: str) -> list[dict]:
+    def by_kind(options: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
         return [o for o in options if o["kind"] == kind]
 
     @staticmethod
-    def enemies_at(view: dict, space: str) -> list[dict]:
+    def enemies_at(view: MainView, space: str) -> list[EnemyView]:
         return [e for e in view["enemies"] if e["space"] == space]
 
-    def goals(self, view: dict, me: dict) -> set[str]:
+    def goals(self, view: MainView, me: InvestigatorView) -> set[str]:
         """Spaces where ritual work can be done (or the Elder One, once it can be hurt)."""
         if view["ritual"]["disrupted"]:
             return {e["space"] for e in view["enemies"] if e["kind"] == "elder_one"}
@@ -62,12 +72,12 @@ class HeuristicBot(ViewBot):
                 out.add(sp)
         return out
 
-    def danger(self, me: dict) -> bool:
+    def danger(self, me: InvestigatorView) -> bool:
         return me["wounds"] >= me["health"] - 3 or me["sanity"] >= me["skull"] - 2
 
     # ------------------------------------------------------------------ decisions
 
-    def on_action(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_action(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         here = me["space"]
         hurt = self.danger(me)
         enemies_here = self.enemies_at(view, here)
@@ -77,9 +87,9 @@ class HeuristicBot(ViewBot):
         dousing = [o for o in episode if view["episode"]["actions"][o["action"]]["requires"]["fire_here"]]
         attacks = self.by_kind(options, "attack")
         targets = {e["id"]: e for e in view["enemies"]}
-        dice = {json_key(o["command"]): o["data"]["dice"] for o in view["prompt"]["options"]}
+        dice = {json_key(o["command"]): o["data"]["dice"] for o in prompt_of(view)["options"]}
         for o in attacks:
-            target = targets.get(o.get("target"))
+            target = targets.get(o.get("target") or "")
             if target is not None and target["kind"] == "elder_one":
                 return o  # it follows wherever we run: the only way out is through
         if useful and not (enemies_here and hurt):
@@ -117,7 +127,7 @@ class HeuristicBot(ViewBot):
             return rest[0]
         return {"kind": "end_actions"}
 
-    def on_run(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_run(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         adj = view["episode"]["adjacent"]
         here = me["space"]
         goals = set() if self.danger(me) else self.goals(view, me)
@@ -127,7 +137,7 @@ class HeuristicBot(ViewBot):
             return {"kind": "stop"}
         fire = view["fire"]
 
-        def cost(o: dict) -> tuple:
+        def cost(o: dict[str, Any]) -> tuple[int, int, int, str]:
             to = o["to"]
             far = min(distances(adj, to).get(g, 99) for g in goals) if goals else 0
             return (far, fire.get(to, 0), len(self.enemies_at(view, to)), to)
@@ -140,12 +150,12 @@ class HeuristicBot(ViewBot):
                 return {"kind": "stop"}
         return best
 
-    def on_reroll(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_reroll(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Reroll dice that hurt (or fail to help) while a free reroll or spare stress allows."""
         roll = view["last_roll"]
         if roll is None:
             return None
-        data = {json_key(o["command"]): o["data"] for o in view["prompt"]["options"]}
+        data = {json_key(o["command"]): o["data"] for o in prompt_of(view)["options"]}
         spare = me["stress"] < me["stress_max"] - 1  # bank the last point of stress
         for o in self.by_kind(options, "reroll"):
             face = roll["dice"][o["die"]][1]
@@ -158,21 +168,21 @@ class HeuristicBot(ViewBot):
                 return o
         return {"kind": "keep"}
 
-    def on_assign_hit(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_assign_hit(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         targets = {e["id"]: e for e in view["enemies"]}
         return min(options, key=lambda o: targets[o["target"]]["health"] - targets[o["target"]]["wounds"])
 
-    def on_rest(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_rest(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         if me["stress"] >= me["stress_max"] - 1 and me["wounds"] < me["health"] - 2:
             return max(options, key=lambda o: o["stress"])
         return max(options, key=lambda o: o["wounds"])
 
-    def on_wound_to(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_wound_to(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         companions = [o for o in options if o["card"] is not None]
         return companions[0] if companions else None
 
-    def on_choose(self, view: dict, me: dict, options: list[dict]) -> dict | None:
-        labels = [o["data"]["text"] for o in view["prompt"]["options"]]
+    def on_choose(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
+        labels = [o["data"]["text"] for o in prompt_of(view)["options"]]
         if me["stress"] >= me["stress_max"] - 1 or self.danger(me):
             # Hurt: prefer a choice that costs nothing we can see.
             for o, label in zip(options, labels):
@@ -180,5 +190,5 @@ class HeuristicBot(ViewBot):
                     return o
         return options[0]
 
-    def on_trade(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_trade(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         return {"kind": "done"}

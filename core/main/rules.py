@@ -11,6 +11,8 @@ from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
 from .prompts import option_data
+from .tasks import Pending
+from .view import MainView
 from .state import Figure, Investigator, MainState
 from .view import build_view
 
@@ -52,8 +54,8 @@ class MainRules:
     def __init__(self) -> None:
         self.c: MainContent | None = None
         self.adj: dict[str, list[str]] = {}
-        self._prompt: tuple[dict[str, Any], Prompt] | None = None
-        self.memo: dict = {}
+        self._prompt: tuple[Pending, Prompt] | None = None
+        self.memo: dict[Any, Any] = {}
 
     def bind(self, content: Any, episode: str) -> None:
         self.c = _main(content)
@@ -141,7 +143,7 @@ class MainRules:
     def resolve(self, state: MainState, command: Command) -> list[Event]:
         return self.engine(state).answer(command)
 
-    def view(self, state: MainState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: MainState, seat: int | None) -> MainView:
         assert self.c is not None
         return build_view(state, self.c, self.adj, seat, self.memo)
 

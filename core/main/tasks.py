@@ -228,15 +228,14 @@ def _dump(ops: Any) -> Any:
 
 def canonical_task(task: Task) -> dict[str, Any]:
     """The task as plain data (a fresh copy); effect models become their dumps."""
-    out = _copy(task)
-    k = task["k"]
-    if k == "ops":
-        out["ops"] = _copy(_dump(task["ops"]))  # type: ignore[typeddict-item]
-    elif k == "check":
-        out["success"] = _copy(_dump(task["success"]))  # type: ignore[typeddict-item]
-        out["fail"] = _copy(_dump(task["fail"]))  # type: ignore[typeddict-item]
-    elif k == "choose":
-        out["op"] = _copy(_dump(task["op"]))  # type: ignore[typeddict-item]
+    out: dict[str, Any] = _copy(task)
+    if task["k"] == "ops":
+        out["ops"] = _copy(_dump(task["ops"]))
+    elif task["k"] == "check":
+        out["success"] = _copy(_dump(task["success"]))
+        out["fail"] = _copy(_dump(task["fail"]))
+    elif task["k"] == "choose":
+        out["op"] = _copy(_dump(task["op"]))
     return out
 
 

@@ -7,14 +7,16 @@ same table; the seat is kept for modes and cards that hide more.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
 from ..command import PromptWire
-from .content import MainContent, RitualOp, TokenOp, walk_ops
+from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
 from .mods import mods_of
 from .state import Investigator, MainState
+from .tasks import HeldCard
 
 # ---------------------------------------------------------------------- the declared view
 
@@ -217,7 +219,38 @@ class MainView(TypedDict):
 # ---------------------------------------------------------------------- building it
 
 
-def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str, Any]:
+class _SkillRef(TypedDict):
+    name: str
+    unique: bool
+    levels: list[str]
+
+
+class _StageRef(TypedDict):
+    name: str
+    text: str
+    health: int | None
+    standard: int
+    bonus: int
+
+
+class _RitualRef(TypedDict):
+    name: str
+    text: str
+    needed: int
+
+
+class _Static(TypedDict):
+    """The parts of a view that never change in a game (built once, shared by every view)."""
+
+    episode: EpisodeView
+    reference: dict[str, ReferenceView]
+    tokens: dict[str, str]
+    skills: dict[str, _SkillRef]
+    stages: list[_StageRef]
+    ritual: _RitualRef
+
+
+def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> EpisodeView:
     ep = c.episodes[episode]
     m = ep.map
     return {
@@ -231,38 +264,51 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str
         "adjacent": adj,
         "staircases": list(m.staircases),
         "tunnels": list(m.tunnels),
-        "gates": dict(m.gates),
+        "gates": {color: space for color, space in m.gates.items()},
         "start": m.start,
         "actions": [
-            {"name": a.name, "text": a.text, "requires": a.requires.model_dump(), "advances": advances(a.effect)}
+            {
+                "name": a.name,
+                "text": a.text,
+                "requires": {
+                    "at": list(a.requires.at),
+                    "safe": a.requires.safe,
+                    "fire_here": a.requires.fire_here,
+                    "space_token": a.requires.space_token,
+                    "tokens": dict(a.requires.tokens),
+                },
+                "advances": advances(a.effect),
+            }
             for a in ep.actions
         ],
     }
 
 
-def advances(ops: list) -> bool:
+def advances(ops: Sequence[Op]) -> bool:
     """Whether an action moves the ritual on (directly, or by gathering tokens): bots aim for these."""
     return any(isinstance(op, RitualOp) or (isinstance(op, TokenOp) and op.n > 0) for _, op in walk_ops(ops, ""))
 
 
-def _mythos(c: MainContent, s: MainState, card: str) -> dict[str, Any]:
+def _mythos(c: MainContent, s: MainState, card: str) -> MythosCardView:
     deck, n = card.split(":")
     source = c.elder_ones[s.elder_one].mythos if deck == "eo" else c.episodes[s.episode].mythos
     m = source[int(n)]
     return {"name": m.name, "text": m.text, "summoning": m.summoning}
 
 
-def _half(c: MainContent, s: MainState, held: dict[str, Any]) -> dict[str, Any]:
+def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
     card = c.episodes[s.episode].discovery[int(held["card"])]
     h = card.left if held["side"] == "left" else card.right
-    out: dict[str, Any] = {"card": held["card"], "name": h.name, "kind": h.kind, "text": h.text, "side": held["side"]}
+    if h is None:
+        raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
+    out: CardView = {"card": held["card"], "name": h.name, "kind": h.kind, "text": h.text, "side": held["side"]}
     if h.kind == "companion":
         out["wounds"] = held["wounds"]
         out["health"] = h.health
     return out
 
 
-def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, Any]) -> dict[str, Any]:
+def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef]) -> InvestigatorView:
     ref = c.investigators[inv.id]
     insanity = c.insanity.get(inv.insanity) if inv.insanity else None
     return {
@@ -285,7 +331,10 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skill
         "reached": list(inv.reached),
         "bonus": inv.bonus,
         "fire": inv.fire + inv.fire_wounds,
-        "skills": [{"id": sk, **skills[sk], "level": inv.levels[sk]} for sk in ref.skills],
+        "skills": [
+            {"id": sk, "name": skills[sk]["name"], "unique": skills[sk]["unique"], "levels": skills[sk]["levels"], "level": inv.levels[sk]}
+            for sk in ref.skills
+        ],
         "mods": {k: v for k, v in mods_of(c, inv.levels).items() if v},
         "tokens": dict(inv.tokens),
         "cards": [_half(c, s, h) for h in inv.cards],
@@ -294,7 +343,7 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skill
     }
 
 
-def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[str, Any]:
+def _elder(c: MainContent, s: MainState, stages: list[_StageRef]) -> ElderOneView:
     eo = c.elder_ones[s.elder_one]
     figure = next((f for f in s.figures if f.kind == "elder_one"), None)
     return {
@@ -309,7 +358,11 @@ def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[s
         "space": figure.space if figure else None,
         "stages": [
             {
-                **st,
+                "name": st["name"],
+                "text": st["text"],
+                "health": st["health"],
+                "standard": st["standard"],
+                "bonus": st["bonus"],
                 "revealed": n <= s.stage,
                 "defeated": 0 < n < s.stage,
                 "wounds": figure.wounds if figure is not None and n == s.stage else 0,
@@ -329,7 +382,7 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
     return _dynamic(s, c, static)
 
 
-def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> dict[str, Any]:
+def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _Static:
     kinds = set(s.reserve) | {"cultist", c.elder_ones[s.elder_one].minion}
     eo = c.elder_ones[s.elder_one]
     return {
@@ -356,8 +409,8 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> di
     }
 
 
-def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> MainView:
-    roll = None
+def _dynamic(s: MainState, c: MainContent, static: _Static) -> MainView:
+    roll: RollView | None = None
     if s.last_roll is not None:
         faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
         roll = {
@@ -395,7 +448,13 @@ def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> MainView:
             "summoning": sum(1 for d in discard if d["summoning"]),
         },
         "discovery": {"deck": len(s.discovery_deck), "discard": len(s.discovery_discard)},
-        "ritual": {**static["ritual"], "progress": s.ritual, "disrupted": s.disrupted},
+        "ritual": {
+            "name": static["ritual"]["name"],
+            "text": static["ritual"]["text"],
+            "needed": static["ritual"]["needed"],
+            "progress": s.ritual,
+            "disrupted": s.disrupted,
+        },
         "turn": s.turn,
         "active": s.active,
         "phase": s.phase,

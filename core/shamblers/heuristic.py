@@ -15,6 +15,7 @@ from typing import Any
 
 from ..bots import ViewBot
 from ..rng import Rng
+from .view import ShamblersView
 
 CHAOS = "chaos"
 
@@ -27,7 +28,7 @@ def _at_most(faces: list[int], cost: int) -> float:
 class _Board:
     """Convenience reads over a Shamblers view."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: ShamblersView) -> None:
         self.v = view
         self.mat = view["mats"][view["active"]]
         self.towns = view["towns"]
@@ -64,7 +65,7 @@ class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)  # breaks exact ties only
 
-    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+    def choose_view(self, view: ShamblersView) -> dict[str, Any]:
         """Pick from `view["prompt"]` (the view of the deciding seat); returns a wire command."""
         prompt = view.get("prompt")
         if not prompt or not prompt["options"]:
@@ -83,11 +84,13 @@ class HeuristicBot(ViewBot):
     def _pay(self, b: _Board, cmd: dict[str, Any]) -> float:
         if cmd["kind"] != "pay":
             return -100.0  # declining: banishing any Shambler beats it
-        color = cmd["color"]
+        color: str = cmd["color"]
+        chaos: int = cmd["chaos"]
+        madness: int = cmd["madness"]
         score = 10.0 * b.need(color) + 2.0 * b.fed[color]
-        score -= 3.0 * cmd["chaos"]  # Chaos is wild: keep it for later
+        score -= 3.0 * chaos  # Chaos is wild: keep it for later
         if color == b.bonus_color:
-            score -= 1.0 * cmd["madness"]  # Rage held raises the next banish's bonus
+            score -= 1.0 * madness  # Rage held raises the next banish's bonus
         return score
 
     def _feed(self, b: _Board, cmd: dict[str, Any]) -> float:

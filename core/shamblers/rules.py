@@ -30,7 +30,7 @@ in the report):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..command import Command, Event, Option, Prompt
 from ..rng import Rng
@@ -120,7 +120,7 @@ class ShamblerRules:
 
     def start(self, state: ShamblerState) -> list[Event]:
         events = [
-            _ev({"type": "game_started", "mode": self.name,
+            _ev({"type": "game_started", "mode": "shamblers",
                     "mats": [m.name for m in state.mats],
                     "towns": [t.name for t in state.cfg.towns],
                     "shamblers": len(state.track),
@@ -281,7 +281,7 @@ class ShamblerRules:
                 mat.tracks[color] += 1
             events = [_ev({"type": "gathered", "mat": state.active, "town": mat.town, "color": color, "to": "track"})]
         else:
-            to = "supply" if color == CHAOS else "discard"
+            to: Literal["supply", "discard"] = "supply" if color == CHAOS else "discard"
             if color == CHAOS:
                 state.supply_chaos += 1
             else:
