@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cthulhu.tui import cli
+from cthulhu import cli
 
 
 def test_bare_options_and_no_arguments_start_play(monkeypatch):
@@ -12,7 +12,7 @@ def test_bare_options_and_no_arguments_start_play(monkeypatch):
         seen.append(args.seed)
         return 0
 
-    monkeypatch.setattr("cthulhu.tui.cmd_play.run", fake)
+    monkeypatch.setattr("cthulhu.cli.play.run", fake)
     assert cli.main(["--seed", "3"]) == 0
     assert cli.main([]) == 0
     assert seen == [3, None]

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-CLI = [sys.executable, "-m", "cthulhu.tui.cli"]
+CLI = [sys.executable, "-m", "cthulhu.cli"]
 
 
 def _host(*args: str) -> tuple[subprocess.Popen, str, str]:

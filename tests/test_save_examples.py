@@ -13,7 +13,7 @@ import pytest
 
 from cthulhu.net.saves import SaveError, SaveWriter, load, replay, seek
 from cthulhu.net.savewriter import summarize
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 from saveplay import play
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"

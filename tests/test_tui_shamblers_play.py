@@ -10,7 +10,7 @@ from cthulhu.core import Command, Game, Setup, script_dice
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.tui.link import LocalLink
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.render_shamblers import short_name
+from cthulhu.tui.modes.shamblers.render import short_name
 
 
 def _turn_seed() -> tuple[int, str]:
@@ -165,7 +165,7 @@ def test_many_payment_choices_open_in_the_choices_list():
         return LocalLink(game)
 
     async def main():
-        from cthulhu.tui.screen_dialogs import ChoiceScreen
+        from cthulhu.tui.screens.dialogs import ChoiceScreen
 
         app = CthulhuApp(PlayOptions(mode="shamblers", seed=2, skip_title=True), link_factory=factory)
         async with app.run_test(size=(80, 24)) as pilot:

@@ -6,9 +6,9 @@ import pytest
 
 from cthulhu.core import Command, Game, Setup, script_dice
 from cthulhu.core.bots import make_bot
-from cthulhu.tui import narrate_shamblers
-from cthulhu.tui.narrate import Names, tell
-from cthulhu.tui.render_shamblers import (
+from cthulhu.tui.modes.shamblers import narrate as narrate_shamblers
+from cthulhu.tui.narrate import tell
+from cthulhu.tui.modes.shamblers.render import (
     dice_line,
     render_mats,
     render_shambler_story,
@@ -26,7 +26,7 @@ def view():
 
 
 def say(ev: dict, view: dict) -> tuple[str, str]:
-    return tell(ev, Names(view))
+    return tell(ev, view)
 
 
 # -- the Log: one sentence per event type -------------------------------------
@@ -127,7 +127,6 @@ def test_game_won_and_every_way_to_lose(view):
         ({"cause": "shambler_mat_full", "color": "red", "count": 6}, "the Shambler Mat holds 6 red tentacles"),
         ({"cause": "delirium", "mat": 1}, "Player 2's Delirium track is full"),
         ({"cause": "shambler_track_empty", "town": 3}, "a Shambler must rise on Blackrock Lighthouse but the Shambler Track is empty"),
-        ({"cause": "turn_limit", "limit": 40}, "the turn limit of 40 is reached"),
     ]
     for data, why in lost:
         assert say({"type": "game_lost", "turn": 12, **data}, view) == ("end", f"The game is lost on turn 12: {why}.")
@@ -135,7 +134,8 @@ def test_game_won_and_every_way_to_lose(view):
 
 def test_the_main_game_keeps_its_own_sentences():
     main = Game.new(Setup(seed=3)).view(0)
-    assert "Shambler" not in tell({"type": "moved", "inv": 0, "to": "x"}, Names(main))[1]
+    moved = {"type": "moved", "inv": 0, "name": "Ada Whitlock", "frm": "yard_gate", "to": "loading_dock", "space": "Loading Dock"}
+    assert tell(moved, main) == ("move", "Ada Whitlock moves to Loading Dock.")
 
 
 def test_every_event_of_real_games_has_a_shamblers_sentence():
@@ -247,9 +247,11 @@ def test_game_over_summary_lists_the_mats():
 
 
 def test_help_explains_the_mode_being_played():
-    from cthulhu.tui.screen_dialogs import help_text
+    from cthulhu.content import builtin
+    from cthulhu.tui.screens.dialogs import help_text
 
-    shamblers = help_text(mode="shamblers")
+    shamblers = " ".join(help_text("shamblers", builtin()).split())  # as read, not as wrapped
     assert "Cthulhu Die" in shamblers and "never the" in shamblers and "Shambler Mat" in shamblers
-    main = help_text()
-    assert "Mythos" in main and "Shambler" not in main
+    assert "ring of five Town Cards" in shamblers and "Take three actions" in shamblers  # numbers from the content
+    main = " ".join(help_text("main", builtin()).split())
+    assert "Mythos" in main and "Shambler" not in main and "Run (move up to 3 spaces" in main

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("core", "net", "tui", "content")
+FOLDERS = ("core", "net", "cli", "tui", "content")
 
 
 def test_mypy_strict_on_core_and_net(tmp_path):

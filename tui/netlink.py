@@ -38,7 +38,6 @@ class _Conn:
     writer: asyncio.StreamWriter | None = None
     task: asyncio.Task | None = None
     welcomed: asyncio.Event = field(default_factory=asyncio.Event)
-    wanted_seat: int | None = None
 
 
 class NetLink(QueuedUpdates):
@@ -71,7 +70,6 @@ class NetLink(QueuedUpdates):
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
-        self.bytes_in = 0
         self._seats_seen: dict[int, tuple[str, str | None, bool]] = {}
 
     # -- connecting -----------------------------------------------------------
@@ -79,7 +77,7 @@ class NetLink(QueuedUpdates):
     async def open(self) -> Update:
         for n, wanted in enumerate(self._wanted):
             session = PeerSession(self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}", code=self.code, seat=wanted, watch=self.watch)
-            conn = _Conn(session, wanted_seat=wanted)
+            conn = _Conn(session)
             await self._connect(conn)
             self._conns.append(conn)
             conn.task = asyncio.create_task(self._read(conn, primary=n == 0))
@@ -121,7 +119,6 @@ class NetLink(QueuedUpdates):
                 if not await self._reconnect(conn, primary):
                     return
                 continue
-            self.bytes_in += len(data)
             try:
                 messages = conn.session.receive_data(data)
             except Exception as exc:  # the host's framing is broken: drop and reconnect
@@ -394,23 +391,17 @@ async def embedded_link(options: Any) -> NetLink:
         from .link import load_game
 
         game, save = load_game(options.load)
-        try:
-            from cthulhu.net.savewriter import SaveWriter
+        from cthulhu.net.savewriter import SaveWriter
 
-            writer = SaveWriter.resume(Path(options.load), save, game, fsync=False)
-        except ImportError:
-            writer = None
+        writer = SaveWriter.resume(Path(options.load), save, game, fsync=False)
     else:
         setup = options.setup()
         game = Game.new(setup)
         if options.saves_dir is not None:
-            try:
-                from cthulhu.net.savedir import new_save_path
-                from cthulhu.net.savewriter import SaveWriter
+            from cthulhu.net.savedir import new_save_path
+            from cthulhu.net.savewriter import SaveWriter
 
-                writer = SaveWriter(new_save_path(options.saves_dir, f"{setup.mode}-{setup.seed}"), game, fsync=False)
-            except ImportError:
-                writer = None
+            writer = SaveWriter(new_save_path(options.saves_dir, f"{setup.mode}-{setup.seed}"), game, fsync=False)
     seats = game.setup.players
     from .link import usable_bot
 

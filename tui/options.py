@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
@@ -44,7 +44,6 @@ class PlayOptions:
     join: tuple[str, int] | None = None  # joining: the host's address
     join_seat: int | None = None
     watch: bool = False
-    extra: dict = field(default_factory=dict)
 
     def with_(self, **changes) -> "PlayOptions":
         return replace(self, **changes)

@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
         if args.bot is not None:
             print("cthulhu join: --bot plays without an interface; add --headless", file=sys.stderr)
             return 2
-        from .app import run as run_app
-        from .options import PlayOptions
+        from cthulhu.tui.app import run as run_app
+        from cthulhu.tui.options import PlayOptions
 
         options = PlayOptions(
             join=(host, port),

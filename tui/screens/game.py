@@ -16,12 +16,14 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from .chat import ChatInput
-from .link import TableLink, Update
-from .narrate import Names, tell
-from .options import OPTION_KEYS, WIDE_SIZE
-from .screen_dialogs import ChoiceScreen, GameOverScreen, QuitScreen
-from .widgets import InvestigatorsPane, LogPane, MapPane, PromptBar, StoryPane
+from ..link import TableLink, Update
+from ..modes import check_view, tui_mode
+from ..narrate import tell
+from ..options import OPTION_KEYS, WIDE_SIZE
+from ..widgets.chat import ChatInput
+from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane
+from ..widgets.prompt_bar import PromptBar
+from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
 SIDE_PANES = ("investigators", "story", "log")
 PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investigators", "log": "Log"}
@@ -143,12 +145,10 @@ class GameScreen(Screen[None]):
         try:
             first = await self.link.open()
             self.apply_update(first)
-            view = first.view
-            if not first.events and view.get("turn") is not None:
-                active = next((i for i in view.get("investigators") or [] if i.get("index") == view.get("active")), None)
-                if active is None and view.get("mats") and isinstance(view.get("active"), int):
-                    active = view["mats"][view["active"]]  # Shamblers: Player Mats
-                self.say("turn", f"Turn {view['turn']}: {active['name'] if active else 'the next player'} to play.")
+            view = self.view
+            if not first.events and view and view.get("turn") is not None:
+                who = tui_mode(view["mode"]).whose_turn(view)
+                self.say("turn", f"Turn {view['turn']}: {who or 'the next player'} to play.")
             async for update in self.link.updates():
                 self.apply_update(update)
         except Exception as exc:  # a broken link is shown, never a crash
@@ -166,10 +166,14 @@ class GameScreen(Screen[None]):
 
     def _apply_update(self, update: Update) -> None:
         self.updates_seen += 1
-        self.view = update.view
-        names = Names(update.view)
+        try:
+            view = check_view(update.view)  # the renderers read the declared shape, nothing else
+        except ValueError as exc:  # a host of another version: say so, keep the last good table
+            self.say("error", f"The table sent a view this version cannot show: {str(exc).splitlines()[0]}")
+            return
+        self.view = view
         for ev in update.events:
-            self.say(*tell(ev, names))
+            self.say(*tell(ev, view))
         self.note = None
         if update.rejected:
             self.say("error", f"Refused: {update.rejected}")
@@ -181,7 +185,7 @@ class GameScreen(Screen[None]):
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         self.pending = False
         self.redraw()
-        if update.view.get("outcome") and not self.over_shown:
+        if view["outcome"] and not self.over_shown:
             self.over_shown = True
             self.action_summary()
 
@@ -192,9 +196,7 @@ class GameScreen(Screen[None]):
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note)
         status = Text(" cthulhu", style="bold")
-        ep = (view.get("episode") or {}).get("name") or ("Shamblers" if view.get("mode") == "shamblers" else None)
-        if ep:
-            status.append(f"  {ep}")
+        status.append(f"  {tui_mode(view['mode']).title(view)}")
         if self.title_text:
             status.append(f"  {self.title_text}", style="dim")
         if self.link.seed is not None:
@@ -228,25 +230,24 @@ class GameScreen(Screen[None]):
             await self.choose(index)
 
     async def choose(self, index: int) -> None:
-        prompt = self.view.get("prompt") or {}
-        options = prompt.get("options") or []
-        if self.pending or index >= len(options) or prompt.get("seat") not in self.link.local_seats:
+        prompt = self.view.get("prompt")  # the view is {} until the table's first update
+        if prompt is None or self.pending or index >= len(prompt["options"]) or prompt["seat"] not in self.link.local_seats:
             return
         self.pending = True
-        await self.link.send(int(prompt["seat"]), options[index]["command"], prompt.get("version"))
+        await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
 
     def action_choices(self) -> None:
-        prompt = self.view.get("prompt") or {}
-        options = prompt.get("options") or []
-        if not options or prompt.get("seat") not in self.link.local_seats:
+        prompt = self.view.get("prompt")
+        if prompt is None or not prompt["options"] or prompt["seat"] not in self.link.local_seats:
             return
-        version = prompt.get("version")
+        version = prompt["version"]
 
         async def picked(index: int | None) -> None:
-            if index is not None and (self.view.get("prompt") or {}).get("version") == version:
+            now = self.view.get("prompt")
+            if index is not None and now is not None and now["version"] == version:
                 await self.choose(index)
 
-        self.app.push_screen(ChoiceScreen(str(prompt.get("text", "")), [str(o.get("label")) for o in options]), picked)
+        self.app.push_screen(ChoiceScreen(prompt["text"], [o["label"] for o in prompt["options"]]), picked)
 
     # -- chat (networked games) ------------------------------------------------
 
@@ -261,7 +262,7 @@ class GameScreen(Screen[None]):
     def action_lobby(self) -> None:
         """Who sits where, the table code and the open seats (networked games)."""
         if self.check_action("lobby", ()):
-            from .screen_lobby import LobbyScreen
+            from .lobby import LobbyScreen
 
             self.app.push_screen(LobbyScreen(self.link.lobby_info()))
 

@@ -1,18 +1,31 @@
-"""The `cthulhu` command line. Each subcommand lives in its own module and is imported on use."""
+"""The `cthulhu` command line: one module per subcommand, each with `register(sub)` and `run(args)`.
+
+Headless commands (`sim`, `content check`, `saves`, `replay`, `host --headless`,
+`join --headless`) never import Textual: only the commands that open the game
+interface import `cthulhu.tui`, inside their `run` (a test holds this).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+
+SUBCOMMANDS = ("play", "sim", "content", "saves", "replay", "host", "join")
+
+
+def mode_names() -> list[str]:
+    """Every registered game mode (for `--mode`), the default first."""
+    from cthulhu.core import modes
+
+    return modes.names()
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import commands
-
     parser = argparse.ArgumentParser(prog="cthulhu", description="A cooperative Lovecraftian board game for the terminal.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in commands.REGISTRY:
-        register(sub)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
@@ -32,7 +45,3 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`cthulhu replay ... | head`): not an error worth a traceback.
         sys.stderr.close()
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,12 +9,14 @@ import sys
 import time
 from collections import Counter
 
+from . import mode_names
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sim", help="play many seeded games with bots and summarise them")
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
     p.add_argument("--bot", choices=["random", "heuristic"], default="random")
     p.add_argument("--episode")
     p.add_argument("--elder-one")

@@ -6,11 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import mode_names
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play at this terminal (the default command)")
     p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
-    p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
     p.add_argument("--episode")
     p.add_argument("--elder-one")
     p.add_argument("--investigators", help="comma-separated investigator ids, e.g. ada_whitlock,mina_castellane")
@@ -27,16 +29,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _saves_dir(arg: str | None) -> Path | None:
-    try:
-        from cthulhu.net.savedir import default_saves_dir
-    except ImportError:
-        return Path(arg) if arg else None
+def _saves_dir(arg: str | None) -> Path:
+    from cthulhu.net.savedir import default_saves_dir
+
     return default_saves_dir(arg)
 
 
 def options_from(args: argparse.Namespace):
-    from .options import PlayOptions
+    from cthulhu.tui.options import PlayOptions
 
     if args.players < 1 or args.players > 5:
         raise SystemExit("cthulhu play: --players must be 1 to 5")
@@ -46,12 +46,9 @@ def options_from(args: argparse.Namespace):
         raise SystemExit("cthulhu play: --seed must be between 0 and 2**63-1")
     load = None
     if args.load:
-        try:
-            from cthulhu.net.savedir import resolve_save
+        from cthulhu.net.savedir import resolve_save
 
-            load = resolve_save(args.load, args.saves)
-        except ImportError:
-            raise SystemExit("cthulhu play: --load needs the saves module, which this build lacks")
+        load = resolve_save(args.load, args.saves)
         if not load.exists():
             raise SystemExit(f"cthulhu play: no save at {load}")
     theme = args.theme or ("ansi-dark" if args.ansi else "textual-dark")
@@ -89,6 +86,6 @@ def run(args: argparse.Namespace) -> int:
         for line in exc.problems:
             print(f"  {line}", file=sys.stderr)
         return 2
-    from .app import run as run_app
+    from cthulhu.tui.app import run as run_app
 
     return run_app(options)

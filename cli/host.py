@@ -13,13 +13,15 @@ import signal
 import socket
 import sys
 
+from . import mode_names
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("host", help="host a table that friends join with `cthulhu join`")
     p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
-    p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
     p.add_argument("--elder-one", help="Elder One id (main game)")
     p.add_argument("--episode", help="episode id (main game)")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
@@ -57,8 +59,8 @@ def run_app(args: argparse.Namespace) -> int:
 
     from cthulhu.net.host import new_table_code
 
-    from .app import run as run_app_
-    from .options import PlayOptions
+    from cthulhu.tui.app import run as run_app_
+    from cthulhu.tui.options import PlayOptions
 
     if args.bots >= args.seats:
         print("cthulhu host: leave at least one seat for yourself (or use --headless)", file=sys.stderr)

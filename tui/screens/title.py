@@ -13,7 +13,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .options import PlayOptions, random_seed
+from ..modes import mode_titles, tui_mode
+from ..options import PlayOptions, random_seed
 
 NONE = "(none)"
 DEFAULT = "(default)"
@@ -32,15 +33,16 @@ class Row:
 
 
 def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
-    main = getattr(content, "main", None)
-    out: dict[str, list[tuple[str, str]]] = {"episodes": [], "investigators": [], "elder_ones": []}
-    if main is None:
-        return out
-    out["episodes"] = [(k, getattr(v, "name", k)) for k, v in sorted(main.episodes.items())]
-    out["investigators"] = [(k, getattr(v, "name", k)) for k, v in sorted(main.investigators.items())]
-    elders = getattr(main, "elder_ones", None) or {}
-    out["elder_ones"] = [(k, getattr(v, "name", k)) for k, v in sorted(elders.items())]
+    """Every mode's lists for the set-up rows ("episode", "elder_one", "investigators")."""
+    out: dict[str, list[tuple[str, str]]] = {"episode": [], "elder_one": [], "investigators": []}
+    for name, _ in mode_titles():
+        out.update(tui_mode(name).choices(content))
     return out
+
+
+def _setup_key(row: str) -> str:
+    """The set-up choice a row edits: the four investigator rows edit "investigators"."""
+    return "investigators" if row.startswith("inv") else row
 
 
 class TitleScreen(Screen[PlayOptions]):
@@ -66,9 +68,9 @@ class TitleScreen(Screen[PlayOptions]):
         invs = choices["investigators"]
         wanted = list(options.investigators) or [k for k, _ in invs[:2]]
         self.rows = [
-            Row("mode", "Mode", [("main", "Main game"), ("shamblers", "Shamblers")]),
-            Row("episode", "Episode", [(None, DEFAULT)] + choices["episodes"]),
-            Row("elder_one", "Elder One", [(None, DEFAULT)] + choices["elder_ones"]),
+            Row("mode", "Mode", list(mode_titles())),
+            Row("episode", "Episode", [(None, DEFAULT)] + choices["episode"]),
+            Row("elder_one", "Elder One", [(None, DEFAULT)] + choices["elder_one"]),
         ]
         for n in range(4):
             values = ([] if n == 0 else [(None, NONE)]) + invs
@@ -110,12 +112,12 @@ class TitleScreen(Screen[PlayOptions]):
     def redraw(self) -> None:
         out = Text("CTHULHU\n", style="bold")
         out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
-        main_only = {"episode", "elder_one", "inv0", "inv1", "inv2", "inv3"}
-        shamblers = self.row("mode").value == "shamblers"
+        applies = tui_mode(self.row("mode").value).setup_rows
+        optional = {"episode", "elder_one", "investigators"}
         for n, row in enumerate(self.rows):
             selected = n == self.cursor
             shown = self.seed_text + ("_" if selected else "") if row.key == "seed" else row.values[row.index][1]
-            if shamblers and row.key in main_only:
+            if _setup_key(row.key) in optional - applies:
                 shown = "-"
             line = Text(f"{'>' if selected else ' '} {row.label:<16}", style="bold" if selected else "")
             line.append(f" < {shown} >" if selected and row.key != "seed" else f"   {shown}", style="reverse" if selected else "")
@@ -186,7 +188,7 @@ class TitleScreen(Screen[PlayOptions]):
             def picked(path: Any) -> None:
                 if path is None:
                     return
-                from .screen_replay import open_replay
+                from .replay import open_replay
 
                 try:
                     viewer = open_replay(path)
@@ -198,11 +200,8 @@ class TitleScreen(Screen[PlayOptions]):
             self.app.push_screen(LoadScreen(entries, title="Replay a save"), picked)
 
     def _saves(self) -> list[Any]:
-        try:
-            from cthulhu.net.savedir import default_saves_dir, list_saves
-        except ImportError:
-            self.notify("Saves are not available in this build.", severity="warning")
-            return []
+        from cthulhu.net.savedir import default_saves_dir, list_saves
+
         folder = default_saves_dir(self.options.saves_dir)
         entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []
         if not entries:

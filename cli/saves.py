@@ -16,10 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _who(save: Any) -> str:
+    """'Hastur (summoned) / The Wexley Mill Fire' where the mode has those, else the mode's title."""
     setup = save.setup
-    if setup.mode == "shamblers":
-        return "Shamblers"
     summary = save.header.summary
+    if not (setup.elder_one or summary.get("elder_one") or setup.episode or summary.get("episode")):
+        from cthulhu.core import modes
+
+        return modes.get(setup.mode).title if setup.mode in modes.names() else setup.mode
     elder = str(setup.elder_one or summary.get("elder_one") or "?")
     if summary.get("elder_one_summoned"):
         elder += " (summoned)"

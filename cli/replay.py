@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     except SaveError as exc:
         return _fail(str(exc) if exc.path else f"{path}: {exc}")
     if args.tui:
-        from .screen_replay import run_replay
+        from cthulhu.tui.screens.replay import run_replay
 
         return run_replay(save, path, step=step, allow_other_content=args.any_content)
     view = game.view(None)
@@ -99,10 +99,10 @@ def run(args: argparse.Namespace) -> int:
     h = save.header
     setup = save.setup
     print(f"{path.name}: {h.mode}, {save.last_step} steps, {h.outcome or 'in play'}; saved {h.updated}")
-    if setup.mode == "main":
-        elder = setup.elder_one or h.summary.get("elder_one") or "?"
-        episode = setup.episode or h.summary.get("episode") or "?"
-        print(f"  Elder One: {elder}   Episode: {episode}")
+    elder = setup.elder_one or h.summary.get("elder_one")
+    episode = setup.episode or h.summary.get("episode")
+    if elder or episode:  # modes with an Elder One and an episode say which
+        print(f"  Elder One: {elder or '?'}   Episode: {episode or '?'}")
     if setup.investigators:
         print(f"  Investigators: {', '.join(setup.investigators)}")
     if h.players:

@@ -14,12 +14,12 @@ from typing import Any
 from rich.text import Text
 from textual.binding import Binding
 
-from .app import CthulhuApp
-from .link import Update
-from .options import PlayOptions
-from .replay import Replayer, ReplayLink
-from .screen_dialogs import GameOverScreen
-from .screen_game import GameScreen
+from ..app import CthulhuApp
+from ..link import Update
+from ..options import PlayOptions
+from ..replay import Replayer, ReplayLink
+from .dialogs import GameOverScreen
+from .game import GameScreen
 
 PAGE = 10
 KEYS_HINT = "left/right step   PgUp/PgDn 10 steps   Home/End first/last   q close"

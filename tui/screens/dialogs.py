@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -12,8 +13,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from .dice import LEGEND
-from .options import MIN_SIZE, OPTION_KEYS
+from ..modes import tui_mode
+from ..options import MIN_SIZE, OPTION_KEYS
 
 HELP_KEYS = """\
 Keys
@@ -29,76 +30,29 @@ Keys
   escape         close a dialog
 """
 
-HELP_RULES = [
-    ("", "Investigators share one table against a waking Elder One. On your turn:"),
-    ("1. ", "Take three actions: Run (move up to 3 spaces; every enemy in the space you leave "
-     "follows you), Attack the enemies in your space, Rest (heal 3 wounds or stress, only where "
-     "no enemy stands), Trade, or the episode's own two actions. An action may be repeated."),
-    ("2. ", "Draw a Mythos card: it may summon enemies through the gates."),
-    ("3. ", "Investigate if your space is safe (draw a Discovery card); otherwise every enemy "
-     "there attacks you, in the order you pick."),
-    ("4. ", "End of turn: Fire burns, and enough summoning symbols in the Mythos discard move "
-     "the Elder One along the summoning track."),
-    ("", ""),
-    ("", "Dice: 3 standard dice plus your bonus dice. Successes hurt; each tentacle costs 1 "
-     "sanity. After any roll you may take 1 stress to reroll one die of your choice, again "
-     "and again, until your stress is full."),
-    ("", ""),
-    ("", "Sanity climbs toward the skull. Each threshold stops the loss there and lets you "
-     "level up a skill; reaching the skull kills you, and so do wounds up to your health."),
-    ("", ""),
-    ("", "Win by disrupting the ritual and defeating the Elder One's final stage. Lose if "
-     "anyone dies before the Elder One is summoned, if everyone dies after, or if its token "
-     "reaches the end of the summoning track."),
-]
-
-
-SHAMBLERS_RULES = [
-    ("", "Shamblers: banish the Great Old One's minions from a ring of five Town Cards. On your turn:"),
-    ("1. ", "The Wheel turns to a random Town Card: 2 Madness Tentacles come out of the bag onto it, "
-     "and the next Shambler lands two cards clockwise from it."),
-    ("2. ", "Take three actions: Move to a neighbouring card, Gather a tentacle from your card onto "
-     "your Player Mat (a full track costs 1 Delirium instead), or Banish."),
-    ("3. ", "Feed: every card with Shamblers loses one of its Madness Tentacles per Shambler to the "
-     "Shambler Mat."),
-    ("", ""),
-    ("", "Banish: roll one Cthulhu Die per Shambler on your card. The highest single die (never the "
-     "sum) is the cost, paid in tentacles of the banished Shambler's color; up to two Chaos "
-     "Tentacles may stand in. Then the Shambler goes to the Shambler Mat and 1, 2 or 3 tentacles "
-     "of its color leave the Shambler Mat, for 0, 1 or 2 Rage Tentacles you held when you began."),
-    ("", ""),
-    ("", "Win with three Shamblers of every color on the Shambler Mat. Lose when a Shambler is due "
-     "and none are left, when the Shambler Mat holds six tentacles of one color, or when anyone's "
-     "Delirium fills."),
-]
-
-
-def help_text(width: int = 62, mode: str = "main") -> str:
-    """Keys and the rules of the mode being played in brief, wrapped to the dialog."""
-    import textwrap
-
+def help_text(mode: str, content: Any, width: int = 62) -> str:
+    """Keys and the rules of the mode being played in brief (numbers from the content), wrapped to the dialog."""
     lines = [HELP_KEYS, "The game in brief (in our own words)"]
-    for bullet, para in SHAMBLERS_RULES if mode == "shamblers" else HELP_RULES:
+    for bullet, para in tui_mode(mode).help(content):
         if not para:
             lines.append("")
             continue
         lines.extend(textwrap.wrap(para, width, initial_indent="  " + bullet, subsequent_indent="  " + " " * len(bullet)))
-    return "\n".join(lines) + "\n\n" + LEGEND
-
+    return "\n".join(lines)
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
 
-    def __init__(self, mode: str = "main") -> None:
+    def __init__(self, text: str) -> None:
         super().__init__()
-        self.mode = mode
+        self.text = text
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-body"):
-                yield Static(help_text(mode=self.mode))
+                yield Static(self.text, markup=False)
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
@@ -161,22 +115,14 @@ class ChoiceScreen(ModalScreen[int | None]):
 
 
 def summary_text(view: dict[str, Any]) -> Text:
-    """Outcome, turns played, and what happened to each investigator."""
-    outcome = view.get("outcome") or "unfinished"
-    out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else str(outcome).title()), style="bold")
+    """Outcome, turns played, and what became of the table (the mode's own summary)."""
+    outcome = view["outcome"] or "unfinished"
+    out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else outcome.title()), style="bold")
     cause = view.get("cause")
-    if cause:
-        out.append("\n" + str(cause).replace("_", " ").capitalize() + ".")
-    out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view.get('step', '?')}\n")
-    if view.get("mode") == "shamblers":
-        from .render_shamblers import summary
-
-        out.append_text(summary(view))
-    for inv in view.get("investigators") or []:
-        if inv.get("alive", True):
-            out.append(f"\n{inv.get('name')}: survived ({inv.get('wounds', 0)}/{inv.get('health', 0)} wounds, sanity {inv.get('sanity', 0)}/{inv.get('skull', 0)})")
-        else:
-            out.append(f"\n{inv.get('name')}: died ({str(inv.get('cause') or 'unknown').replace('_', ' ')})", style="red")
+    if isinstance(cause, str) and cause:
+        out.append("\n" + cause.replace("_", " ").capitalize() + ".")
+    out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view['step']}\n")
+    out.append_text(tui_mode(view["mode"]).summary(view))
     return out
 
 

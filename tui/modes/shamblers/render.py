@@ -13,8 +13,9 @@ from typing import Any
 
 from rich.text import Text
 
-from .render_map import INVESTIGATOR_STYLES, abbreviate, legend_text
-from .render_panes import track
+from cthulhu.core.shamblers.view import ShamblersView
+
+from ...render import MARK_STYLES, abbreviate, legend_text, track
 
 CHAOS = "chaos"
 COLOR_STYLES = {"red": "bold red", "blue": "bold bright_blue", "green": "bold green", CHAOS: "bold magenta"}
@@ -35,11 +36,11 @@ PHASES = {"actions": "actions", "banish": "paying for a banish", "feed": "the Sh
 # -- small pieces ------------------------------------------------------------
 
 
-def colors(view: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(view.get("colors") or [])
+def colors(view: ShamblersView) -> list[dict[str, Any]]:
+    return list(view["colors"])
 
 
-def color_ids(view: dict[str, Any]) -> list[str]:
+def color_ids(view: ShamblersView) -> list[str]:
     return [str(c["id"]) for c in colors(view)]
 
 
@@ -48,17 +49,17 @@ def letter(color: str) -> str:
     return "C" if color == CHAOS else (str(color)[:1].upper() or "?")
 
 
-def tentacle_name(view: dict[str, Any], color: str) -> str:
+def tentacle_name(view: ShamblersView, color: str) -> str:
     if color == CHAOS:
         return "Chaos"
-    return next((str(c.get("tentacle")) for c in colors(view) if c.get("id") == color), str(color).title())
+    return next((c["tentacle"] for c in colors(view) if c["id"] == color), str(color).title())
 
 
 def counts(by_color: dict[str, int], order: list[str], sep: str = " ") -> Text:
     """'R1 B2' in each color's style, zeros left out; '-' when there is nothing."""
     out = Text()
     for color in order:
-        n = int(by_color.get(color, 0) or 0)
+        n = by_color.get(color, 0)
         if n > 0:
             if out:
                 out.append(sep)
@@ -68,20 +69,20 @@ def counts(by_color: dict[str, int], order: list[str], sep: str = " ") -> Text:
 
 def mat_mark(index: int) -> tuple[str, str]:
     """A Player Mat's mark on the map and its style: 'P1', 'P2' ..."""
-    return f"P{index + 1}", INVESTIGATOR_STYLES[index % len(INVESTIGATOR_STYLES)]
+    return f"P{index + 1}", MARK_STYLES[index % len(MARK_STYLES)]
 
 
-def active_town(view: dict[str, Any]) -> int | None:
-    mats = view.get("mats") or []
-    active = view.get("active")
+def active_town(view: ShamblersView) -> int | None:
+    mats = view["mats"]
+    active = view["active"]
     if isinstance(active, int) and 0 <= active < len(mats):
-        return int(mats[active].get("town", -1))
+        return mats[active]["town"]
     return None
 
 
-def feeding_town(view: dict[str, Any]) -> tuple[int, int] | None:
-    feeding = view.get("feeding") or []
-    if view.get("phase") == "feed" and feeding:
+def feeding_town(view: ShamblersView) -> tuple[int, int] | None:
+    feeding = view["feeding"]
+    if view["phase"] == "feed" and feeding:
         return int(feeding[0][0]), int(feeding[0][1])
     return None
 
@@ -98,16 +99,16 @@ def _labelled(label: str, short: str, by_color: dict[str, int], order: list[str]
     return line
 
 
-def _tags(view: dict[str, Any], index: int) -> Text:
+def _tags(view: ShamblersView, index: int) -> Text:
     """Who stands on a Town Card, and the Wheel's mark: 'P1 P2  W wheel'."""
     out = Text()
-    for m, mat in enumerate(view.get("mats") or []):
-        if int(mat.get("town", -1)) == index:
+    for m, mat in enumerate(view["mats"]):
+        if mat["town"] == index:
             mark, style = mat_mark(m)
             if out:
                 out.append(" ")
-            out.append(mark, style=style + (" reverse" if m == view.get("active") else ""))
-    if view.get("wheel") == index:
+            out.append(mark, style=style + (" reverse" if m == view["active"] else ""))
+    if view["wheel"] == index:
         if out:
             out.append(" ")
         out.append("W", style="reverse " + WHEEL_STYLE)
@@ -122,9 +123,9 @@ def _tags(view: dict[str, Any], index: int) -> Text:
 # -- the Map pane: the ring of Town Cards -------------------------------------
 
 
-def render_towns(view: dict[str, Any], width: int, ascii_only: bool = False) -> Text:
+def render_towns(view: ShamblersView, width: int, ascii_only: bool = False) -> Text:
     """The ring as boxes (3 on top, the rest below, arrows clockwise), or a list when narrow."""
-    towns = view.get("towns") or []
+    towns = view["towns"]
     if not towns:
         return Text("No Town Cards in this view.", style="dim")
     ring = width >= RING_MIN_WIDTH and len(towns) >= 3
@@ -154,11 +155,11 @@ def short_name(name: str, width: int) -> str:
     return abbreviate(kept, width)
 
 
-def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> list[Text]:
+def _town_box(view: ShamblersView, index: int, bw: int, ascii_only: bool) -> list[Text]:
     """One Town Card as `bw`-wide lines: number, name, tentacles, Shamblers, who is there."""
-    town = (view.get("towns") or [])[index]
+    town = (view["towns"])[index]
     active = active_town(view) == index
-    wheel = view.get("wheel") == index
+    wheel = view["wheel"] == index
     box = (ASCII_ACTIVE if active else ASCII) if ascii_only else (BOX_ACTIVE if active else BOX)
     border = "bold" if active else "dim"
     inner = bw - 2
@@ -167,7 +168,7 @@ def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> li
     top = Text(box["tl"] + box["h"], style=border)
     top.append(number, style="bold")
     top.append(box["h"] * max(0, inner - 1 - len(number)) + box["tr"], style=border)
-    name = Text(short_name(str(town.get("name", "?")), inner), style=WHEEL_STYLE if wheel else "bold")
+    name = Text(short_name(town["name"], inner), style=WHEEL_STYLE if wheel else "bold")
     if active:
         name.stylize("reverse")
     name.truncate(inner, pad=True)
@@ -175,8 +176,8 @@ def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> li
     tags.truncate(inner, pad=True)
     rows = [
         name,
-        _labelled("Tentacles", "T", dict(town.get("tentacles") or {}), [*order, CHAOS], inner),
-        _labelled("Shamblers", "Sh", dict(town.get("shamblers") or {}), order, inner),
+        _labelled("Tentacles", "T", town["tentacles"], [*order, CHAOS], inner),
+        _labelled("Shamblers", "Sh", town["shamblers"], order, inner),
         tags,
     ]
     lines = [top]
@@ -189,26 +190,26 @@ def _town_box(view: dict[str, Any], index: int, bw: int, ascii_only: bool) -> li
     return lines
 
 
-def ring_box_width(view: dict[str, Any], width: int) -> tuple[int, int]:
+def ring_box_width(view: ShamblersView, width: int) -> tuple[int, int]:
     """(box width, gap between boxes) for the ring at `width` columns."""
-    cols = (len(view.get("towns") or []) + 1) // 2
+    cols = (len(view["towns"]) + 1) // 2
     gap = 3 if width >= cols * 22 + 3 * (cols - 1) else 2
     return max(14, min(BOX_MAX, (width - gap * (cols - 1)) // cols)), gap
 
 
-def box_labels_fit(view: dict[str, Any], inner: int) -> bool:
+def box_labels_fit(view: ShamblersView, inner: int) -> bool:
     """Whether every Town Card box keeps the long labels (counts may close up to fit)."""
     order = color_ids(view)
     return all(
-        len(label) + 1 + len(counts(dict(t.get(key) or {}), colors_of, "")) <= inner
-        for t in view.get("towns") or []
+        len(label) + 1 + len(counts(t[key], colors_of, "")) <= inner
+        for t in view["towns"]
         for label, key, colors_of in (("Tentacles", "tentacles", [*order, CHAOS]), ("Shamblers", "shamblers", order))
     )
 
 
-def _ring(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
+def _ring(view: ShamblersView, width: int, ascii_only: bool) -> Text:
     """Top row left to right, bottom row right to left: the clockwise ring as a rectangle."""
-    towns = view.get("towns") or []
+    towns = view["towns"]
     n = len(towns)
     arrows = ASCII_ARROWS if ascii_only else ARROWS
     cols = (n + 1) // 2
@@ -251,7 +252,7 @@ def _ring(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
     return out
 
 
-def _filler(view: dict[str, Any], bw: int, height: int) -> list[Text]:
+def _filler(view: ShamblersView, bw: int, height: int) -> list[Text]:
     """The empty cell of the bottom row holds the color key."""
     lines = [Text(" " * bw) for _ in range(height)]
     keys = [(letter(c), COLOR_STYLES.get(c, "bold"), tentacle_name(view, c)) for c in [*color_ids(view), CHAOS]]
@@ -268,25 +269,25 @@ def _filler(view: dict[str, Any], bw: int, height: int) -> list[Text]:
     return lines
 
 
-def _list_parts(view: dict[str, Any], town: dict[str, Any]) -> tuple[tuple[str, str, Text], ...]:
+def _list_parts(view: ShamblersView, town: dict[str, Any]) -> tuple[tuple[str, str, Text], ...]:
     order = color_ids(view)
     return (
-        ("Tentacles", "T", counts(dict(town.get("tentacles") or {}), [*order, CHAOS])),
-        ("Shamblers", "Sh", counts(dict(town.get("shamblers") or {}), order)),
+        ("Tentacles", "T", counts(town["tentacles"], [*order, CHAOS])),
+        ("Shamblers", "Sh", counts(town["shamblers"], order)),
     )
 
 
-def list_labels_fit(view: dict[str, Any], width: int) -> bool:
+def list_labels_fit(view: ShamblersView, width: int) -> bool:
     """Whether every Town Card's second line fits with the long labels."""
     return all(
         sum(len(label) + len(value) + 3 for label, _, value in _list_parts(view, t)) + 1 <= width
-        for t in view.get("towns") or []
+        for t in view["towns"]
     )
 
 
-def _ring_list(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
+def _ring_list(view: ShamblersView, width: int, ascii_only: bool) -> Text:
     """Narrow panes: two lines per Town Card, clockwise, with the wrap-around said once."""
-    towns = view.get("towns") or []
+    towns = view["towns"]
     arrows = ASCII_ARROWS if ascii_only else ARROWS
     here = active_town(view)
     n = len(towns)
@@ -302,7 +303,7 @@ def _ring_list(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
         line = Text("\n")
         line.append(">" if i == here else " ", style="bold")
         line.append(f"{i + 1} ", style="bold")
-        name = Text(short_name(str(town.get("name", "?")), name_w), style=WHEEL_STYLE if view.get("wheel") == i else "bold")
+        name = Text(short_name(town["name"], name_w), style=WHEEL_STYLE if view["wheel"] == i else "bold")
         if i == here:
             name.stylize("reverse")
         line.append_text(name)
@@ -320,25 +321,25 @@ def _ring_list(view: dict[str, Any], width: int, ascii_only: bool) -> Text:
     return out
 
 
-def town_legend(view: dict[str, Any], width: int = 80, colors_shown: bool = False, short_labels: bool = False) -> Text:
+def town_legend(view: ShamblersView, width: int = 80, colors_shown: bool = False, short_labels: bool = False) -> Text:
     """Letters and marks, packed into lines that never wrap (the ring's empty cell may hold the colors)."""
     pieces: list[tuple[str, str, str]] = []
     for c in [] if colors_shown else [*color_ids(view), CHAOS]:
         pieces.append((letter(c), COLOR_STYLES.get(c, "bold"), tentacle_name(view, c)))
-    for m, mat in enumerate(view.get("mats") or []):
+    for m, mat in enumerate(view["mats"]):
         mark, style = mat_mark(m)
-        pieces.append((mark, style, str(mat.get("name", mark))))
+        pieces.append((mark, style, mat["name"]))
     pieces.append(("W", "reverse " + WHEEL_STYLE, "the Wheel's pick"))
     if short_labels:
         pieces += [("T", "dim", "tentacles"), ("Sh", "dim", "Shamblers")]
-    towns = view.get("towns") or []
+    towns = view["towns"]
     out = legend_text(pieces, width, dim_names=True)
     here = active_town(view)
     if here is not None and towns and colors_shown:
         n = len(towns)
-        cw = f"{(here + 1) % n + 1} {towns[(here + 1) % n].get('name')}"
-        ccw = f"{(here - 1) % n + 1} {towns[(here - 1) % n].get('name')}"
-        moves = f"From {here + 1} {towns[here].get('name')}: clockwise to {cw}, counter-clockwise to {ccw}."
+        cw = f"{(here + 1) % n + 1} {towns[(here + 1) % n]['name']}"
+        ccw = f"{(here - 1) % n + 1} {towns[(here - 1) % n]['name']}"
+        moves = f"From {here + 1} {towns[here]['name']}: clockwise to {cw}, counter-clockwise to {ccw}."
         for line in textwrap.wrap(moves, max(20, width)):
             out.append("\n" + line, style="dim")
     return out
@@ -347,22 +348,22 @@ def town_legend(view: dict[str, Any], width: int = 80, colors_shown: bool = Fals
 # -- the Story Board: Shambler Track, Shambler Mat, bag, discard, supply ------
 
 
-def render_shambler_story(view: dict[str, Any], width: int = 40) -> Text:
+def render_shambler_story(view: ShamblersView, width: int = 40) -> Text:
     order = color_ids(view)
-    goals = view.get("goals") or {}
-    win = int(goals.get("win_per_color", 3) or 3)
-    lose = int(goals.get("loss_mat_tentacles", 6) or 6)
+    goals = view["goals"]
+    win = goals["win_per_color"]
+    lose = goals["loss_mat_tentacles"]
     named = width >= 38
     out = Text("Shambler Track", style="bold yellow")
-    out.append(f"  {view.get('shambler_track_count', '?')} left")
+    out.append(f"  {view['shambler_track_count']} left")
     out.append("\n  what comes next is secret", style="dim")
     out.append("\nShambler Mat", style="bold yellow")
     head = Text("\n  " + " " * (9 if named else 2))
     head.append("banished".ljust(3 + win + 5), style="dim")
     head.append("tentacles", style="dim")
     out.append_text(head)
-    mat = view.get("shambler_mat") or {}
-    banished, held = mat.get("shamblers") or {}, mat.get("tentacles") or {}
+    mat = view["shambler_mat"]
+    banished, held = mat["shamblers"], mat["tentacles"]
     for c in order:
         style = COLOR_STYLES.get(c, "bold")
         out.append("\n  ")
@@ -370,7 +371,7 @@ def render_shambler_story(view: dict[str, Any], width: int = 40) -> Text:
         if named:
             out.append(" " + tentacle_name(view, c).ljust(6), style=style.replace("bold ", ""))
         out.append(" ")
-        b, t = int(banished.get(c, 0) or 0), int(held.get(c, 0) or 0)
+        b, t = banished[c], held[c]
         out.append_text(track(b, win, "bold green"))
         out.append(f" {b}/{win}".ljust(5), style="bold green" if b >= win else "")
         out.append(" ")
@@ -378,9 +379,9 @@ def render_shambler_story(view: dict[str, Any], width: int = 40) -> Text:
         out.append(f" {t}/{lose}", style="bold red" if t >= lose - 1 else "")
     out.append(f"\n  win: {win} banished per color", style="dim")
     out.append(f"\n  lose: {lose} tentacles of a color", style="dim")
-    discard = view.get("discard") or {}
+    discard = view["discard"]
     out.append("\nBag ", style="bold")
-    out.append(f"{view.get('bag_count', '?')} tentacles")
+    out.append(f"{view['bag_count']} tentacles")
     out.append("   " if named else "\n")
     out.append("Discard Mat ", style="bold")
     total = sum(int(v or 0) for v in discard.values())
@@ -389,30 +390,30 @@ def render_shambler_story(view: dict[str, Any], width: int = 40) -> Text:
         out.append(": ")
         out.append_text(counts(discard, order))
     out.append("\nGeneral supply ", style="bold")
-    out.append(f"{view.get('supply_chaos', 0)} Chaos")
-    die = view.get("die") or {}
-    faces = " ".join(str(f) for f in die.get("faces") or [])
-    out.append(f"\n{die.get('name', 'Cthulhu Die')}: ", style="bold")
+    out.append(f"{view['supply_chaos']} Chaos")
+    die = view["die"]
+    faces = " ".join(str(f) for f in die["faces"])
+    out.append(f"\n{die['name']}: ", style="bold")
     out.append(f"faces {faces}")
-    dice = [int(d) for d in view.get("last_dice") or []]
+    dice = [int(d) for d in view["last_dice"]]
     if dice:
         out.append("\nLast roll ", style="bold")
         out.append_text(dice_faces(dice))
         out.append(f"  cost {max(dice)}")
-    banish = view.get("banish")
+    banish = view["banish"]
     if isinstance(banish, dict):
-        towns = view.get("towns") or []
-        name = towns[banish["town"]].get("name") if 0 <= int(banish.get("town", -1)) < len(towns) else "?"
-        rules = view.get("banish_rules") or {}
-        bonus = list(rules.get("bonus") or [1])
-        rage = int(banish.get("rage_at_start", 0) or 0)
-        _wrap(out, f"Banishing on {name}: cost {banish.get('cost')}; "
+        towns = view["towns"]
+        name = towns[banish["town"]]["name"]
+        rules = view["banish_rules"]
+        bonus = list(rules["bonus"])
+        rage = banish["rage_at_start"]
+        _wrap(out, f"Banishing on {name}: cost {banish['cost']}; "
                    f"{rage} Rage held at the start, so {bonus[min(rage, len(bonus) - 1)]} tentacle(s) of its color "
                    f"leave the Shambler Mat.", width, 0, "bold")
     feed = feeding_town(view)
     if feed is not None:
-        towns = view.get("towns") or []
-        _wrap(out, f"Feeding: the Shamblers on {towns[feed[0]].get('name')} take {feed[1]} more.", width, 0, "bold red")
+        towns = view["towns"]
+        _wrap(out, f"Feeding: the Shamblers on {towns[feed[0]]['name']} take {feed[1]} more.", width, 0, "bold red")
     return out
 
 
@@ -433,9 +434,9 @@ def dice_faces(dice: list[int]) -> Text:
     return out
 
 
-def dice_line(view: dict[str, Any]) -> Text | None:
+def dice_line(view: ShamblersView) -> Text | None:
     """The prompt bar's dice line while a roll matters this turn."""
-    dice = [int(d) for d in view.get("last_dice") or []]
+    dice = [int(d) for d in view["last_dice"]]
     if not dice:
         return None
     line = Text("Cthulhu Dice (tentacles): ", style="bold")
@@ -451,56 +452,56 @@ def dice_line(view: dict[str, Any]) -> Text | None:
 # -- the Investigators pane: Player Mats ---------------------------------------
 
 
-def turn_line(view: dict[str, Any], width: int = 40) -> Text:
-    mats = view.get("mats") or []
-    active = view.get("active")
-    out = Text(f"Turn {view.get('turn', '?')}  ", style="bold")
+def turn_line(view: ShamblersView, width: int = 40) -> Text:
+    mats = view["mats"]
+    active = view["active"]
+    out = Text(f"Turn {view['turn']}  ", style="bold")
     if isinstance(active, int) and 0 <= active < len(mats):
         mark, style = mat_mark(active)
-        out.append(f"{mark} {mats[active].get('name', '')}" if width >= 40 else mark, style=style)
-    phase = str(view.get("phase") or "")
+        out.append(f"{mark} {mats[active]['name']}" if width >= 40 else mark, style=style)
+    phase = str(view["phase"] or "")
     if phase:
         out.append(f": {PHASES.get(phase, phase.replace('_', ' '))}")
-        if phase == "actions" and view.get("actions_left") is not None:
+        if phase == "actions" and view["actions_left"] is not None:
             out.append(f" ({view['actions_left']} left)")
     return out
 
 
-def render_mats(view: dict[str, Any], width: int = 40) -> Text:
+def render_mats(view: ShamblersView, width: int = 40) -> Text:
     out = turn_line(view, width)
-    towns = view.get("towns") or []
-    rules = view.get("banish_rules") or {}
-    bonus = list(rules.get("bonus") or [])
-    bonus_color = rules.get("bonus_color")
-    for m, mat in enumerate(view.get("mats") or []):
+    towns = view["towns"]
+    rules = view["banish_rules"]
+    bonus = list(rules["bonus"])
+    bonus_color = rules["bonus_color"]
+    for m, mat in enumerate(view["mats"]):
         mark, style = mat_mark(m)
-        active = m == view.get("active")
+        active = m == view["active"]
         out.append("\n\n")
         out.append(">" if active else " ", style="bold")
-        out.append(f"{mark} {mat.get('name', '?')}", style=style)
-        town = int(mat.get("town", -1))
-        where = towns[town].get("name") if 0 <= town < len(towns) else "?"
+        out.append(f"{mark} {mat['name']}", style=style)
+        town = mat["town"]
+        where = towns[town]["name"] if 0 <= town < len(towns) else "?"
         out.append(f"\n  on {town + 1} {where}")
-        tracks = mat.get("tracks") or {}
+        tracks = mat["tracks"]
         for c in colors(view):
             cid = str(c["id"])
-            value, cap = int(tracks.get(cid, 0) or 0), int(c.get("capacity", 0) or 0)
+            value, cap = tracks[cid], c["capacity"]
             out.append("\n  ")
             out.append(letter(cid), style=COLOR_STYLES.get(cid, "bold"))
-            out.append(f" {c.get('tentacle', cid)}".ljust(9))
+            out.append(f" {c['tentacle']}".ljust(9))
             out.append_text(track(value, cap, COLOR_STYLES.get(cid, "bold")))
             out.append(f" {value}/{cap}" + (" full" if value >= cap else ""))
             if cid == bonus_color and bonus and width >= 36:
                 out.append(f"  bonus {bonus[min(value, len(bonus) - 1)]}", style="dim")
-        chaos, chaos_cap = int(mat.get("chaos", 0) or 0), int(mat.get("chaos_capacity", 0) or 0)
+        chaos, chaos_cap = mat["chaos"], mat["chaos_capacity"]
         out.append("\n  ")
         out.append("C", style=COLOR_STYLES[CHAOS])
         out.append(" Chaos".ljust(9))
         out.append_text(track(chaos, chaos_cap, COLOR_STYLES[CHAOS]))
         out.append(f" {chaos}/{chaos_cap}" + (" full" if chaos >= chaos_cap else ""))
         if width >= 36:
-            out.append(f"  wild, up to {rules.get('chaos_wild_max', 2)}", style="dim")
-        delirium, cap = int(mat.get("delirium", 0) or 0), int(mat.get("delirium_capacity", 0) or 0)
+            out.append(f"  wild, up to {rules['chaos_wild_max']}", style="dim")
+        delirium, cap = mat["delirium"], mat["delirium_capacity"]
         out.append("\n  Delirium  ")
         out.append_text(track(delirium, cap, "bold red"))
         out.append(f" {delirium}/{cap}", style="bold red" if delirium >= cap - 1 else "")
@@ -514,57 +515,52 @@ def render_mats(view: dict[str, Any], width: int = 40) -> Text:
 # -- the prompt bar and the end ------------------------------------------------
 
 
-def short_labels(prompt: dict[str, Any], view: dict[str, Any], width: int) -> tuple[list[str], str]:
-    """Bar labels that fit a small terminal; the Choices list keeps the full ones.
+def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str], str]:
+    """Bar labels that fit a small terminal, from the options' data; the Choices list keeps the full ones.
 
-    Payments read 'R: 1 Rage + 1 Chaos' (color of the Shambler: what is paid).
+    Payments read 'R red: 1 Rage + 1 Chaos' (the Shambler's color: what is paid).
     """
-    options = list(prompt.get("options") or [])
-    full = [str(o.get("label", o.get("command"))) for o in options]
-    kind = prompt.get("kind")
-    if kind == "banish":
+    options = prompt["options"]
+    full = [o["label"] for o in options]
+    if prompt["kind"] == "banish":
         labels = []
-        for o, label in zip(options, full):
-            cmd = o.get("command") or {}
-            if cmd.get("kind") != "pay":
-                labels.append("don't banish" if cmd.get("kind") == "decline" else label)
+        for o in options:
+            pay = o["data"]
+            if not pay["banish"]:
+                labels.append("don't banish")
                 continue
-            color = str(cmd.get("color"))
-            madness, chaos = int(cmd.get("madness", 0)), int(cmd.get("chaos", 0))
-            parts = ([f"{madness} {tentacle_name(view, color)}"] if madness else []) + ([f"{chaos} Chaos"] if chaos else [])
+            color = pay["color"]
+            parts = ([f"{pay['madness']} {pay['tentacle']}"] if pay["madness"] else []) + ([f"{pay['chaos']} Chaos"] if pay["chaos"] else [])
             labels.append(f"{letter(color)} {color}: " + (" + ".join(parts) or "free"))
         return labels, ""
-    if kind == "action" and sum(len(label) + 7 for label in full) > 2 * width:
+    if prompt["kind"] == "action" and sum(len(label) + 7 for label in full) > 2 * width:
         labels = []
-        for o, label in zip(options, full):
-            cmd = o.get("command") or {}
-            towns = view.get("towns") or []
-            if cmd.get("kind") == "move" and 0 <= int(cmd.get("town", -1)) < len(towns):
-                way = "cw" if "counter" not in label else "ccw"
-                labels.append(f"Move {way} to {towns[int(cmd['town'])].get('name')}")
-            elif cmd.get("kind") == "gather":
-                color = str(cmd.get("color"))
-                labels.append(f"Gather {tentacle_name(view, color)} ({letter(color)})" + (" +1 Delirium" if "full" in label else ""))
-            elif cmd.get("kind") == "banish":
-                labels.append(label.replace("Banish a Shambler", "Banish").replace("Cthulhu ", ""))
-            elif cmd.get("kind") == "end_actions":
-                labels.append("End actions")
+        towns = view["towns"]
+        for o in options:
+            act = o["data"]
+            if act["action"] == "move":
+                labels.append(f"Move {'cw' if act['clockwise'] else 'ccw'} to {towns[act['town']]['name']}")
+            elif act["action"] == "gather":
+                color = act["color"]
+                labels.append(f"Gather {tentacle_name(view, color)} ({letter(color)})" + (" +1 Delirium" if act["track_full"] else ""))
+            elif act["action"] == "banish":
+                labels.append(f"Banish (roll {act['dice']} {'Die' if act['dice'] == 1 else 'Dice'})")
             else:
-                labels.append(label)
+                labels.append("End actions")
         return labels, ""
     return full, ""
 
 
-def summary(view: dict[str, Any]) -> Text:
+def summary(view: ShamblersView) -> Text:
     """The game-over dialog's lines for the Player Mats and the Shambler Mat."""
     out = Text()
-    mat = view.get("shambler_mat") or {}
+    mat = view["shambler_mat"]
     order = color_ids(view)
     out.append("\nShambler Mat: banished ")
-    out.append_text(counts(mat.get("shamblers") or {}, order))
+    out.append_text(counts(mat["shamblers"], order))
     out.append(", tentacles ")
-    out.append_text(counts(mat.get("tentacles") or {}, order))
-    out.append(f"\nShamblers left on the track: {view.get('shambler_track_count', '?')}")
-    for m, pm in enumerate(view.get("mats") or []):
-        out.append(f"\n{pm.get('name', f'Player {m + 1}')}: Delirium {pm.get('delirium', 0)}/{pm.get('delirium_capacity', '?')}")
+    out.append_text(counts(mat["tentacles"], order))
+    out.append(f"\nShamblers left on the track: {view['shambler_track_count']}")
+    for m, pm in enumerate(view["mats"]):
+        out.append(f"\n{pm['name']}: Delirium {pm['delirium']}/{pm['delirium_capacity']}")
     return out
