@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -58,7 +58,11 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class QuitScreen(ModalScreen[str]):
+QuitChoice = Literal["save", "quit", "stay"]
+OverChoice = Literal["new", "quit", "board"]
+
+
+class QuitScreen(ModalScreen[QuitChoice]):
     """Dismisses with 'save' (save and quit), 'quit' (quit without a final save) or 'stay'."""
 
     BINDINGS = [
@@ -81,7 +85,7 @@ class QuitScreen(ModalScreen[str]):
             yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
 
     def action_choose(self, what: str) -> None:
-        self.dismiss(what)
+        self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
 
 
 class ChoiceScreen(ModalScreen[int | None]):
@@ -126,7 +130,7 @@ def summary_text(view: dict[str, Any]) -> Text:
     return out
 
 
-class GameOverScreen(ModalScreen[str]):
+class GameOverScreen(ModalScreen[OverChoice]):
     """Dismisses with 'new', 'quit' or 'board' (look at the final table)."""
 
     BINDINGS = [
@@ -150,7 +154,7 @@ class GameOverScreen(ModalScreen[str]):
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
 
     def action_choose(self, what: str) -> None:
-        self.dismiss(what)
+        self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
 
 
 class TooSmallScreen(Screen[None]):
