@@ -83,6 +83,8 @@ class Mode:
 
     @cached_property
     def _event_adapter(self) -> TypeAdapter[Any]:
+        if self.events is None:
+            raise ValueError(f"mode {self.name!r} declares no events (Mode.events)")
         tagged = cast(Any, Annotated)[self.events, Field(discriminator="type")]  # built at run time from the mode's union
         return _strict_list(tagged)
 

@@ -170,7 +170,9 @@ class GameScreen(Screen[None]):
             view = check_view(update.view)  # the renderers read the declared shape, nothing else
         except ValueError as exc:  # a host of another version: say so, keep the last good table
             self.say("error", f"The table sent a view this version cannot show: {str(exc).splitlines()[0]}")
-            return
+            view = self.view
+            if not view:
+                return
         self.view = view
         for ev in update.events:
             self.say(*tell(ev, view))
