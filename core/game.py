@@ -7,7 +7,8 @@ counter and the state hash.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol, cast
 
 from . import modes
 from .canon import digest
@@ -25,7 +26,9 @@ class Rules(Protocol):
     def start(self, state: Any) -> list[Event]: ...
     def prompt(self, state: Any) -> Prompt | None: ...
     def resolve(self, state: Any, command: Command) -> list[Event]: ...
-    def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
+    def view(self, state: Any, seat: int | None) -> Mapping[str, Any]:
+        """A fresh view (the mode's declared TypedDict) of what `seat` may see; the façade fills
+        its `step`, `outcome` and `prompt`."""
     def outcome(self, state: Any) -> str | None: ...
     def canonical(self, state: Any) -> dict[str, Any]: ...
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> Any: ...
@@ -97,7 +100,7 @@ class Game:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator). Never deck orders or the seed."""
-        view = self.rules.view(self.state, seat)
+        view = cast(dict[str, Any], self.rules.view(self.state, seat))  # a fresh dict, ours to fill in
         prompt = self.prompt
         view["step"] = self.step
         view["outcome"] = self.outcome

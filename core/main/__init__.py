@@ -4,32 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..game import Game
 from ..modes import Mode
+from ..setup import Setup
+from .content import MainContent, load_main
 from .events import MainEvent
+from .heuristic import HeuristicBot
 from .prompts import PROMPTS
+from .rules import MainRules, resolve_setup
+from .state import MainState
 from .view import MainView
 
 
-def _rules() -> Any:
-    from .rules import MainRules
-
-    return MainRules()
-
-
-def _content(docs: dict[str, dict[str, Any]]) -> Any:
-    from .content import load_main
-
-    return load_main(docs)
-
-
-def _heuristic(seed: int) -> Any:
-    from .heuristic import HeuristicBot
-
-    return HeuristicBot(seed)
-
-
-def _summary(game: Any) -> dict[str, str | int | bool | None]:
-    view = game.view(None)
+def _summary(game: Game) -> dict[str, str | int | bool | None]:
+    view: MainView = game.view(None)  # type: ignore[assignment]
     return {
         "turn": view["turn"],
         "phase": view["phase"],
@@ -39,18 +27,18 @@ def _summary(game: Any) -> dict[str, str | int | bool | None]:
     }
 
 
-def _coverage(content: Any, setup: Any) -> dict[str, list[str]] | None:
+def _coverage(content: Any, setup: Setup) -> dict[str, list[str]] | None:
     from ..sim import coverage_entries
-    from .rules import resolve_setup
 
+    main: MainContent = content.main
     try:
-        episode, elder_one, _ = resolve_setup(setup, content.main)
+        episode, elder_one, _ = resolve_setup(setup, main)
     except ValueError:
         return None  # every game will fail the same way and be reported as an error
-    return coverage_entries(content.main, episode, elder_one)
+    return coverage_entries(main, episode, elder_one)
 
 
-def _scramble(state: Any) -> None:
+def _scramble(state: MainState) -> None:
     state.mythos_deck.reverse()
     state.discovery_deck.reverse()
     state.rng.seed ^= 0x5EC12E7
@@ -60,12 +48,12 @@ def _scramble(state: Any) -> None:
 MODE = Mode(
     name="main",
     title="Main game",
-    rules=_rules,
+    rules=MainRules,
     view=MainView,
     events=MainEvent,
     prompts=PROMPTS,
-    content=_content,
-    bots={"heuristic": _heuristic},
+    content=load_main,
+    bots={"heuristic": HeuristicBot},
     summary=_summary,
     coverage=_coverage,
     scramble=_scramble,

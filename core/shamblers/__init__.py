@@ -2,38 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..game import Game
 from ..modes import Mode
+from .content import load_shamblers
 from .events import ShamblersEvent
+from .heuristic import HeuristicBot
 from .prompts import PROMPTS
+from .rules import ShamblerRules
+from .state import ShamblerState
 from .view import ShamblersView
 
 
-def _rules() -> Any:
-    from .rules import ShamblerRules
-
-    return ShamblerRules()
-
-
-def _content(docs: dict[str, dict[str, Any]]) -> Any:
-    from .content import load_shamblers
-
-    return load_shamblers(docs)
-
-
-def _heuristic(seed: int) -> Any:
-    from .heuristic import HeuristicBot
-
-    return HeuristicBot(seed)
-
-
-def _summary(game: Any) -> dict[str, str | int | bool | None]:
-    view = game.view(None)
+def _summary(game: Game) -> dict[str, str | int | bool | None]:
+    view: ShamblersView = game.view(None)  # type: ignore[assignment]
     return {"turn": view["turn"], "phase": view["phase"]}
 
 
-def _scramble(state: Any) -> None:
+def _scramble(state: ShamblerState) -> None:
     state.bag.reverse()
     state.track.reverse()
     state.rng.seed ^= 0x5EC12E7
@@ -43,12 +28,12 @@ def _scramble(state: Any) -> None:
 MODE = Mode(
     name="shamblers",
     title="Shamblers",
-    rules=_rules,
+    rules=ShamblerRules,
     view=ShamblersView,
     events=ShamblersEvent,
     prompts=PROMPTS,
-    content=_content,
-    bots={"heuristic": _heuristic},
+    content=load_shamblers,
+    bots={"heuristic": HeuristicBot},
     summary=_summary,
     scramble=_scramble,
 )
