@@ -39,9 +39,9 @@ class Mode:
     `view` is the `TypedDict` of `Game.view` for this mode (tests validate every view
     against it); `events` is the union of its events' `TypedDict`s, each tagged by
     its `type`; `prompts` maps each prompt kind to the `TypedDict` of its options'
-    `data`. `content` loads the mode's
-    folder of the content tree (`<name>/`), already parsed from TOML. `bots` maps a
-    bot kind to a factory taking the bot's seed ("random" is added for every mode).
+    `data`. `content` loads the mode's folder of the content tree (`<name>/`),
+    already parsed from TOML. `bots` maps a bot kind to a factory taking the bot's
+    seed ("random" is added for every mode).
     `summary` gives the public facts a save listing shows, from a spectator view.
     `coverage` lists the content entries a game of this setup can use (for `sim`).
     `scramble` changes, in place, everything of a state that no seat may see (deck
@@ -73,7 +73,6 @@ class Mode:
 
     @cached_property
     def _view_adapter(self) -> TypeAdapter[Any]:
-        # A one-item list: pydantic takes a config for the whole tree only around a TypedDict.
         return _strict_list(self.view)
 
     def check_view(self, view: Any) -> Any:

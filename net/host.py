@@ -54,9 +54,18 @@ HELLO_TIMEOUT = 10.0
 RECV_CHUNK = MAX_FRAME + 4
 
 
+def new_secret(nbytes: int) -> str:
+    """`secrets.token_urlsafe(nbytes)` that never starts with '-': on a command line
+    (`cthulhu join HOST --code -x...`) such a value would read as an option."""
+    while True:
+        secret = secrets.token_urlsafe(nbytes)
+        if not secret.startswith("-"):
+            return secret
+
+
 def new_table_code() -> str:
     """Short enough to read out loud (8 characters from `secrets`)."""
-    return secrets.token_urlsafe(6)
+    return new_secret(6)
 
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
@@ -431,7 +440,7 @@ class Host:
             wanted = [s for s in open_seats if s.index == hello.seat]
             if wanted or open_seats:
                 seat = (wanted or open_seats)[0]
-                seat.kind, seat.token = "human", secrets.token_urlsafe(24)
+                seat.kind, seat.token = "human", new_secret(24)
                 token = seat.token
         send, recv = trio.open_memory_channel[bytes](self.queue_frames)
         self._next_peer += 1
