@@ -87,7 +87,7 @@ class HeuristicBot(ViewBot):
         dousing = [o for o in episode if view["episode"]["actions"][o["action"]]["requires"]["fire_here"]]
         attacks = self.by_kind(options, "attack")
         targets = {e["id"]: e for e in view["enemies"]}
-        dice = {json_key(o["command"]): o["data"]["dice"] for o in prompt_of(view)["options"]}
+        dice = {json_key(o["command"]): o["data"].get("dice", 0) for o in prompt_of(view)["options"]}
         for o in attacks:
             target = targets.get(o.get("target") or "")
             if target is not None and target["kind"] == "elder_one":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from ..command import Command
 
@@ -26,19 +26,21 @@ class NoData(TypedDict):
 
 
 class ActionData(TypedDict):
+    """Each action carries only its own fields (deltas stay small)."""
+
     action: Literal["run", "attack", "rest", "trade", "episode", "end_actions"]
     name: str  # short: "Run", "Attack the Cultist", an episode action's name ...
-    text: str  # what it does, for an episode action ("" otherwise)
-    dice: int  # an attack: the standard dice it rolls; 0 otherwise
-    bonus: int  # an attack: the bonus dice on top (the investigator's, and their skills' and cards'); 0 otherwise
+    text: NotRequired[str]  # an episode action: what it does
+    dice: NotRequired[int]  # an attack: the standard dice it rolls ...
+    bonus: NotRequired[int]  # ... and the bonus dice on top (the investigator's, their skills' and cards')
 
 
 class RerollData(TypedDict):
-    keep: bool  # True: keep the dice as they are
-    die: int | None  # which die a reroll takes (an index into the roll)
-    bonus: bool  # that die is a bonus die
-    face: str | None  # what it shows now ("success+tentacle"; "" is blank)
-    stress: int  # what the reroll costs: 0 while free rerolls last, else 1
+    keep: bool  # True: keep the dice as they are (and no other field)
+    die: NotRequired[int]  # which die a reroll takes (an index into the roll)
+    bonus: NotRequired[bool]  # that die is a bonus die
+    face: NotRequired[str]  # what it shows now ("success+tentacle"; "" is blank)
+    stress: NotRequired[int]  # what the reroll costs: 0 while free rerolls last, else 1
 
 
 class LevelUpData(TypedDict):
@@ -75,19 +77,19 @@ def _action(e: Engine, task: Task, cmd: Command) -> ActionData:
     kind = cmd.kind
     if kind == "episode":
         act = e.c.episodes[e.s.episode].actions[cmd["action"]]
-        return {"action": "episode", "name": act.name, "text": act.text, "dice": 0, "bonus": 0}
+        return {"action": "episode", "name": act.name, "text": act.text}
     if kind == "attack":
         name = "Attack every enemy here" if cmd.get("all") else f"Attack the {e.enemy_name(e.s.figure(cmd['target']))}"
         i = task["inv"]
         bonus = e.inv(i).bonus + e.mods(i)["attack_dice"]
-        return {"action": "attack", "name": name, "text": "", "dice": e.c.rules.dice, "bonus": bonus}
+        return {"action": "attack", "name": name, "dice": e.c.rules.dice, "bonus": bonus}
     names = {"run": "Run", "rest": "Rest", "trade": "Trade", "end_actions": "End actions"}
-    return {"action": kind, "name": names[kind], "text": "", "dice": 0, "bonus": 0}  # type: ignore[typeddict-item]
+    return {"action": kind, "name": names[kind]}  # type: ignore[typeddict-item]
 
 
 def _reroll(e: Engine, task: Task, cmd: Command) -> RerollData:
     if cmd.kind == "keep" or task["k"] != "reroll":
-        return {"keep": True, "die": None, "bonus": False, "face": None, "stress": 0}
+        return {"keep": True}
     roll = task["roll"]
     n = cmd["die"]
     die, face = roll["dice"][n]

@@ -4,24 +4,26 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 
 class ActionData(TypedDict):
+    """Each action carries only its own fields (deltas stay small)."""
+
     action: Literal["move", "gather", "banish", "end_actions"]
-    town: int | None  # move: where to; gather, banish: the card it happens on
-    clockwise: bool | None  # move: the direction
-    color: str | None  # gather: the tentacle's color (or "chaos")
-    track_full: bool  # gather: the track is full (the tentacle is discarded, +1 Delirium)
-    dice: int  # banish: Cthulhu Dice to roll (one per Shambler here)
+    town: NotRequired[int]  # move: where to; gather, banish: the card it happens on
+    clockwise: NotRequired[bool]  # move: the direction
+    color: NotRequired[str]  # gather: the tentacle's color (or "chaos")
+    track_full: NotRequired[bool]  # gather: the track is full (the tentacle is discarded, +1 Delirium)
+    dice: NotRequired[int]  # banish: Cthulhu Dice to roll (one per Shambler here)
 
 
 class BanishData(TypedDict):
-    banish: bool  # False: do not banish
-    color: str | None  # the Shambler's color
-    madness: int  # tentacles of that color paid
-    chaos: int  # Chaos Tentacles paid in their stead
-    tentacle: str | None  # that color's tentacle name ("Rage")
+    banish: bool  # False: do not banish (and no other field)
+    color: NotRequired[str]  # the Shambler's color
+    madness: NotRequired[int]  # tentacles of that color paid
+    chaos: NotRequired[int]  # Chaos Tentacles paid in their stead
+    tentacle: NotRequired[str]  # that color's tentacle name ("Rage")
 
 
 class FeedData(TypedDict):

@@ -155,14 +155,11 @@ class ShamblerRules:
         here = mat.town
         town = state.towns[here]
         cw, ccw = (here + 1) % n, (here - 1) % n
-        def act(action: str, town: int | None = None, clockwise: bool | None = None, color: str | None = None,
-                full: bool = False, dice: int = 0) -> ActionData:
-            return {"action": action, "town": town, "clockwise": clockwise, "color": color,  # type: ignore[typeddict-item]
-                    "track_full": full, "dice": dice}
-
+        move_cw: ActionData = {"action": "move", "town": cw, "clockwise": True}
+        move_ccw: ActionData = {"action": "move", "town": ccw, "clockwise": False}
         options = [
-            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}", act("move", cw, True)),
-            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}", act("move", ccw, False)),
+            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}", move_cw),
+            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}", move_ccw),
         ]
         for color in [*state.colors, CHAOS]:
             if town.tentacles[color] <= 0:
@@ -171,17 +168,18 @@ class ShamblerRules:
             full = self._track_full(state, mat, color)
             label = f"Gather a {name} Tentacle"
             label += " (your track is full: +1 Delirium, the tentacle is discarded)" if full else ""
-            options.append(Option(_cmd("gather", color=color), label, act("gather", here, color=color, full=full)))
+            gather: ActionData = {"action": "gather", "town": here, "color": color, "track_full": full}
+            options.append(Option(_cmd("gather", color=color), label, gather))
         shamblers = town.shambler_count()
         if shamblers > 0:
             options.append(
                 Option(
                     _cmd("banish"),
                     f"Banish a Shambler (roll {shamblers} {'Cthulhu Die' if shamblers == 1 else 'Cthulhu Dice'})",
-                    act("banish", here, dice=shamblers),
+                    ActionData(action="banish", town=here, dice=shamblers),
                 )
             )
-        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)", act("end_actions")))
+        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)", ActionData(action="end_actions")))
         text = (
             f"{mat.name}, turn {state.turn}: {_plural(state.actions_left, 'action')} left "
             f"on {self._town_name(state, here)}. Choose an action."
@@ -206,7 +204,7 @@ class ShamblerRules:
                 how = "paying " + " + ".join(parts)
             pay: BanishData = {"banish": True, "color": color, "madness": madness, "chaos": chaos, "tentacle": tentacle}
             options.append(Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}", pay))
-        decline: BanishData = {"banish": False, "color": None, "madness": 0, "chaos": 0, "tentacle": None}
+        decline: BanishData = {"banish": False}
         options.append(Option(_cmd("decline"), "Do not banish (spend nothing)", decline))
         dice = ", ".join(str(d) for d in state.banish["dice"])
         cost_text = "free (all dice show zero)" if cost == 0 else f"{_plural(cost, 'tentacle')} (the highest die)"

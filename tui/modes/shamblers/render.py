@@ -529,8 +529,8 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
             if not pay["banish"]:
                 labels.append("don't banish")
                 continue
-            color = pay["color"]
-            parts = ([f"{pay['madness']} {pay['tentacle']}"] if pay["madness"] else []) + ([f"{pay['chaos']} Chaos"] if pay["chaos"] else [])
+            color, madness, chaos = pay["color"], pay["madness"], pay["chaos"]
+            parts = ([f"{madness} {pay['tentacle']}"] if madness else []) + ([f"{chaos} Chaos"] if chaos else [])
             labels.append(f"{letter(color)} {color}: " + (" + ".join(parts) or "free"))
         return labels, ""
     if prompt["kind"] == "action" and sum(len(label) + 7 for label in full) > 2 * width:
