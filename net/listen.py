@@ -1,0 +1,76 @@
+"""Accepting connections, including at the open-file limit.
+
+`trio.serve_listeners` logs a full traceback every 100 ms while the process is
+out of file descriptors, and the waiting clients hang in the backlog. Here the
+first `EMFILE` of an episode is one WARNING line, and every client that arrives
+meanwhile still gets a clean refusal: one descriptor is kept in reserve, given
+up to accept the newcomer, who is told ``host_full`` and closed, and taken back.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+from collections.abc import Awaitable, Callable
+
+import trio
+
+log = logging.getLogger("cthulhu.net.host")
+
+_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+
+
+def _spare() -> int | None:
+    try:
+        return os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        return None
+
+
+async def _refuse(stream: trio.SocketStream, refusal: bytes) -> None:
+    try:
+        with trio.move_on_after(0.2):
+            await stream.send_all(refusal)
+    except (trio.BrokenResourceError, OSError):
+        pass
+    finally:
+        await stream.aclose()
+
+
+async def accept_forever(
+    listener: trio.SocketListener,
+    handler: Callable[[trio.SocketStream], Awaitable[None]],
+    refusal: bytes,
+    nursery: trio.Nursery,
+) -> None:
+    """Start `handler(stream)` for each connection; at the descriptor limit send `refusal` and close."""
+    spare = _spare()
+    exhausted = False
+    try:
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError as exc:
+                if exc.errno not in _OUT_OF_RESOURCES:
+                    raise
+                if not exhausted:
+                    exhausted = True
+                    log.warning("out of file descriptors (%s); refusing new connections until some close", errno.errorcode.get(exc.errno or 0, exc.errno))
+                if spare is None:
+                    await trio.sleep(0.1)
+                else:
+                    os.close(spare)
+                    spare = None
+                    try:
+                        with trio.move_on_after(1):
+                            await _refuse(await listener.accept(), refusal)
+                    except OSError:  # someone else took the descriptor first
+                        await trio.sleep(0.1)
+                    spare = _spare()
+                continue
+            exhausted = False
+            nursery.start_soon(handler, stream)
+    finally:
+        if spare is not None:
+            os.close(spare)
