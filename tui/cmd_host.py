@@ -43,12 +43,27 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.headless:
         return run_app(args)
+    log_warnings_to_stderr()
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
         print(f"cthulhu host: {exc}", file=sys.stderr)
         return 2
     return trio.run(serve_headless, host, log, args)
+
+
+def log_warnings_to_stderr() -> None:
+    """A headless host says what it refused, evicted or could not save: one cleaned line each."""
+    import logging
+
+    from cthulhu.net.textclean import CleanFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
+    logger = logging.getLogger("cthulhu.net")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -157,6 +172,7 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                     while host.peers:
                         await trio.sleep(0.05)
             finally:
+                # A full or read-only disk is reported (once) by the host; the final line still follows.
                 with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
                     await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
                 if saving.cancelled_caught:

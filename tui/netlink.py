@@ -144,6 +144,8 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Error) and msg.fatal:
                 conn.welcomed.set()
                 self._queue.put_nowait(Update(self._view(), rejected=f"the host closed the connection: {msg.reason}"))
+            elif isinstance(msg, Error) and msg.code == "rate_limited":
+                self._queue.put_nowait(Update(self._view(), notice=f"The host says: {msg.reason}"))
             elif isinstance(msg, Rejected):
                 self._queue.put_nowait(Update(self._view(), rejected=msg.reason))
             elif not primary:
