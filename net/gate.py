@@ -147,11 +147,11 @@ class Gate:
         entry = self._entry(address)
         entry.wrong_codes += 1
         over = entry.wrong_codes - self.limits.free_code_tries
-        if over < 0:
+        if over <= 0:
             self.quiet.warn(f"code {address}", self.clock(), "wrong table code from %s", address)
             return
         base, cap = self.limits.code_delay
-        delay = min(cap, base * 2**over)
+        delay = min(cap, base * 2 ** (over - 1))
         entry.blocked_until = self.clock() + delay
         log.warning("wrong table code from %s (%d so far); its next try waits %.0f s", address, entry.wrong_codes, delay)
 

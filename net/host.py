@@ -41,7 +41,7 @@ from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import Gate, Refusal
 from .limits import Limits, TokenBucket
-from .listen import accept_forever
+from .listen import accept_forever, refuse
 from .log import CommandLog, MemoryLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -110,8 +110,8 @@ class Peer:
 
     def push(self, frame: bytes) -> bool:
         """Queue a game frame without waiting; False (and the peer is closed) if it has stopped reading."""
-        if self.gone:
-            return False
+        if self.gone or self.outbox.closed:
+            return False  # on its way out already
         if self.outbox.put(frame):
             return True
         self._not_reading()
@@ -410,9 +410,8 @@ class Host:
                 self._drop(peer)
 
     async def _send_now(self, stream: trio.SocketStream, frame: bytes) -> None:
-        """Before a peer has a queue (handshake refusals): send directly, briefly."""
-        with trio.move_on_after(2):
-            await stream.send_all(frame)
+        """Before a peer has a queue, a fatal refusal: sent directly, then the connection is closed."""
+        await refuse(stream, frame)
 
     async def _refuse_now(self, stream: trio.SocketStream, refusal: Refusal) -> None:
         await self._send_now(stream, self._error_frame(refusal.code, refusal.reason, fatal=True))

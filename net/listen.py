@@ -28,11 +28,17 @@ def _spare() -> int | None:
         return None
 
 
-async def _refuse(stream: trio.SocketStream, refusal: bytes) -> None:
+async def refuse(stream: trio.SocketStream, refusal: bytes, grace: float = 1.0) -> None:
+    """Send one last frame and close so that the peer gets to read it: half-close, then drain
+    what it had already sent for up to `grace` seconds (closing with unread input would reset
+    the connection, and the peer might never see why)."""
     try:
-        with trio.move_on_after(0.2):
+        with trio.move_on_after(grace):
             await stream.send_all(refusal)
-    except (trio.BrokenResourceError, OSError):
+            await stream.send_eof()
+            while await stream.receive_some(4096):
+                pass
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         pass
     finally:
         await stream.aclose()
@@ -64,7 +70,7 @@ async def accept_forever(
                     spare = None
                     try:
                         with trio.move_on_after(1):
-                            await _refuse(await listener.accept(), refusal)
+                            await refuse(await listener.accept(), refusal, grace=0.2)
                     except OSError:  # someone else took the descriptor first
                         await trio.sleep(0.1)
                     spare = _spare()
