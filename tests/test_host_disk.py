@@ -10,8 +10,10 @@ fills a real tmpfs instead, where one can be mounted.)
 
 from __future__ import annotations
 
+import asyncio
 import os
 import resource
+import shutil
 
 import pytest
 import trio
@@ -20,14 +22,12 @@ from cthulhu.net.saves import load, replay
 
 from test_host_crash import MODE, SAFETY, HostProcess, play, seat_players, uninterrupted
 
-pytestmark = pytest.mark.trio
-
-
 def _limit_file_size(pid: int, size: int | None) -> None:
     soft = resource.RLIM_INFINITY if size is None else size
     resource.prlimit(pid, resource.RLIMIT_FSIZE, (soft, resource.RLIM_INFINITY))
 
 
+@pytest.mark.trio
 async def test_a_full_disk_mid_game_and_at_the_end_is_a_warning_and_the_game_finishes(tmp_path, content):
     save_path = tmp_path / "table.save"
     seed, seats = 11, 2
@@ -72,3 +72,35 @@ async def test_a_full_disk_mid_game_and_at_the_end_is_a_warning_and_the_game_fin
     save = load(save_path)
     assert save.last_step < final.step  # the end was never written: the disk stayed full
     replay(save, content, verify=True)  # what is there is whole and verifies
+
+
+def test_the_hosting_players_interface_says_once_that_saving_failed_and_again_when_it_works(tmp_path):
+    """The embedded host of `cthulhu play`: its save folder is replaced by a file (every write
+    fails), then comes back. The player reads one notice each way; the save then holds every step."""
+    from tui_drive import SEED, choose, started, wait_for
+
+    from cthulhu.tui.app import CthulhuApp
+    from cthulhu.tui.options import PlayOptions
+
+    folder = tmp_path / "saves"
+
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=folder))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            path = screen.link.embedded.writer.path
+            log = screen.query_one("#log")
+            shutil.rmtree(folder)
+            folder.write_text("not a folder any more")
+            await choose(pilot, screen, "Run")
+            await choose(pilot, screen, "Move to Loading Dock")
+            await wait_for(pilot, lambda: any("Autosave failed" in line for line in log.lines_plain))
+            folder.unlink()
+            await choose(pilot, screen, "Stop running")
+            await wait_for(pilot, lambda: any("Autosave works again" in line for line in log.lines_plain))
+            text = "\n".join(log.lines_plain)
+            assert text.count("Autosave failed") == 1
+            assert load(path).last_step == screen.view["step"] == 3
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
