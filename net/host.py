@@ -185,7 +185,8 @@ class Host:
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
-        self._snapshots: dict[int | None, tuple[int, bytes]] = {}  # (seq, snapshot frame) per view key
+        self._snapshots: dict[int | None, tuple[int, dict[str, Any], bytes]] = {}  # (seq, view, frame) per view key
+        self._digests: dict[int | None, tuple[dict[str, Any], str]] = {}  # (view, its hash) per view key
         self.started = trio.Event()
         self.finished = trio.Event()
         self.port: int | None = None
@@ -328,6 +329,7 @@ class Host:
                 frame = encode_frame({"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events})
                 made.append((old, new, digest, frame))
             self.views[key] = new
+            self._digests[key] = (new, digest)
             if self.on_delta is not None:
                 self.on_delta(self.seq, key, digest)
             for peer in peers:
@@ -365,18 +367,25 @@ class Host:
         self._broadcast(self._game_over_frame())
         self.finished.set()
 
+    def _digest(self, key: int | None, view: dict[str, Any]) -> str:
+        """The hash of the view last sent for `key`, computed once (joins and snapshots reuse it)."""
+        cached = self._digests.get(key)
+        if cached is None or cached[0] is not view:
+            cached = self._digests[key] = (view, view_hash(view))
+        return cached[1]
+
     def _snapshot_frame(self, t: str, peer: Peer, **extra: Any) -> bytes:
         view = self.views.get(peer.seat)
         if view is None:
             view = self.views[peer.seat] = self.game.view(peer.seat)
         if t == "snapshot" and not extra:  # asked again and again by a flooder: build it once per seq
             cached = self._snapshots.get(peer.seat)
-            if cached is not None and cached[0] == self.seq and self.views.get(peer.seat) is view:
-                return cached[1]
-            frame = encode_frame({"t": t, "seq": self.seq, "view": view, "hash": view_hash(view)})
-            self._snapshots[peer.seat] = (self.seq, frame)
+            if cached is not None and cached[0] == self.seq and cached[1] is view:
+                return cached[2]
+            frame = encode_frame({"t": t, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
+            self._snapshots[peer.seat] = (self.seq, view, frame)
             return frame
-        return encode_frame({"t": t, **extra, "seq": self.seq, "view": view, "hash": view_hash(view)})
+        return encode_frame({"t": t, **extra, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
 
     # ---- connections ------------------------------------------------------
 

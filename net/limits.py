@@ -30,7 +30,7 @@ class DecodeLimits:
 # A hello is {t, proto, name (<= 40 chars), code, seat, token (<= 64 chars), watch}: 7 keys, no containers.
 FIRST_FRAME = DecodeLimits(frame=512, str_len=256, array_len=4, map_len=8, depth=2)
 # Commands ({"kind", a few scalar or short-list arguments}), chat (<= 500 chars), pings, snapshot requests.
-PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=32, map_len=32, depth=8)
+PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=16, map_len=16, depth=8)
 # What a host sends: views, deltas and snapshots (measured: <= 12 KB, lists <= 30 items, maps <= 25 keys,
 # strings <= 170 bytes, depth 7), with a wide margin.
 HOST_FRAME = DecodeLimits(frame=64 * 1024, str_len=8 * 1024, array_len=1024, map_len=256, depth=32)
@@ -48,7 +48,7 @@ class Limits:
     pong_timeout: float = 20.0  # ... and closes if no whole frame follows the ping
     send_timeout: float = 60.0  # one write to a peer that stays blocked this long: it is not reading
     # caps on connections
-    max_connections: int = 256  # open connections in all (also kept below the descriptor limit)
+    max_connections: int = 512  # open connections in all (also kept below the descriptor limit)
     max_unverified: int = 32  # connections that have not said hello yet; the oldest makes room
     max_per_address: int = 16  # open connections from one address
     max_spectators: int = 64  # watchers (seats are never refused for room)

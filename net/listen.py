@@ -28,7 +28,7 @@ def _spare() -> int | None:
         return None
 
 
-async def refuse(stream: trio.SocketStream, refusal: bytes, grace: float = 1.0) -> None:
+async def refuse(stream: trio.SocketStream, refusal: bytes, grace: float = 0.5) -> None:
     """Send one last frame and close so that the peer gets to read it: half-close, then drain
     what it had already sent for up to `grace` seconds (closing with unread input would reset
     the connection, and the peer might never see why)."""
