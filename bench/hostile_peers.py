@@ -408,12 +408,12 @@ def part_conns(tmp: Path, total: int) -> None:
           f"{s['rss_after'] / 1e6:.1f} MB after")
     print(f"a real player's join (connect -> welcome) while they are held: median {statistics.median(lat) * 1e3:.1f} ms, "
           f"max {max(lat) * 1e3:.1f} ms over {len(lat)} joins")
-    print("| kind | connections | closed by the host, latest (s) | deadline (s) | still open at the end |")
+    print("| kind | connections | closed by the host: median / latest (s) | deadline (s) | still open at the end |")
     print("|---|---:|---:|---:|---:|")
     for kind, deadline in s["deadline"].items():
         opened = [n for n, k in s["opened"].items() if k == kind]
-        closed = [t for n, (k, t) in s["closed_at"].items() if k == kind]
-        print(f"| {kind} | {len(opened)} | {max(closed):.1f} | {deadline:.0f} | {len(opened) - len(closed)} |")
+        closed = sorted(t for n, (k, t) in s["closed_at"].items() if k == kind)
+        print(f"| {kind} | {len(opened)} | {statistics.median(closed):.1f} / {max(closed):.1f} | {deadline:.0f} | {len(opened) - len(closed)} |")
     print(f"host stderr: {s['stderr_lines']} lines, {s['tracebacks']} tracebacks")
 
 

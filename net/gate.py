@@ -3,7 +3,8 @@
 All bookkeeping per remote address is here, so the host's connection code
 reads as a sequence of yes/no questions. Refusals are typed (`Refusal`: a
 wire code and a reason) and logged at WARNING through `Quiet`, which turns a
-flood of identical refusals into one line now and a count later.
+flood of the same kind of refusal (from any number of addresses) into one line
+now and a count later.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ class _Address:
 
 @dataclass(slots=True)
 class Quiet:
-    """Log the first of a kind of event now, then at most one summary line per `every` seconds."""
+    """Log the first event of a kind now, then at most one line per `every` seconds with a count
+    of the ones held back. Keys are kinds of event, not addresses: an attack from a thousand
+    addresses is a few lines, not a thousand."""
 
     every: float = 10.0
     _last: dict[str, tuple[float, int]] = field(default_factory=dict)
@@ -106,7 +109,7 @@ class Gate:
             entry.connections += 1
             self.open += 1
             return None
-        self.quiet.warn(f"{refusal.code} {address}", self.clock(), "refused a connection from %s: %s", address, refusal.reason)
+        self.quiet.warn(f"connect {refusal.code}", self.clock(), "refused a connection from %s: %s", address, refusal.reason)
         return refusal
 
     def disconnect(self, address: str) -> None:
@@ -134,12 +137,12 @@ class Gate:
         now = self.clock()
         if now < entry.blocked_until:
             wait = entry.blocked_until - now
-            self.quiet.warn(f"throttled {address}", now, "ignored a hello from %s: still throttled for wrong table codes", address)
+            self.quiet.warn("throttled", now, "ignored a hello from %s: still throttled for wrong table codes", address)
             return Refusal("throttled", f"too many wrong table codes; try again in {wait:.0f} s")
         if entry.joins is None:
             entry.joins = TokenBucket.of(self.limits.joins, now)
         if not entry.joins.take(now):
-            self.quiet.warn(f"joins {address}", now, "refused a hello from %s: joining too often", address)
+            self.quiet.warn("joins", now, "refused a hello from %s: joining too often", address)
             return Refusal("slow_down", "joining too often; try again in a few seconds")
         return None
 
@@ -148,12 +151,12 @@ class Gate:
         entry.wrong_codes += 1
         over = entry.wrong_codes - self.limits.free_code_tries
         if over <= 0:
-            self.quiet.warn(f"code {address}", self.clock(), "wrong table code from %s", address)
+            self.quiet.warn("wrong code", self.clock(), "wrong table code from %s", address)
             return
         base, cap = self.limits.code_delay
         delay = min(cap, base * 2 ** (over - 1))
         entry.blocked_until = self.clock() + delay
-        log.warning("wrong table code from %s (%d so far); its next try waits %.0f s", address, entry.wrong_codes, delay)
+        self.quiet.warn("code throttle", self.clock(), "wrong table code from %s (%d so far); its next try waits %.0f s", address, entry.wrong_codes, delay)
 
     def right_code(self, address: str) -> None:
         entry = self._entry(address)

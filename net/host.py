@@ -39,7 +39,7 @@ from cthulhu.core.bots import make_bot
 from .autosave import HostSave
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
-from .gate import Gate, Refusal
+from .gate import Gate, Quiet, Refusal
 from .limits import Limits, TokenBucket
 from .listen import accept_forever, refuse
 from .log import CommandLog, MemoryLog
@@ -100,6 +100,7 @@ class Peer:
     chat: TokenBucket | None = None
     frames: TokenBucket | None = None
     warned_chat: float = -1e18
+    quiet: Quiet | None = None  # the host's rate-limited warnings
 
     async def answer(self, frame: bytes) -> None:
         """Queue an answer to this peer's own message, waiting for room (slows only this peer)."""
@@ -117,8 +118,16 @@ class Peer:
         self._not_reading()
         return False
 
+    def warn(self, kind: str, message: str, *args: object) -> None:
+        """A WARNING about this peer (a flood of the same kind is one line and a count)."""
+        message = "peer %d (%s) at %s " + message
+        if self.quiet is not None:
+            self.quiet.warn(kind, trio.current_time(), message, self.id, self.name, self.address, *args)
+        else:
+            log.warning(message, self.id, self.name, self.address, *args)
+
     def _not_reading(self) -> None:
-        log.warning("peer %d (%s) at %s is not reading (%d bytes waiting); disconnected it", self.id, self.name, self.address, self.outbox.backlog)
+        self.warn("not reading", "is not reading (%d bytes waiting); disconnected it", self.outbox.backlog)
         self.close()
 
     def close(self) -> None:
@@ -457,7 +466,7 @@ class Host:
         if waiting.cancelled_caught:
             return None  # closed to make room for newer connections
         if not frames:
-            self.gate.quiet.warn(f"hello_timeout {address}", trio.current_time(), "closed a connection from %s: no hello in time", address)
+            self.gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
             await self._send_now(stream, self._error_frame("timeout", "no hello in time", fatal=True))
             return None
         try:
@@ -468,7 +477,7 @@ class Host:
             if not isinstance(hello, Hello):
                 raise ProtocolError("the first message must be a hello")
         except (FrameError, ProtocolError) as exc:
-            self.gate.quiet.warn(f"first {address}", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
+            self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
             details = getattr(exc, "details", None)
             await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True, details=details))
             return None
@@ -497,7 +506,7 @@ class Host:
             if self.code is not None:
                 self.gate.right_code(address)
             return None
-        self.gate.quiet.warn(f"{refusal.code} {address}", trio.current_time(), "refused a hello from %s: %s", address, refusal.reason)
+        self.gate.quiet.warn(f"hello {refusal.code}", trio.current_time(), "refused a hello from %s: %s", address, refusal.reason)
         return refusal
 
     def _would_watch(self, hello: Hello) -> bool:
@@ -546,7 +555,7 @@ class Host:
         self._next_peer += 1
         now = trio.current_time()
         peer = Peer(self._next_peer, name, seat.index if seat else None, outbox, address,
-                    chat=TokenBucket.of(limits.chat, now), frames=TokenBucket.of(limits.frames, now))
+                    chat=TokenBucket.of(limits.chat, now), frames=TokenBucket.of(limits.frames, now), quiet=self.gate.quiet)
         if seat is not None:
             seat.peer, seat.name = peer, name
         self.peers.append(peer)
@@ -584,7 +593,7 @@ class Host:
             with trio.move_on_after(self.limits.send_timeout) as stuck:
                 await stream.send_all(data)
             if stuck.cancelled_caught:
-                log.warning("peer %d (%s) at %s read nothing for %.0f s; disconnected it", peer.id, peer.name, peer.address, self.limits.send_timeout)
+                peer.warn("not reading", "read nothing for %.0f s; disconnected it", self.limits.send_timeout)
                 peer.close()
                 return
 
@@ -615,8 +624,7 @@ class Host:
             if idle.cancelled_caught:
                 data = b""
                 if pinged is not None:
-                    log.warning("peer %d (%s) at %s was silent for %.0f s; disconnected it", peer.id, peer.name, peer.address,
-                                trio.current_time() - heard)
+                    peer.warn("silent", "was silent for %.0f s; disconnected it", trio.current_time() - heard)
                     return
                 pinged = trio.current_time()
                 peer.push(encode_frame(Ping(n=peer.id).wire()))
@@ -641,7 +649,7 @@ class Host:
             peer.bad_frames += 1
             fatal = peer.bad_frames > MAX_BAD_FRAMES
             if fatal:
-                log.warning("peer %d (%s) at %s sent %d bad frames; disconnected it", peer.id, peer.name, peer.address, peer.bad_frames)
+                peer.warn("bad frames", "sent %d bad frames; disconnected it", peer.bad_frames)
             await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=getattr(exc, "details", None)))
             return not fatal
         if isinstance(msg, CommandMsg):

@@ -162,3 +162,72 @@ async def test_spectators_never_write_the_save(tmp_path):
     assert (after_watchers.st_ino, after_watchers.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), "a spectator caused a write"
     assert after_seat.st_ino != before.st_ino, "taking a seat must be saved (the peer holds a token)"
     assert seated.session.seat == 0
+
+
+@pytest.mark.slow
+async def test_a_thousand_silent_or_dribbling_connections_are_closed_and_a_player_still_gets_in(tmp_path):
+    """The issue's soak: 1,000 connections from 250 loopback addresses go silent or dribble a frame,
+    before and after a hello. A real player joins meanwhile; every one of them is closed by the
+    host within its deadline (10 s before a hello, 45 + 20 s after); the host grows < 30 MB."""
+    from cthulhu.net.frames import HEADER
+    from cthulhu.net.limits import Limits
+
+    limits = Limits()
+    host = HostProcess(tmp_path, "--seats", "2", "--save", str(tmp_path / "soak.save"))
+    hello = encode_frame({"t": "hello", "proto": 1, "name": "quiet", "code": CODE, "watch": True})
+    closed: list[bool] = []
+
+    def rss(pid: int) -> int:
+        status = open(f"/proc/{pid}/status").read()
+        return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) * 1024
+
+    async def attacker(port: int, n: int) -> None:
+        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=f"127.0.{1 + n // 250}.{1 + n % 250}")
+        try:
+            if n % 4 >= 2:
+                await stream.send_all(hello)
+            if n % 2:
+                for byte in HEADER.pack(4000) + b"\x80" * 4000:
+                    await stream.send_all(bytes([byte]))
+                    with trio.move_on_after(1):
+                        if await stream.receive_some(65536) == b"":
+                            break
+            else:
+                while await stream.receive_some(65536):
+                    pass
+            closed.append(True)
+        except (trio.BrokenResourceError, OSError):
+            closed.append(True)
+        finally:
+            await stream.aclose()
+
+    try:
+        port, _ = await host.start()
+        before = rss(host.proc.pid)
+        with trio.fail_after(limits.hello_timeout + limits.idle_timeout + limits.pong_timeout + 30):
+            async with trio.open_nursery() as outer:
+                async with trio.open_nursery() as attackers:  # ends when the host closed every one
+                    for n in range(1000):
+                        attackers.start_soon(attacker, port, n)
+                    await trio.sleep(2)
+                    player = await TrioPeer.connect("127.0.0.1", port, PeerSession("real", code=CODE))
+                    while not player.session.welcomed:
+                        assert await player.receive(), player.session.closed
+                    assert player.session.seat == 0
+                    outer.start_soon(_keep_reading, player)  # it answers pings: it stays
+                assert player.session.closed is None
+                outer.cancel_scope.cancel()
+        grown = rss(host.proc.pid) - before
+    finally:
+        host.close()
+    assert len(closed) == 1000
+    assert grown < 30 * 1024 * 1024, grown
+    assert "Traceback" not in host.stderr()
+
+
+async def _keep_reading(peer: TrioPeer) -> None:
+    try:
+        while await peer.receive():
+            pass
+    finally:
+        await peer.aclose()
