@@ -11,14 +11,17 @@ run. `-m slow` runs the join/leave flood at the issue's 5,000.
 from __future__ import annotations
 
 import os
+import time
+from dataclasses import dataclass
 
 import pytest
 import trio
 
-from cthulhu.net.client import PeerSession, TrioPeer
+from cthulhu.core import Command, Game, Setup
+from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
 from cthulhu.net.frames import encode_frame
 
-from test_host_crash import CODE, MODE, HostProcess, play, seat_players, uninterrupted
+from test_host_crash import CODE, MODE, HostProcess, seat_players, send_one
 
 pytestmark = pytest.mark.trio
 
@@ -26,78 +29,110 @@ SEED, SEATS = 11, 2
 
 
 async def _spectator(port: int, name: str, local: str = "127.0.0.1") -> TrioPeer | None:
+    """A watcher joined (None if the host would not have it: joining too often, table full...)."""
     stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=local)
     peer = TrioPeer(stream, PeerSession(name, code=CODE, watch=True))
-    await peer.flush()
-    while not peer.session.welcomed:
-        if not await peer.receive() or peer.session.closed is not None:
-            await peer.aclose()
-            return None  # refused (joining too often, table full...): fine for a flooder
-    return peer
+    try:
+        await peer.flush()
+        while not peer.session.welcomed:
+            if not await peer.receive() or peer.session.closed is not None:
+                break
+    except trio.BrokenResourceError:
+        pass
+    if peer.session.welcomed:
+        return peer
+    await peer.aclose()
+    return None
 
 
-async def chat_bursts(port: int, bursts: int, done: trio.Event) -> int:
-    """~260 small chat frames in one 4 KB write, `bursts` times; returns the frames sent."""
+@dataclass
+class Flood:
+    """A flood's progress. The seated game is paced by it, so all of it lands mid-game."""
+
+    total: int  # frames or hellos it will send
+    sent: int = 0
+    welcomed: int = 0  # spectators the host let in (join floods)
+
+
+async def chat_bursts(port: int, flood: Flood) -> None:
+    """~260 small chat frames in one 4 KB write, until `flood.total` are out."""
     spammer = await _spectator(port, "spammer")
     assert spammer is not None
     burst = b"".join(encode_frame({"t": "chat", "text": f"spam {n}"}) for n in range(260))
-    sent = 0
     try:
-        for _ in range(bursts):
-            if done.is_set():
-                break
+        while flood.sent < flood.total:
             await spammer.stream.send_all(burst)
-            sent += 260
-            await trio.sleep(0.05)
-    except trio.BrokenResourceError:
-        pass  # the host may close a flooder; that is its business
+            flood.sent += 260
     finally:
         await spammer.aclose()
-    return sent
 
 
-async def join_leave_flood(port: int, joins: int, done: trio.Event, workers: int = 8) -> int:
-    """Spectators that join and leave at once, from 100 loopback addresses; returns the hellos sent."""
-    sent = 0
+async def join_leave_flood(port: int, flood: Flood, workers: int = 8) -> None:
+    """Spectators that join and leave at once, `workers` at a time, from 100 loopback addresses."""
 
     async def worker(w: int) -> None:
-        nonlocal sent
-        n = w
-        while n < joins and not done.is_set():
-            try:
-                peer = await _spectator(port, f"j{n}", local=f"127.0.0.{2 + n % 100}")
-            except OSError:
-                peer = None
-            sent += 1
+        for n in range(w, flood.total, workers):
+            peer = await _spectator(port, f"j{n}", local=f"127.0.0.{2 + n % 100}")
+            flood.sent += 1
             if peer is not None:
+                flood.welcomed += 1
                 await peer.aclose()
-            n += workers
 
     async with trio.open_nursery() as nursery:
         for w in range(workers):
             nursery.start_soon(worker, w)
-    return sent
 
 
-async def _game_under(tmp_path, flood) -> tuple[list, str, str, int]:
-    """Play a whole seated game while `flood(port, done)` runs; (players, final hash, host stderr, flood count)."""
-    host = HostProcess(tmp_path, "--mode", MODE, "--seats", str(SEATS), "--seed", str(SEED), "--save", str(tmp_path / "t.save"))
+def undisturbed(seed: int = SEED, seats: int = SEATS) -> tuple[str, int]:
+    """(final state hash, steps) of the same game played in-process with the same bots."""
+    game = Game.new(Setup(mode=MODE, seed=seed, players=seats))
+    bots = [ViewBot("random", seed * 10 + n) for n in range(seats)]
+    while game.outcome is None:
+        seat = game.prompt.seat
+        game.apply(seat, Command.from_wire(bots[seat].choose(game.view(seat), MODE)))
+    return game.state_hash(), game.step
+
+
+async def play_paced(players: list, flood: Flood, steps: int) -> list[float]:
+    """Lockstep to the end; step k first waits until k/steps of the flood is out (the last step
+    for all of it). Returns each step's time from command sent to every seat holding it (ms)."""
+    times = []
+    k = 0
+    while players[0].session.mirror.view.get("outcome") is None:
+        k += 1
+        wanted = flood.total if k >= steps else flood.total * (k - 1) // steps
+        while flood.sent < wanted:
+            await trio.sleep(0.005)
+        t0 = time.perf_counter()
+        target = await send_one(players)
+        for q in players:
+            await q.until(lambda q=q: q.step >= target)
+        times.append((time.perf_counter() - t0) * 1e3)
+    for q in players:
+        await q.until(lambda q=q: q.session.game_over is not None)
+    return times
+
+
+@dataclass
+class Outcome:
+    final: str
+    stderr: str
+    step_ms: list[float]
+
+
+async def game_under(tmp_path, flood: Flood, run_flood) -> Outcome:
+    """A whole seated game at a real host process while `run_flood(port, flood)` runs.
+    Raises if a seated peer is closed, refused or falls out of step (no eviction, no resync)."""
+    host = HostProcess(tmp_path, "--mode", MODE, "--seats", str(SEATS), "--seed", str(SEED),
+                       "--save", str(tmp_path / f"flood-{time.time_ns()}.save"))
     players = []
-    count = 0
     try:
-        with trio.fail_after(240):
+        with trio.fail_after(300):
             port, _ = await host.start()
             players = await seat_players(port, SEATS, SEED * 10)
-            done = trio.Event()
-
-            async def run_flood() -> None:
-                nonlocal count
-                count = await flood(port, done)
-
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(run_flood)
-                await play(players)  # raises if a seated peer is closed, rejected or out of step
-                done.set()
+                nursery.start_soon(run_flood, port, flood)
+                step_ms = await play_paced(players, flood, undisturbed()[1])
             for p in players:
                 p.last  # noqa: B018 - asserts the mirror is in step and never resynced
                 await p.close()
@@ -107,32 +142,32 @@ async def _game_under(tmp_path, flood) -> tuple[list, str, str, int]:
         for p in players:
             await p.close()
         host.close()
-    return players, players[0].session.game_over.state_hash, host.stderr(), count
+    return Outcome(players[0].session.game_over.state_hash, host.stderr(), step_ms)
 
 
 async def test_a_chat_burst_costs_no_seated_player_its_place(tmp_path):
-    players, final, err, sent = await _game_under(tmp_path, lambda port, done: chat_bursts(port, 20, done))
-    assert sent >= 260
-    assert final == uninterrupted(SEED, SEATS, SEED * 10)
-    assert "not reading" not in err and "Traceback" not in err, err
+    flood = Flood(total=20 * 260)
+    result = await game_under(tmp_path, flood, chat_bursts)
+    assert flood.sent >= flood.total
+    assert result.final == undisturbed()[0]
+    assert "not reading" not in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 async def test_a_join_and_leave_flood_costs_no_seated_player_its_place(tmp_path):
-    players, final, err, joins = await _game_under(tmp_path, lambda port, done: join_leave_flood(port, 400, done))
-    assert joins >= 100
-    assert final == uninterrupted(SEED, SEATS, SEED * 10)
-    assert "not reading" not in err and "Traceback" not in err, err
+    flood = Flood(total=400)
+    result = await game_under(tmp_path, flood, join_leave_flood)
+    assert flood.sent == 400 and flood.welcomed >= 100
+    assert result.final == undisturbed()[0]
+    assert "not reading" not in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 @pytest.mark.slow
 async def test_five_thousand_joins_and_leaves_cost_no_seated_player_its_place(tmp_path):
-    async def flood(port, done):
-        return await join_leave_flood(port, 5000, trio.Event(), workers=16)  # all 5,000, even after the game
-
-    players, final, err, joins = await _game_under(tmp_path, flood)
-    assert joins == 5000
-    assert final == uninterrupted(SEED, SEATS, SEED * 10)
-    assert "not reading" not in err and "Traceback" not in err, err
+    flood = Flood(total=5000)
+    result = await game_under(tmp_path, flood, lambda port, f: join_leave_flood(port, f, workers=16))
+    assert flood.sent == 5000 and flood.welcomed >= 1000  # the rest were told to slow down
+    assert result.final == undisturbed()[0]
+    assert "not reading" not in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 async def test_spectators_never_write_the_save(tmp_path):
