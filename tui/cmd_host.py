@@ -47,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
-        print(f"cthulhu host: {exc}", file=sys.stderr)
+        from cthulhu.net.textclean import clean_text
+
+        print(clean_text(f"cthulhu host: {exc}"), file=sys.stderr)  # it may quote the save file
         return 2
     return trio.run(serve_headless, host, log, args)
 
