@@ -36,7 +36,6 @@ class HostSave:
         if self.enabled:
             command_log.autosave = False  # appends stay in memory; this object writes, off the event loop
         self.trouble: str | None = None  # why the last write failed (None: the file holds every step)
-        self.failures = 0
         self._version = 0  # of the bytes built last
         self._written = 0  # version on disk
         self._lock = threading.Lock()
@@ -66,7 +65,7 @@ class HostSave:
         try:
             version, data = self._build()
             await trio.to_thread.run_sync(self._write, version, data)
-        except (OSError, Exception) as exc:  # SaveIOError, a vanished folder...: the game goes on
+        except Exception as exc:  # SaveIOError, a folder that became a file...: the game goes on
             self._failed(exc)
             return False
         self._worked()
@@ -85,7 +84,6 @@ class HostSave:
         return True
 
     def _failed(self, exc: BaseException) -> None:
-        self.failures += 1
         reason = getattr(exc, "message", None) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         if self.trouble is None:
             self.trouble = str(reason)

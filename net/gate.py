@@ -47,9 +47,11 @@ class _Address:
     wrong_codes: int = 0
     blocked_until: float = 0.0
 
-    @property
-    def forgettable(self) -> bool:
-        return self.connections == 0 and self.wrong_codes == 0 and (self.joins is None or self.joins.full)
+    def forgettable(self, now: float) -> bool:
+        """Nothing to remember: no connection, no wait to serve, its join budget back to full.
+        (Its count of wrong codes goes with it: past `MAX_ADDRESSES` addresses, per-address
+        throttling has done what it can.)"""
+        return self.connections == 0 and now >= self.blocked_until and (self.joins is None or self.joins.full(now))
 
 
 @dataclass(slots=True)
@@ -89,9 +91,12 @@ class Gate:
         entry = self._addresses.get(address)
         if entry is None:
             entry = self._addresses[address] = _Address()
-            if len(self._addresses) > MAX_ADDRESSES:
-                for key in [k for k, v in self._addresses.items() if v.forgettable][: len(self._addresses) - MAX_ADDRESSES]:
-                    del self._addresses[key]
+            if len(self._addresses) > MAX_ADDRESSES:  # forget the least recently seen idle one
+                now = self.clock()
+                for key, old in self._addresses.items():
+                    if old is not entry and old.forgettable(now):
+                        del self._addresses[key]
+                        break
         else:
             self._addresses.move_to_end(address)
         return entry

@@ -13,7 +13,7 @@ second up to `burst`; the clock is passed in (trio's), so tests can drive it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,20 +72,17 @@ class Limits:
 
 @dataclass(slots=True)
 class TokenBucket:
-    """`rate` tokens a second, at most `burst` saved up; starts full."""
+    """`rate` tokens a second, at most `burst` saved up."""
 
     rate: float
     burst: int
-    tokens: float = field(default=-1.0)
-    at: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.tokens < 0:
-            self.tokens = float(self.burst)
+    tokens: float
+    at: float  # when `tokens` was last brought up to date
 
     @classmethod
     def of(cls, spec: tuple[float, int], now: float) -> "TokenBucket":
-        return cls(spec[0], spec[1], at=now)
+        """A full bucket from a (rate, burst) pair of `Limits`."""
+        return cls(spec[0], spec[1], float(spec[1]), now)
 
     def _refill(self, now: float) -> None:
         if now > self.at:
@@ -105,6 +102,7 @@ class TokenBucket:
         self._refill(now)
         return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
 
-    @property
-    def full(self) -> bool:
+    def full(self, now: float) -> bool:
+        """Saved up to its burst: forgetting it would give nothing back."""
+        self._refill(now)
         return self.tokens >= self.burst

@@ -42,9 +42,6 @@ class Outbox:
         self._wake = trio.Event()
         self._room = trio.Event()
 
-    def __len__(self) -> int:
-        return len(self._q)
-
     @property
     def lagging(self) -> bool:
         return self.backlog > self.lag_backlog

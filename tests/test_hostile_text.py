@@ -18,7 +18,7 @@ from cthulhu.core import Game, Setup
 from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import encode_frame
 from cthulhu.net.host import Host
-from cthulhu.net.messages import Chat, Error, Lobby
+from cthulhu.net.messages import Chat, Error
 from cthulhu.net.savewriter import SaveWriter
 from cthulhu.net.textclean import CHAT_MAX, NAME_MAX, CleanFormatter, clean_text, clean_tree
 

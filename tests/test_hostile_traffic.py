@@ -106,7 +106,7 @@ async def play_paced(players: list, flood: Flood, steps: int) -> list[float]:
         t0 = time.perf_counter()
         target = await send_one(players)
         for q in players:
-            await q.until(lambda q=q: q.step >= target)
+            await q.until(lambda q=q, target=target: q.step >= target)
         times.append((time.perf_counter() - t0) * 1e3)
     for q in players:
         await q.until(lambda q=q: q.session.game_over is not None)

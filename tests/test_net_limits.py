@@ -18,6 +18,7 @@ import trio
 
 from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import HEADER, BadBody, FrameDecoder, FrameTooLarge, decode_body, encode_frame
+from cthulhu.net.gate import MAX_ADDRESSES, Gate
 from cthulhu.net.host import MAX_BAD_FRAMES, Host
 from cthulhu.net.limits import FIRST_FRAME, PEER_FRAME, Limits
 from cthulhu.net.messages import Chat, Error, Pong
@@ -289,3 +290,39 @@ async def test_a_repeated_hello_counts_as_a_bad_frame(nursery):
     await peer.stream.send_all(_hello(name="again") * (MAX_BAD_FRAMES + 1))
     codes = await _errors_until_closed(peer.stream)
     assert codes == [("unexpected_message", False)] * MAX_BAD_FRAMES + [("unexpected_message", True)]
+
+
+def test_the_gate_doubles_the_wait_after_each_wrong_code_up_to_its_cap():
+    now = [0.0]
+    gate = Gate(Limits().but(free_code_tries=3, code_delay=(1.0, 8.0)), lambda: now[0])
+
+    def waits() -> float:
+        """Seconds until a hello from "a" is looked at again."""
+        start = now[0]
+        while gate.hello("a") is not None:
+            now[0] += 0.25
+        return now[0] - start
+
+    for _ in range(3):
+        gate.wrong_code("a")
+        assert waits() == 0  # three free tries
+    delays = []
+    for _ in range(6):
+        gate.wrong_code("a")
+        delays.append(waits())
+    assert delays == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+    assert gate.hello("b") is None  # another address waits for nothing
+    gate.right_code("a")
+    gate.wrong_code("a")
+    assert waits() == 0  # the right code wiped the slate
+
+
+def test_the_gate_remembers_a_bounded_number_of_addresses():
+    now = [0.0]
+    gate = Gate(Limits(), lambda: now[0])
+    for n in range(MAX_ADDRESSES * 2):
+        address = f"10.{n // 65536}.{n // 256 % 256}.{n % 256}"
+        assert gate.connect(address) is None
+        gate.disconnect(address)
+        now[0] += 1.0
+    assert len(gate._addresses) == MAX_ADDRESSES and gate.open == 0
