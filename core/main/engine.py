@@ -473,15 +473,27 @@ class Engine(Effects):
         hits = t["success"] + (t["elder"] if self.mods(i)["elder_hits"] else 0)
         # Successes first, then the roll's effects, then tentacles.
         self.push({"k": "sanity", "inv": i, "n": self.tentacles(i, t)})
-        targets = [fid for fid in task["targets"] if any(f.id == fid for f in self.s.figures)]
+        # The Stage the roll was made against: hits never follow the Elder One into the next one.
+        task = {**task, "stage": self.s.stage}
+        targets = [f.id for f in self.hit_targets(task)]
         if len(targets) == 1:
             self.wound_enemy(i, targets[0], hits)
         elif targets and hits:
-            self.push({"k": "assign_hits", "inv": i, "targets": targets, "hits": hits})
+            self.push({"k": "assign_hits", "inv": i, "targets": targets, "hits": hits, "stage": task["stage"]})
+
+    def hit_targets(self, task: Task) -> list[Figure]:
+        """The declared targets a hit may still land on, checked against the table as it is now:
+        alive, in the attacker's space, attackable, and (for the Elder One) still at the Stage rolled against."""
+        s = self.s
+        here = self.inv(task["inv"]).space
+        return [
+            f for f in s.figures
+            if f.id in task["targets"] and f.space == here and self.attackable(f) and (f.kind != ELDER or s.stage == task["stage"])
+        ]
 
     def step_assign_hits(self, task: Task) -> None:
         i = task["inv"]
-        alive = [f for f in self.s.figures if f.id in task["targets"]]
+        alive = self.hit_targets(task)
         if not alive or task["hits"] <= 0:
             return
         opts = [(Command.of("hit", target=f.id), f"{self.enemy_name(f)} ({f.wounds}/{self.enemy_health(f)} wounds)") for f in alive]
@@ -492,14 +504,12 @@ class Engine(Effects):
         self.wound_enemy(task["inv"], cmd["target"], 1)
 
     def wound_enemy(self, i: int, fid: str, n: int) -> None:
+        """`n` hits on one figure that `hit_targets` allowed; wounds past its health are lost."""
         s = self.s
         f = s.figure(fid)
         name, health = self.enemy_name(f), self.enemy_health(f)
         if n <= 0:
             self.emit("attack_missed", inv=i, figure=fid, name=name)
-            return
-        if not self.attackable(f):
-            self.emit("attack_warded", inv=i, figure=fid, name=name)
             return
         f.wounds += n
         self.emit("enemy_wounded", inv=i, figure=fid, name=name, n=n, wounds=f.wounds, health=health)
