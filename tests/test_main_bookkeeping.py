@@ -6,10 +6,18 @@ checks the rule as RULES.md "Decided after the first audit" states it.
 
 from __future__ import annotations
 
-from cthulhu.core import script_dice
+from cthulhu.core import Game, script_dice
 
 from helpers import do, new_game, rearrange, types
-from test_main_story import hastur_summoned, setup_table
+from test_main_story import filler, hastur_summoned, mythos_id, setup_table, symbols
+
+
+def on_the_brink(game, i: int) -> None:
+    """Investigator i is one sanity step from the skull, every threshold already behind them."""
+    inv = game.state.investigators[i]
+    ref = game.content.main.investigators[inv.id]
+    inv.sanity = ref.sanity - 1
+    inv.reached = list(ref.thresholds)
 
 
 # ------------------------------------------------------------------ 1. split hits after a fallen Stage
@@ -38,3 +46,77 @@ def test_split_hits_are_rechecked_when_a_stage_falls():
     assert [h["figure"] for h in hits] == ["elder_one", "cultist-t1", "cultist-t1"]
     assert "enemy_killed" in types(ev)
     assert game.prompt.kind == "action"
+
+
+# ------------------------------------------------------------------ 2 and 3. an advance that kills the active investigator
+
+
+def cthulhu_on_the_board_with_three_symbols() -> Game:
+    """Cthulhu summoned (away from the investigators), three summoning symbols waiting in the discard,
+    and the active investigator one sanity step from madness: Stage 1's advance effect will kill her."""
+    game = new_game("ada_whitlock", "mina_castellane", elder_one="cthulhu")
+    setup_table(game)
+    s = game.state
+    hastur_summoned(game, stage=1, space="strongroom", disrupted=False)  # the figure is Cthulhu's here
+    on_the_brink(game, 0)
+    s.mythos_discard[:] = symbols(game, 3)
+    s.mythos_deck[:] = [filler(game)]
+    rearrange(game, decks=True)
+    return game
+
+
+def test_an_advance_that_kills_the_active_investigator_still_reshuffles_the_discard():
+    game = cthulhu_on_the_board_with_three_symbols()
+    s = game.state
+    n_cards = len(s.mythos_discard) + len(s.mythos_deck)
+    ev = do(game, "end_actions")
+    order = types(ev)
+    assert order.count("elder_advanced") == 1 and not s.investigators[0].alive
+    assert order.index("elder_advanced") < order.index("investigator_died") < order.index("mythos_shuffled")
+    assert s.mythos_discard == [] and len(s.mythos_deck) == n_cards
+    assert game.outcome is None and s.active == 1  # Mina plays on
+    # Her turn draws a card without a symbol: the Elder One does not advance again.
+    s.mythos_deck.remove(filler(game))
+    s.mythos_deck.append(filler(game))
+    ev = do(game, "end_actions")
+    assert "elder_advanced" not in types(ev) and s.track == 6
+
+
+def test_an_advance_that_kills_the_active_investigator_still_runs_the_episode_effect():
+    game = cthulhu_on_the_board_with_three_symbols()
+    s = game.state
+    blue = game.content.main.episodes["wexley_mill"].map.gates["blue"]
+    assert s.fire.get(blue, 0) == 0
+    ev = do(game, "end_actions")
+    order = types(ev)
+    assert order.index("investigator_died") < order.index("fire_spread")  # the Elder One's effects first
+    assert s.fire.get(blue) == 1  # The Wexley Mill Fire: a Fire token on the blue gate
+
+
+def test_a_mythos_card_whose_reader_dies_is_resolved_to_its_end():
+    """Tattered Robes wounds its reader to death; its summon line still brings a Disciple, then it is discarded."""
+    game = new_game("ada_whitlock", "mina_castellane")
+    setup_table(game)
+    s = game.state
+    hastur_summoned(game, stage=1, space="vat_hall", disrupted=False)
+    ada = s.investigators[0]
+    ada.wounds = game.content.main.investigators[ada.id].health - 1
+    ada.tokens = {"yellow_sign": 2}
+    card = mythos_id(game, "Tattered Robes")
+    s.mythos_deck[:] = [card]
+    rearrange(game, decks=True)
+    ev = do(game, "end_actions")
+    assert not ada.alive and game.outcome is None
+    summoned = [e for e in ev if e.type == "summoned"]
+    assert [(e["kind"], e["space"]) for e in summoned] == [("disciple", game.content.main.episodes["wexley_mill"].map.gates["yellow"])]
+    assert card in s.mythos_discard
+    assert s.active == 1
+
+
+def test_every_task_kind_says_what_a_death_does_to_it():
+    from cthulhu.core.main.engine import ANSWERS, OUTLIVES_DEATH, PERSONAL, SKIPPED_PHASES, STEPS
+
+    kinds = set(STEPS) | set(ANSWERS)
+    groups = (PERSONAL, SKIPPED_PHASES, OUTLIVES_DEATH)
+    assert set().union(*groups) == kinds
+    assert sum(len(g) for g in groups) == len(kinds)  # each kind in exactly one group

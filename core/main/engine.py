@@ -21,10 +21,24 @@ from .state import Figure, Investigator, MainState
 Task = dict[str, Any]
 Events = list[Event]
 
-# The phases of a turn, in order; a dead active investigator skips them all but these.
-TURN_PHASES = ("actions", "mythos", "invest_fight", "eot_effects", "fire", "summon_check", "elder_eot")
-# Bookkeeping that must happen even when the investigator dies mid-resolution: cards are discarded.
-SURVIVES_DEATH = ("discard_check", "next_turn", "mythos_discard", "discovery_done")
+# What a death does to the work still queued (RULES.md, "Decided after the first audit"). Every task
+# kind is in exactly one of these three sets (a test keeps it so), so a new kind must be placed on purpose.
+#
+# The dead investigator's own steps: their actions, rolls, harm and choices. Nobody is left to take them.
+PERSONAL = frozenset({
+    "run", "rest", "trade", "attack_hits", "assign_hits", "roll", "reroll", "check", "fight", "enemy_hits",
+    "ignite", "fire_hits", "fire_out", "wounds", "stress", "sanity", "threshold", "level_up",
+})
+# The turn phases a death of the active investigator skips (seed: "skip all the following turn phases"
+# except the Mythos discard check).
+SKIPPED_PHASES = frozenset({"actions", "mythos", "invest_fight", "eot_effects", "fire", "elder_eot"})
+# Everything else outlives any death: effects being resolved (a Mythos card, an advance, a Stage reveal)
+# run to their end, with the dead investigator's space standing for "you"; summon lines, discards, the
+# reshuffle after an advance, the discard and summoning checks and the next turn all happen.
+OUTLIVES_DEATH = frozenset({
+    "turn", "next_turn", "discard_check", "summon_check", "mythos_discard", "summons", "reshuffle",
+    "discovery_done", "ops", "advance_enemy", "pick_mover", "douse", "discard_card", "choose",
+})
 ELDER = "elder_one"
 
 
@@ -760,7 +774,7 @@ class Engine(Effects):
         inv = self.inv(i)
         cap = self.c.investigators[inv.id].stress
         n = min(task["n"], cap - inv.stress)
-        if n > 0:
+        if n > 0 and inv.alive:
             inv.stress += n
             self.emit("stress_taken", inv=i, name=self.name(i), n=n, stress=inv.stress, why=task.get("why", ""))
 
@@ -820,7 +834,8 @@ class Engine(Effects):
         self.emit("skill_leveled", inv=i, name=self.name(i), skill=sk, skill_name=self.c.skills[sk].name, level=inv.levels[sk])
 
     def kill(self, i: int, cause: str) -> None:
-        """An investigator dies: tokens go back, their pending harm is dropped, the turn is cut."""
+        """An investigator dies: tokens and cards go back, their own steps and (if active) the rest
+        of their turn are dropped; everything else already queued still happens (see OUTLIVES_DEATH)."""
         s = self.s
         inv = self.inv(i)
         if not inv.alive:
@@ -835,15 +850,10 @@ class Engine(Effects):
         inv.kept.clear()
         self.emit("investigator_died", inv=i, name=self.name(i), cause=cause, space=inv.space)
         active_died = i == s.active
-        kept = []
-        for t in s.stack:
-            if t["k"] in SURVIVES_DEATH:
-                kept.append(t)
-            elif t.get("inv") == i or (active_died and t["k"] in TURN_PHASES):
-                continue
-            else:
-                kept.append(t)
-        s.stack[:] = kept
+        s.stack[:] = [
+            t for t in s.stack
+            if not (t["k"] in PERSONAL and t["inv"] == i) and not (active_died and t["k"] in SKIPPED_PHASES)
+        ]
         if active_died:
             s.actions_left = 0
         if not self.elder_on_board():
