@@ -6,7 +6,9 @@ checks the rule as RULES.md "Decided after the first audit" states it.
 
 from __future__ import annotations
 
-from cthulhu.core import Game, script_dice
+import pytest
+
+from cthulhu.core import Game, Setup, script_dice
 
 from helpers import do, new_game, rearrange, types
 from test_main_story import filler, hastur_summoned, mythos_id, setup_table, symbols
@@ -120,3 +122,21 @@ def test_every_task_kind_says_what_a_death_does_to_it():
     groups = (PERSONAL, SKIPPED_PHASES, OUTLIVES_DEATH)
     assert set().union(*groups) == kinds
     assert sum(len(g) for g in groups) == len(kinds)  # each kind in exactly one group
+
+
+# ------------------------------------------------------------------ 5. one event per card traded
+
+
+def test_a_trade_to_a_later_seat_is_told_once():
+    game = new_game("ada_whitlock", "mina_castellane")
+    setup_table(game)
+    s = game.state
+    from test_main_story import discovery_id
+
+    jory = discovery_id(game, "Old Jory, Stoker")
+    s.investigators[0].cards[:] = [{"card": jory, "side": "left", "wounds": 0}]
+    rearrange(game)
+    do(game, "trade")
+    ev = do(game, "give", card=jory, to=1)
+    assert [(e["card"], e["to"]) for e in ev if e.type == "traded"] == [("Old Jory, Stoker", 1)]
+    assert s.investigators[1].cards == [{"card": jory, "side": "left", "wounds": 0}] and s.investigators[0].cards == []

@@ -385,12 +385,10 @@ class Engine(Effects):
     def answer_trade(self, task: Task, cmd: Command) -> None:
         if cmd.kind == "done":
             return
-        for giver in self.s.investigators:
-            for held in list(giver.cards):
-                if held["card"] == cmd["card"]:
-                    giver.cards.remove(held)
-                    self.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
-                    self.emit("traded", card=self.half(held).name, to=cmd["to"], name=self.name(cmd["to"]))
+        giver, held = next((g, h) for g in self.s.investigators for h in g.cards if h["card"] == cmd["card"])
+        giver.cards.remove(held)
+        self.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
+        self.emit("traded", card=self.half(held).name, to=cmd["to"], name=self.name(cmd["to"]))
         self.push(task)
 
     # Run ---------------------------------------------------------------
