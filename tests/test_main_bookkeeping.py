@@ -124,6 +124,35 @@ def test_every_task_kind_says_what_a_death_does_to_it():
     assert sum(len(g) for g in groups) == len(kinds)  # each kind in exactly one group
 
 
+# ------------------------------------------------------------------ 4. a solo table needs two investigators
+
+
+def test_a_one_player_game_with_one_investigator_is_refused():
+    with pytest.raises(ValueError, match="2 investigators"):
+        Game.new(Setup(seed=1, players=1, investigators=["ada_whitlock"]))
+    # Nor may a seat sit at the table with no investigator (a bot seat would play a one-investigator game).
+    with pytest.raises(ValueError, match="every player needs an investigator"):
+        Game.new(Setup(seed=1, players=2, investigators=["ada_whitlock"]))
+    with pytest.raises(ValueError, match="every player needs an investigator"):
+        Game.new(Setup(seed=1, players=2, seats=[0, 0], investigators=["ada_whitlock", "osric_vane"]))
+    assert len(Game.new(Setup(seed=1, players=1, investigators=["ada_whitlock", "osric_vane"])).state.investigators) == 2
+    assert len(Game.new(Setup(seed=1, players=2, investigators=["ada_whitlock", "osric_vane"])).state.investigators) == 2
+
+
+def test_cthulhu_play_refuses_one_investigator_solo_in_one_line():
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "cthulhu.tui.cli", "play", "--players", "1", "--investigators", "ada_whitlock"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "2 investigators" in lines[0] and lines[0].startswith("cthulhu play:")
+
+
 # ------------------------------------------------------------------ 5. one event per card traded
 
 

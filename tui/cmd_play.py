@@ -73,21 +73,40 @@ def options_from(args: argparse.Namespace):
     )
 
 
+def setup_problem(setup, content) -> str | None:
+    """Why a new game cannot start with these choices (one line), or None when it can."""
+    from pydantic import ValidationError
+
+    from cthulhu.core import Game
+
+    try:
+        Game.new(setup, content)
+    except ValidationError as exc:
+        return exc.errors(include_url=False)[0]["msg"]
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     options = options_from(args)
-    if not sys.stdout.isatty():
-        print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
-        return 2
     from cthulhu.core import ContentError
 
     try:
         from cthulhu.content import builtin
 
-        builtin()
+        content = builtin()
     except ContentError as exc:
         print("cthulhu play: the built-in content does not load:", file=sys.stderr)
         for line in exc.problems:
             print(f"  {line}", file=sys.stderr)
+        return 2
+    problem = None if options.load is not None else setup_problem(options.setup(), content)
+    if problem is not None:
+        print(f"cthulhu play: {problem}", file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty():
+        print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
         return 2
     from .app import run as run_app
 
