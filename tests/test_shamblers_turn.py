@@ -81,17 +81,17 @@ def test_gather_onto_a_full_track_adds_delirium(game):
     assert s.mats[0].tracks["red"] == 2 and s.mats[0].delirium == 1 and s.discard["red"] == discard + 1
 
 
-def test_full_delirium_loses_at_the_end_of_the_turn(game):
+def test_full_delirium_loses_at_once(game):
+    """RULES.md Part B, Timing: the gather that fills Delirium loses then and there."""
     clear_board(game)
     s = game.state
     s.mats[0].tracks["red"] = 2
     s.mats[0].delirium = 4
     s.towns[0].tentacles["red"] = 1
-    game.apply(0, Command.of("gather", color="red"))
-    assert game.outcome is None
-    events = end_actions(game)
+    s.towns[0].shamblers["green"] = 1  # a banish would still be possible: it is not offered
+    events = game.apply(0, Command.of("gather", color="red"))
     assert game.outcome == "lost" and events[-1].type == "game_lost" and events[-1]["cause"] == "delirium"
-    assert game.prompt is None and game.legal(0) == []
+    assert s.actions_left == 0 and game.prompt is None and game.legal(0) == []
 
 
 def test_feed_moves_one_tentacle_per_shambler_and_leaves_chaos(game):
@@ -143,6 +143,21 @@ def test_a_full_shambler_mat_loses(game, content):
     }
 
 
+def test_a_full_shambler_mat_loses_the_moment_it_fills(game, content):
+    """The feed stops at the tentacle that fills the Mat; no further feeding is asked for."""
+    clear_board(game)
+    s = game.state
+    s.mat_tentacles["green"] = content.shamblers.loss_mat_tentacles - 1
+    s.towns[1].shamblers["red"] = 1
+    s.towns[1].tentacles["green"] = 1
+    s.towns[3].shamblers["blue"] = 1
+    s.towns[3].tentacles.update({"red": 1, "blue": 1})  # would ask which one feeds
+    events = end_actions(game)
+    assert game.outcome == "lost" and events[-1]["cause"] == "shambler_mat_full"
+    assert [e["town"] for e in events if e.type == "fed"] == [1]
+    assert game.prompt is None and s.towns[3].tentacles == {"red": 1, "blue": 1, "green": 0, "chaos": 0}
+
+
 def test_an_empty_shambler_track_loses_when_the_wheel_needs_one(game):
     game.state.track.clear()
     events = end_actions(game)
@@ -150,26 +165,33 @@ def test_an_empty_shambler_track_loses_when_the_wheel_needs_one(game):
     assert any(e.type == "wheel_turned" for e in events)
 
 
-def test_three_of_every_color_wins(game):
+def test_the_banish_that_completes_the_mat_wins_at_once(game):
+    """RULES.md Part B, Timing: no further action is asked once three of every color are banished."""
     clear_board(game)
     s = game.state
     s.mat_shamblers.update({"red": 3, "blue": 3, "green": 2})
     s.towns[0].shamblers["green"] = 1
     script_dice(game, 0)
     game.apply(0, Command.of("banish"))
-    game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
-    assert game.outcome is None  # checked at the end of the turn
-    events = end_actions(game)
-    assert game.outcome == "won" and events[-1].type == "game_won"
+    events = game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
+    assert game.outcome == "won" and [e.type for e in events] == ["banished", "game_won"]
+    assert events[-1]["cause"] == "banished" and s.actions_left == 0
+    assert game.prompt is None and game.legal(0) == []
+    assert s.turn == 1 and s.mat_tentacles == {"red": 0, "blue": 0, "green": 0}  # no feed after the win
 
 
 def test_win_beats_a_simultaneous_loss(game, content):
+    """A Delirium track that is full in the same moment as the winning banish: the win stands."""
     clear_board(game)
     s = game.state
-    s.mat_shamblers.update({"red": 3, "blue": 3, "green": 3})
+    s.mat_shamblers.update({"red": 3, "blue": 3, "green": 2})
+    s.mats[0].delirium = content.shamblers.delirium_capacity
     s.mat_tentacles["red"] = content.shamblers.loss_mat_tentacles
-    end_actions(game)
-    assert game.outcome == "won"
+    s.towns[0].shamblers["green"] = 1
+    script_dice(game, 0)
+    game.apply(0, Command.of("banish"))
+    events = game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
+    assert game.outcome == "won" and events[-1].type == "game_won"
 
 
 def test_empty_bag_is_refilled_from_the_discard_mat(game):

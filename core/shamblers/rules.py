@@ -20,9 +20,10 @@ in the report):
   that card onto the Shambler Mat (into that tentacle's color area). The
   active player picks only when the card holds more Madness Tentacles than
   Shamblers and in more than one color; cards are fed in ring order.
-- Win and loss are checked at the end of the turn, the win first (a win
-  beats a simultaneous loss); an empty Shambler Track loses at once when the
-  Wheel needs a Shambler.
+- Win and loss are checked the moment they can become true (RULES.md Part
+  B, Timing): after every action and every fed tentacle, the win first (a
+  win beats a simultaneous loss); an empty Shambler Track loses when the
+  Wheel needs a Shambler. A decided game asks nothing more.
 - The Wheel is public randomness drawn from its own stream ("wheel"), so
   scripted dice in tests are only ever consumed by Cthulhu Dice ("dice").
   Bag shuffles and draws use the secret stream ("hidden").
@@ -340,8 +341,9 @@ class ShamblerRules:
         return events + self._after_action(state)
 
     def _after_action(self, state: ShamblerState) -> list[Event]:
-        if state.actions_left > 0:
-            return []
+        ended = self._settled(state)
+        if ended or state.actions_left > 0:
+            return ended
         return self._start_feed(state)
 
     # ------------------------------------------------------------------ feed
@@ -360,12 +362,12 @@ class ShamblerRules:
         state.towns[index].tentacles[color] -= 1
         state.mat_tentacles[color] += 1
         state.feed[0][1] -= 1
-        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})]
+        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})] + self._settled(state)
 
     def _advance_feed(self, state: ShamblerState) -> list[Event]:
         """Feed every tentacle that needs no choice; stop at the first real choice."""
         events: list[Event] = []
-        while state.feed:
+        while state.feed:  # a decided game has no feed left (see `_finish`)
             index, remaining = state.feed[0]
             if remaining <= 0:
                 state.feed.pop(0)
@@ -375,11 +377,14 @@ class ShamblerRules:
             if len(present) > 1 and remaining < town.madness(state.colors):
                 return events  # the active player picks: see `_feed_prompt`
             events += self._feed_one(state, present[0])
+        if state.outcome is not None:
+            return events
         return events + self._end_turn(state)
 
     # ------------------------------------------------------- turn boundaries
 
-    def _end_turn(self, state: ShamblerState) -> list[Event]:
+    def _settled(self, state: ShamblerState) -> list[Event]:
+        """End the game if it is won or lost right now; the win first, so it beats a simultaneous loss."""
         cfg = state.cfg
         if all(state.mat_shamblers[c] >= cfg.win_per_color for c in state.colors):
             return self._finish(state, "won", "banished", {"shambler_mat": dict(state.mat_shamblers)})
@@ -389,6 +394,9 @@ class ShamblerRules:
         for i, m in enumerate(state.mats):
             if m.delirium >= cfg.delirium_capacity:
                 return self._finish(state, "lost", "delirium", {"mat": i})
+        return []
+
+    def _end_turn(self, state: ShamblerState) -> list[Event]:
         state.active = (state.active + 1) % len(state.mats)
         return self._begin_turn(state)
 
