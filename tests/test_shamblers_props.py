@@ -27,7 +27,7 @@ def check_invariants(game: Game) -> None:
             assert t.tentacles[c.id] >= 0 and t.shamblers[c.id] >= 0
         assert s.mat_tentacles[c.id] >= 0 and s.discard[c.id] >= 0
     chaos = s.bag.count(CHAOS) + sum(t.tentacles[CHAOS] for t in s.towns) + sum(m.chaos for m in s.mats)
-    assert chaos + s.supply_chaos == cfg.chaos_in_bag
+    assert chaos + s.discard[CHAOS] + s.supply_chaos == cfg.chaos_in_bag
     for m in s.mats:
         assert 0 <= m.chaos <= cfg.chaos_capacity
         assert 0 <= m.delirium <= cfg.delirium_capacity

@@ -81,6 +81,24 @@ def test_gather_onto_a_full_track_adds_delirium(game):
     assert s.mats[0].tracks["red"] == 2 and s.mats[0].delirium == 1 and s.discard["red"] == discard + 1
 
 
+def test_a_chaos_tentacle_gathered_onto_a_full_chaos_track_goes_to_the_discard_mat(game, content):
+    """RULES.md Part B, Gather onto a full track: whatever its color, the tentacle goes to the Discard
+    Mat (not the general supply, which takes only spent Chaos) and returns to the bag with it."""
+    clear_board(game)
+    s = game.state
+    s.mats[0].chaos = content.shamblers.chaos_capacity
+    s.towns[0].tentacles["chaos"] = 1
+    events = game.apply(0, Command.of("gather", color="chaos"))
+    assert events[0]["to"] == "discard" and events[1].type == "delirium"
+    assert s.discard["chaos"] == 1 and s.supply_chaos == 0 and s.mats[0].delirium == 1
+    s.bag.clear()
+    s.discard.update({"red": 1, "blue": 0, "green": 0})
+    events = end_actions(game)  # the Wheel draws from an empty bag: the Discard Mat, Chaos included, refills it
+    assert [e["count"] for e in events if e.type == "bag_refilled"] == [2]
+    assert sorted(next(e for e in events if e.type == "tentacles_drawn")["tentacles"]) == ["chaos", "red"]
+    assert s.discard == {"red": 0, "blue": 0, "green": 0, "chaos": 0}
+
+
 def test_full_delirium_loses_at_once(game):
     """RULES.md Part B, Timing: the gather that fills Delirium loses then and there."""
     clear_board(game)

@@ -196,6 +196,8 @@ def test_story_board_shows_track_mat_bag_and_supply(view):
     assert "win: 3 banished per color" in text and "lose: 6 tentacles of a color" in text
     assert "Bag 40 tentacles" in text and "Discard Mat 0" in text and "General supply 0 Chaos" in text
     assert all(len(line) <= 30 for line in render_shambler_story(view, 30).plain.splitlines())
+    held = {**view, "discard": {"red": 2, "blue": 0, "green": 0, "chaos": 1}}
+    assert "Discard Mat 3: R2 C1" in render_shambler_story(held, 44).plain
 
 
 def test_player_mats_show_every_track_with_capacity(view):

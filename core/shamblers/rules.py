@@ -14,8 +14,10 @@ in the report):
   plus "do not banish". If nothing is payable, nothing is spent and the
   action is used up.
 - Gather on a full track (Chaos Track included) still takes the tentacle off
-  the card (Madness to the Discard Mat, Chaos to the general supply) and adds
-  1 Delirium; that is the price of clearing a card the Shamblers would feed on.
+  the card to the Discard Mat and adds 1 Delirium (RULES.md Part B, "Gather
+  onto a full track"); that is the price of clearing a card the Shamblers
+  would feed on. Such a Chaos Tentacle was never spent, so it is not lost to
+  the general supply: it goes back into the bag with the Discard Mat.
 - Feed: each Shambler on a card takes one Madness Tentacle of any color from
   that card onto the Shambler Mat (into that tentacle's color area). The
   active player picks only when the card holds more Madness Tentacles than
@@ -111,7 +113,7 @@ class ShamblerRules:
             track=track,
             mat_shamblers={c: 0 for c in colors},
             mat_tentacles={c: 0 for c in colors},
-            discard={c: 0 for c in colors},
+            discard={c: 0 for c in [*colors, CHAOS]},
             turn_limit=getattr(setup, "turn_limit", None),
         )
 
@@ -275,11 +277,8 @@ class ShamblerRules:
                 mat.tracks[color] += 1
             events = [Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": "track"})]
         else:
-            to = "supply" if color == CHAOS else "discard"
-            if color == CHAOS:
-                state.supply_chaos += 1
-            else:
-                state.discard[color] += 1
+            to = "discard"
+            state.discard[color] += 1
             mat.delirium = min(mat.delirium + 1, state.cfg.delirium_capacity)
             events = [
                 Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": to}),
@@ -414,8 +413,8 @@ class ShamblerRules:
             count = sum(state.discard.values())
             if count == 0:
                 return None, events
-            state.bag = [c for c in state.colors for _ in range(state.discard[c])]
-            state.discard = {c: 0 for c in state.colors}
+            state.bag = [c for c in state.discard for _ in range(state.discard[c])]
+            state.discard = {c: 0 for c in state.discard}
             state.rng.shuffle(HIDDEN, state.bag)
             events.append(Event("bag_refilled", {"count": count}))
         return state.bag.pop(), events
