@@ -88,7 +88,7 @@ class ShamblerRules:
     # ----------------------------------------------------------------- setup
 
     def new_state(self, setup: Setup, content: Any) -> ShamblerState:
-        cfg = _cfg(content)
+        cfg = _cfg(content).at(setup.difficulty)
         colors = cfg.color_ids
         rng = Rng(setup.seed)
         n_mats = len(setup.seats) if setup.seats is not None else setup.players
@@ -123,6 +123,7 @@ class ShamblerRules:
                 "game_started",
                 {
                     "mode": self.name,
+                    "difficulty": state.cfg.level.name,
                     "mats": [m.name for m in state.mats],
                     "towns": [t.name for t in state.cfg.towns],
                     "shamblers": len(state.track),
@@ -458,6 +459,7 @@ class ShamblerRules:
         cfg = state.cfg
         return {
             "mode": self.name,
+            "difficulty": {"id": cfg.difficulty, "name": cfg.level.name},
             "turn": state.turn,
             "active": state.active,
             "active_seat": state.mats[state.active].seat,
@@ -519,4 +521,4 @@ class ShamblerRules:
         return state.canonical()
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> ShamblerState:
-        return ShamblerState.from_canonical(data, _cfg(content))
+        return ShamblerState.from_canonical(data, _cfg(content).at(setup.difficulty))
