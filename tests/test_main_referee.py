@@ -16,8 +16,10 @@ found broken, as a class rather than as instances:
 - a dead investigator takes no harm, rolls no dice and is asked nothing about
   themselves.
 
-Games cover both Elder Ones, all six episodes and 1-4 players, with heuristic and
-random bots. CI plays a few hundred; `pytest -m slow` plays 2,000.
+Games cover both Elder Ones, all six episodes and 1-4 players, with the heuristic
+bot, the random bot and a wandering one (the heuristic bot that spreads every attack
+it can, from Brawling 2, and picks at random one time in four). CI plays 300;
+`pytest -m slow` plays 2,000.
 """
 
 from __future__ import annotations
