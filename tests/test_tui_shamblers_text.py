@@ -251,9 +251,16 @@ def test_game_over_summary_lists_the_mats():
 
 
 def test_help_explains_the_mode_being_played():
-    from cthulhu.tui.screen_dialogs import help_text
+    from cthulhu.tui.screen_dialogs import help_text, shamblers_numbers
 
     shamblers = help_text(mode="shamblers")
     assert "Cthulhu Die" in shamblers and "never the" in shamblers and "Shambler Mat" in shamblers
+    # The numbers are those of the level being played.
+    flat = " ".join(shamblers.split())
+    assert "Shamblers (Normal)" in flat and "4 Madness Tentacles come out" in flat
+    assert "Win at once with 4 Shamblers of every color" in flat and "holds 5 tentacles" in flat
+    hard = Game.new(Setup(mode="shamblers", seed=1, difficulty="hard")).view(0)
+    flat = " ".join(help_text(mode="shamblers", numbers=shamblers_numbers(hard)).split())
+    assert "Shamblers (Hard)" in flat and "5 Madness Tentacles come out" in flat and "holds 3 tentacles" in flat
     main = help_text()
     assert "Mythos" in main and "Shambler" not in main

@@ -460,6 +460,8 @@ class ShamblerRules:
         return {
             "mode": self.name,
             "difficulty": {"id": cfg.difficulty, "name": cfg.level.name},
+            "actions_per_turn": cfg.actions_per_turn,
+            "wheel_draw": cfg.wheel_draw,
             "turn": state.turn,
             "active": state.active,
             "active_seat": state.mats[state.active].seat,
