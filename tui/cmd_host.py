@@ -63,12 +63,23 @@ def log_warnings_to_stderr() -> None:
 
     from cthulhu.net.textclean import CleanFormatter
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
+    class ToStderr(logging.StreamHandler):
+        """Writes to `sys.stderr` as it is when a line is logged (not when the handler was made)."""
+
+        @property
+        def stream(self):  # type: ignore[override]
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, value) -> None:
+            pass
+
     logger = logging.getLogger("cthulhu.net")
-    logger.handlers[:] = [handler]
+    logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
+    handler = ToStderr()
+    handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
+    logger.addHandler(handler)
     logger.setLevel(logging.WARNING)
-    logger.propagate = False
 
 
 def run_app(args: argparse.Namespace) -> int:
