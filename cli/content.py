@@ -30,13 +30,11 @@ def run_check(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         print(f"content check: {len(exc.problems)} problem(s)", file=sys.stderr)
         return 2
-    main = content.main
+    from cthulhu.core import modes
+
     print(f"content ok: {len(files)} files, version {content.version}")
-    if main is not None:
-        print(
-            f"  main: {len(main.episodes)} episode(s), {len(main.investigators)} investigator(s), "
-            f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)"
-        )
-    if content.shamblers is not None:
-        print("  shamblers: ok")
+    for mode in modes.all_modes():
+        part = content.modes.get(mode.name)
+        if part is not None:
+            print(f"  {mode.name}: {mode.describe(part) if mode.describe is not None else 'ok'}")
     return 0

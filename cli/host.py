@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
     p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
     p.add_argument("--elder-one", help="Elder One id (main game)")
     p.add_argument("--episode", help="episode id (main game)")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
@@ -45,12 +46,42 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.headless:
         return run_app(args)
+    log_warnings_to_stderr()
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
-        print(f"cthulhu host: {exc}", file=sys.stderr)
+        from cthulhu.net.textclean import clean_text
+
+        from .play import one_line
+
+        print(clean_text(f"cthulhu host: {one_line(exc)}"), file=sys.stderr)  # it may quote the save file
         return 2
     return trio.run(serve_headless, host, log, args)
+
+
+def log_warnings_to_stderr() -> None:
+    """A headless host says what it refused, evicted or could not save: one cleaned line each."""
+    import logging
+
+    from cthulhu.net.textclean import CleanFormatter
+
+    class ToStderr(logging.StreamHandler):
+        """Writes to `sys.stderr` as it is when a line is logged (not when the handler was made)."""
+
+        @property
+        def stream(self):  # type: ignore[override]
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, value) -> None:
+            pass
+
+    logger = logging.getLogger("cthulhu.net")
+    logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
+    handler = ToStderr()
+    handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -69,6 +100,7 @@ def run_app(args: argparse.Namespace) -> int:
     humans = args.seats - args.bots
     options = PlayOptions(
         mode=args.mode,
+        difficulty=args.difficulty,
         seed=args.seed,
         episode=args.episode,
         elder_one=args.elder_one,
@@ -82,6 +114,15 @@ def run_app(args: argparse.Namespace) -> int:
         remote_seats=humans - 1,
         skip_title=True,
     )
+    if options.load is None:
+        from cthulhu.content import builtin
+
+        from .play import setup_problem
+
+        problem = setup_problem(options, builtin())
+        if problem is not None:
+            print(f"cthulhu host: {problem}", file=sys.stderr)
+            return 2
     print(f"Table code: {code or '(none)'}; others join with: cthulhu join {args.bind}:{args.port}" + (f" --code {code}" if code else ""), file=sys.stderr)
     return run_app_(options)
 
@@ -102,7 +143,8 @@ def build_host(args: argparse.Namespace):
         players = list(save.header.players)
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-        setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode)
+        setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode,
+                      difficulty=args.difficulty)
         game = Game.new(setup)
         if args.no_save:
             log = MemoryLog()
@@ -159,6 +201,7 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                     while host.peers:
                         await trio.sleep(0.05)
             finally:
+                # A full or read-only disk is reported (once) by the host; the final line still follows.
                 with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
                     await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
                 if saving.cancelled_caught:

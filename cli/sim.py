@@ -17,6 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
     p.add_argument("--bot", choices=["random", "heuristic"], default="random")
     p.add_argument("--episode")
     p.add_argument("--elder-one")
@@ -29,9 +30,32 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.core import Setup
+    from cthulhu.core import Setup, modes
     from cthulhu.core.sim import coverage_report, game_seed, play
 
+    def setup_for(seed: int) -> Setup:
+        return Setup(
+            mode=args.mode,
+            seed=seed,
+            episode=args.episode,
+            elder_one=args.elder_one,
+            investigators=args.investigators.split(",") if args.investigators else [],
+            players=args.players,
+            difficulty=args.difficulty,
+        )
+
+    # Choices that no game can be played with are one line and exit 2, not an error per game.
+    from .play import one_line
+
+    try:
+        from cthulhu.core import Game
+
+        first = Game.new(setup_for(game_seed(args.seed, 0)))
+    except ValueError as exc:
+        print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
+        return 2
+    # The level played, for modes with difficulty levels (the content's default when none was named).
+    level = first.view(None)["difficulty"]["id"] if "difficulty" in modes.get(args.mode).choices else None
     events_out = open(args.events, "w", encoding="utf-8") if args.events else None
     outcomes: Counter[str] = Counter()
     causes: Counter[str] = Counter()
@@ -43,14 +67,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     for n in range(args.games):
         seed = game_seed(args.seed, n)
-        setup = Setup(
-            mode=args.mode,
-            seed=seed,
-            episode=args.episode,
-            elder_one=args.elder_one,
-            investigators=args.investigators.split(",") if args.investigators else [],
-            players=args.players,
-        )
+        setup = setup_for(seed)
 
         def write(step: int, evs, game_no=n) -> None:
             for e in evs:
@@ -77,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     played_games = args.games - len(errors)
     summary = {
         "mode": args.mode,
+        **({"difficulty": level} if level is not None else {}),
         "bot": args.bot,
         "games": args.games,
         "finished": finished,

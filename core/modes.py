@@ -46,6 +46,9 @@ class Mode:
     `coverage` lists the content entries a game of this setup can use (for `sim`).
     `scramble` changes, in place, everything of a state that no seat may see (deck
     orders, the bag, the RNG): the conformance suite checks no view changes with it.
+    `choices` names the optional `Setup` fields the mode reads ("episode",
+    "elder_one", "investigators", "difficulty"); the others must be left unset.
+    `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
     """
 
     name: str
@@ -59,6 +62,8 @@ class Mode:
     summary: Callable[[Game], dict[str, str | int | bool | None]] | None = None
     coverage: Callable[[Any, Setup], dict[str, list[str]] | None] | None = None
     scramble: Callable[[Any], None] | None = None
+    choices: frozenset[str] = frozenset()
+    describe: Callable[[Any], str] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

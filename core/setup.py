@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 
 class Setup(BaseModel):
@@ -17,6 +19,8 @@ class Setup(BaseModel):
     players: int = Field(default=1, ge=1, le=5)
     seats: list[int] | None = None
     seed: int = Field(default=0, ge=0, lt=2**63)
+    # A Shamblers difficulty level by id (content/shamblers/difficulty.toml); None: the default level.
+    difficulty: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
 
     @field_validator("mode")
     @classmethod
@@ -25,6 +29,25 @@ class Setup(BaseModel):
 
         modes.get(mode)  # ValueError naming the known modes
         return mode
+
+    @model_validator(mode="after")
+    def _difficulty_only_where_the_mode_has_levels(self) -> "Setup":
+        from . import modes
+
+        if self.difficulty is not None and "difficulty" not in modes.get(self.mode).choices:
+            takers = [m for m in modes.all_modes() if "difficulty" in m.choices]
+            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m in takers) or "no mode"
+            raise ValueError(f"difficulty levels are for {where}")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No difficulty, no key: every setup made before there were levels keeps its dump, and so
+        # its state hashes and saves.
+        data: dict[str, Any] = handler(self)
+        if data.get("difficulty") is None:
+            data.pop("difficulty", None)
+        return data
 
     @model_validator(mode="after")
     def _seats_fit(self) -> "Setup":

@@ -37,7 +37,7 @@ TUI = TuiMode(
     title=lambda view: "Toy",
     whose_turn=lambda view: f"Seat {view['turn'] % len(view['hands']) + 1}",
     summary=lambda view: Text(f"\nScore {view['score']}"),
-    help=lambda content: [("", "Draw or play; play eight cards before the deck runs out.")],
+    help=lambda content, view, options: [("", "Draw or play; play eight cards before the deck runs out.")],
 )
 
 

@@ -45,6 +45,11 @@ def _scramble(state: MainState) -> None:
     state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
 
 
+def _describe(main: MainContent) -> str:
+    return (f"{len(main.episodes)} episode(s), {len(main.investigators)} investigator(s), "
+            f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)")
+
+
 MODE = Mode(
     name="main",
     title="Main game",
@@ -57,4 +62,6 @@ MODE = Mode(
     summary=_summary,
     coverage=_coverage,
     scramble=_scramble,
+    choices=frozenset({"episode", "elder_one", "investigators"}),
+    describe=_describe,
 )

@@ -110,12 +110,10 @@ def step_trade(e: Engine, task: PhaseTask) -> None:
 def answer_trade(e: Engine, task: PhaseTask, cmd: Command) -> None:
     if cmd.kind == "done":
         return
-    for giver in e.s.investigators:
-        for held in list(giver.cards):
-            if held["card"] == cmd["card"]:
-                giver.cards.remove(held)
-                e.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
-                e.emit({"type": "traded", "card": e.half(held).name, "to": cmd["to"], "name": e.name(cmd["to"])})
+    giver, held = next((g, h) for g in e.s.investigators for h in g.cards if h["card"] == cmd["card"])
+    giver.cards.remove(held)
+    e.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
+    e.emit({"type": "traded", "card": e.half(held).name, "to": cmd["to"], "name": e.name(cmd["to"])})
     e.push(task)
 
 

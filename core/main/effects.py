@@ -55,6 +55,12 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 
+# Ops that need their subject alive: a dead investigator rolls, chooses, puts out fires and takes
+# cards no more. The rest of an effect still resolves after its subject's death (RULES.md, "Decided
+# after the first audit"), with the space where they died standing for theirs.
+NEEDS_LIVING_SUBJECT: frozenset[type[Op]] = frozenset({RollOp, ChooseOp, DouseOp, ClaimOp, KeepMythosOp, DiscardCardOp})
+
+
 def op_stress(e: Engine, task: OpsTask, op: StressOp) -> None:
     tasks: list[StressTask] = [{"k": "stress", "inv": i, "n": op.n, "why": task["src"]} for i in e.targets(task["inv"], op.who)]
     e.push(*tasks)
@@ -239,6 +245,8 @@ def step_ops(e: Engine, task: OpsTask) -> None:
     op, rest = ops[0], ops[1:]
     if rest:
         e.push({**task, "ops": rest})
+    if type(op) in NEEDS_LIVING_SUBJECT and not e.inv(task["inv"]).alive:
+        return
     OPS[type(op)](e, task, op)
 
 

@@ -243,13 +243,6 @@ class AttackMissed(TypedDict):
     name: str
 
 
-class AttackWarded(TypedDict):
-    type: Literal["attack_warded"]
-    inv: int
-    figure: str
-    name: str
-
-
 class GameWon(TypedDict):
     type: Literal["game_won"]
     name: str
@@ -493,7 +486,6 @@ MainEvent = (
     | DieRerolled
     | EnemyAttacks
     | AttackMissed
-    | AttackWarded
     | GameWon
     | StressTaken
     | AbilityUsed

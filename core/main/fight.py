@@ -34,16 +34,29 @@ def step_attack_hits(e: Engine, task: AttackHitsTask) -> None:
     hits = t["success"] + (t["elder"] if e.mods(i)["elder_hits"] else 0)
     # Successes first, then the roll's effects, then tentacles.
     e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t)})
-    targets = [fid for fid in task["targets"] if any(f.id == fid for f in e.s.figures)]
+    # The Stage the roll was made against: hits never follow the Elder One into the next one.
+    stage = e.s.stage
+    targets = [f.id for f in hit_targets(e, i, task["targets"], stage)]
     if len(targets) == 1:
         wound_enemy(e, i, targets[0], hits)
     elif targets and hits:
-        e.push({"k": "assign_hits", "inv": i, "targets": targets, "hits": hits})
+        e.push({"k": "assign_hits", "inv": i, "targets": targets, "hits": hits, "stage": stage})
+
+
+def hit_targets(e: Engine, i: int, targets: list[str], stage: int) -> list[Figure]:
+    """The declared targets a hit may still land on, checked against the table as it is now:
+    alive, in the attacker's space, attackable, and (for the Elder One) still at the Stage rolled against."""
+    s = e.s
+    here = e.inv(i).space
+    return [
+        f for f in s.figures
+        if f.id in targets and f.space == here and e.attackable(f) and (f.kind != ELDER or s.stage == stage)
+    ]
 
 
 def step_assign_hits(e: Engine, task: AssignHitsTask) -> None:
     i = task["inv"]
-    alive = [f for f in e.s.figures if f.id in task["targets"]]
+    alive = hit_targets(e, i, task["targets"], task["stage"])
     if not alive or task["hits"] <= 0:
         return
     opts = [(Command.of("hit", target=f.id), f"{e.enemy_name(f)} ({f.wounds}/{e.enemy_health(f)} wounds)") for f in alive]
@@ -56,14 +69,12 @@ def answer_assign_hits(e: Engine, task: AssignHitsTask, cmd: Command) -> None:
 
 
 def wound_enemy(e: Engine, i: int, fid: str, n: int) -> None:
+    """`n` hits on one figure that `hit_targets` allowed; wounds past its health are lost."""
     s = e.s
     f = s.figure(fid)
     name, health = e.enemy_name(f), e.enemy_health(f)
     if n <= 0:
         e.emit({"type": "attack_missed", "inv": i, "figure": fid, "name": name})
-        return
-    if not e.attackable(f):
-        e.emit({"type": "attack_warded", "inv": i, "figure": fid, "name": name})
         return
     f.wounds += n
     e.emit({"type": "enemy_wounded", "inv": i, "figure": fid, "name": name, "n": n, "wounds": f.wounds, "health": health})

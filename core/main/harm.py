@@ -5,15 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..command import Command
-from .tasks import CountTask, FireHitsTask, PhaseTask, StressTask, ThresholdTask, WoundsTask
+from .tasks import PERSONAL, SKIPPED_PHASES, CountTask, FireHitsTask, PhaseTask, StressTask, ThresholdTask, WoundsTask
 
 if TYPE_CHECKING:
     from .engine import Engine
-
-# The phases of a turn, in order; a dead active investigator skips them all but these.
-TURN_PHASES = ("actions", "mythos", "invest_fight", "eot_effects", "fire", "summon_check", "elder_eot")
-# Bookkeeping that must happen even when the investigator dies mid-resolution: cards are discarded.
-SURVIVES_DEATH = ("discard_check", "next_turn", "mythos_discard", "discovery_done")
 
 
 def catch_fire(e: Engine, i: int, n: int, origin: str | None) -> None:
@@ -121,9 +116,9 @@ def step_stress(e: Engine, task: StressTask) -> None:
     inv = e.inv(i)
     cap = e.c.investigators[inv.id].stress
     n = min(task["n"], cap - inv.stress)
-    if n > 0:
+    if n > 0 and inv.alive:
         inv.stress += n
-        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": n, "stress": inv.stress, "why": task.get("why", "")})
+        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": n, "stress": inv.stress, "why": task["why"]})
 
 
 def step_sanity(e: Engine, task: CountTask) -> None:
@@ -186,7 +181,8 @@ def answer_level_up(e: Engine, task: PhaseTask, cmd: Command) -> None:
 
 
 def kill(e: Engine, i: int, cause: Literal["killed", "madness"]) -> None:
-    """An investigator dies: tokens go back, their pending harm is dropped, the turn is cut."""
+    """An investigator dies: tokens and cards go back, their own steps and (if active) the rest
+    of their turn are dropped; everything else already queued still happens (see `tasks.OUTLIVES_DEATH`)."""
     s = e.s
     inv = e.inv(i)
     if not inv.alive:
@@ -201,15 +197,10 @@ def kill(e: Engine, i: int, cause: Literal["killed", "madness"]) -> None:
     inv.kept.clear()
     e.emit({"type": "investigator_died", "inv": i, "name": e.name(i), "cause": cause, "space": inv.space})
     active_died = i == s.active
-    kept = []
-    for t in s.stack:
-        if t["k"] in SURVIVES_DEATH:
-            kept.append(t)
-        elif t.get("inv") == i or (active_died and t["k"] in TURN_PHASES):
-            continue
-        else:
-            kept.append(t)
-    s.stack[:] = kept
+    s.stack[:] = [
+        t for t in s.stack
+        if not (t["k"] in PERSONAL and t["inv"] == i) and not (active_died and t["k"] in SKIPPED_PHASES)
+    ]
     if active_died:
         s.actions_left = 0
     if not e.s.summoned:

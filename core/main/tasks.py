@@ -108,6 +108,7 @@ class AssignHitsTask(TypedDict):
     inv: int
     targets: list[str]
     hits: int
+    stage: int  # the Elder One's Stage the roll was made against
 
 
 class FightTask(TypedDict):
@@ -202,6 +203,25 @@ class AdvanceEnemyTask(TypedDict):
     figure: str
     steps: int
 
+
+# What a death does to the work still queued (RULES.md, "Decided after the first audit"). Every task
+# kind is in exactly one of these three sets (a test keeps it so), so a new kind must be placed on purpose.
+#
+# The dead investigator's own steps: their actions, rolls, harm and choices. Nobody is left to take them.
+PERSONAL = frozenset({
+    "run", "rest", "trade", "attack_hits", "assign_hits", "roll", "reroll", "check", "fight", "enemy_hits",
+    "ignite", "fire_hits", "fire_out", "wounds", "stress", "sanity", "threshold", "level_up",
+})
+# The turn phases a death of the active investigator skips (seed: "skip all the following turn phases"
+# except the Mythos discard check).
+SKIPPED_PHASES = frozenset({"actions", "mythos", "invest_fight", "eot_effects", "fire", "elder_eot"})
+# Everything else outlives any death: effects being resolved (a Mythos card, an advance, a Stage reveal)
+# run to their end, with the dead investigator's space standing for "you"; summon lines, discards, the
+# reshuffle after an advance, the discard and summoning checks and the next turn all happen.
+OUTLIVES_DEATH = frozenset({
+    "turn", "next_turn", "discard_check", "summon_check", "mythos_discard", "summons", "reshuffle",
+    "discovery_done", "ops", "advance_enemy", "pick_mover", "douse", "discard_card", "choose",
+})
 
 Task = (
     TurnTask | PhaseTask | CardTask | RunTask | RollTask | RerollTask | AttackHitsTask | AssignHitsTask | FightTask

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..game import Game
 from ..modes import Mode
-from .content import load_shamblers
+from .content import ShamblersContent, load_shamblers
 from .events import ShamblersEvent
 from .heuristic import HeuristicBot
 from .prompts import PROMPTS
@@ -25,6 +25,11 @@ def _scramble(state: ShamblerState) -> None:
     state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
 
 
+def _describe(sh: ShamblersContent) -> str:
+    levels = ", ".join(f"{lv.id} (default)" if lv.id == sh.default_difficulty else lv.id for lv in sh.levels)
+    return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
+
+
 MODE = Mode(
     name="shamblers",
     title="Shamblers",
@@ -36,4 +41,6 @@ MODE = Mode(
     bots={"heuristic": HeuristicBot},
     summary=_summary,
     scramble=_scramble,
+    choices=frozenset({"difficulty"}),
+    describe=_describe,
 )

@@ -14,6 +14,7 @@ from typing_extensions import NotRequired, TypedDict
 class GameStarted(TypedDict):
     type: Literal["game_started"]
     mode: Literal["shamblers"]
+    difficulty: str  # the difficulty level's name
     mats: list[str]  # Player Mat names
     towns: list[str]  # Town Card names, clockwise
     shamblers: int  # on the Shambler Track
@@ -64,7 +65,7 @@ class Gathered(TypedDict):
     mat: int
     town: int
     color: str  # a color or "chaos"
-    to: Literal["track", "discard", "supply"]  # a full track sends it to the Discard Mat (Chaos: the supply)
+    to: Literal["track", "discard"]  # a full track sends it to the Discard Mat (Chaos too)
 
 
 class Delirium(TypedDict):

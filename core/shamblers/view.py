@@ -14,6 +14,11 @@ from ..command import PromptWire
 from .state import ShamblerState
 
 
+class DifficultyView(TypedDict):
+    id: str
+    name: str
+
+
 class ColorView(TypedDict):
     id: str
     tentacle: str  # the tentacle's name ("Rage")
@@ -72,6 +77,9 @@ class ShamblersView(TypedDict):
     """`Game.view(seat)` in Shamblers mode. The façade fills `step`, `outcome` and `prompt`."""
 
     mode: Literal["shamblers"]
+    difficulty: DifficultyView
+    actions_per_turn: int
+    wheel_draw: int  # tentacles the Wheel draws onto its card
     turn: int
     active: int
     active_seat: int
@@ -103,6 +111,9 @@ def build_view(state: ShamblerState, seat: int | None) -> ShamblersView:
     cfg = state.cfg
     return {
         "mode": "shamblers",
+        "difficulty": {"id": cfg.difficulty, "name": cfg.level.name},
+        "actions_per_turn": cfg.actions_per_turn,
+        "wheel_draw": cfg.wheel_draw,
         "turn": state.turn,
         "active": state.active,
         "active_seat": state.mats[state.active].seat,

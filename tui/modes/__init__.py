@@ -37,9 +37,10 @@ class TuiMode:
     title: Callable[[Any], str]  # (view) -> what the status line calls the table ("The Wexley Mill Fire")
     whose_turn: Callable[[Any], str | None]  # (view) -> the active player's name
     summary: Callable[[Any], Text]  # (view) -> the game-over dialog's lines about the table
-    help: Callable[[Any], list[tuple[str, str]]]  # (content) -> the rules in brief: (bullet, paragraph)
-    setup_rows: frozenset[str] = frozenset()  # title-screen rows that apply: "episode", "elder_one", "investigators"
-    choices: Callable[[Any], dict[str, list[tuple[str, str]]]] = field(default=lambda content: {})
+    help: Callable[[Any, Any, Any], list[tuple[str, str]]]  # (content, view or None, PlayOptions or None) -> (bullet, paragraph)s
+    setup_rows: frozenset[str] = frozenset()  # title-screen rows that apply: "episode", "elder_one", "investigators", "difficulty"
+    choices: Callable[[Any], dict[str, list[tuple[str, str]]]] = field(default=lambda content: {})  # row -> (value, shown)
+    defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # row -> the value first selected
 
 
 _TUI: dict[str, TuiMode] = {}

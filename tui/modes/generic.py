@@ -28,7 +28,7 @@ def generic(name: str) -> TuiMode:
         title=lambda view: title,
         whose_turn=lambda view: None,
         summary=lambda view: Text(""),
-        help=lambda content: [],
+        help=lambda content, view, options: [],
     )
 
 

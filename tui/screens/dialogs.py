@@ -13,8 +13,11 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from cthulhu.net.textclean import clean_text
+
 from ..modes import tui_mode
 from ..options import MIN_SIZE, OPTION_KEYS
+from ..safe import plain, safe_text
 
 HELP_KEYS = """\
 Keys
@@ -30,10 +33,11 @@ Keys
   escape         close a dialog
 """
 
-def help_text(mode: str, content: Any, width: int = 62) -> str:
-    """Keys and the rules of the mode being played in brief (numbers from the content), wrapped to the dialog."""
+def help_text(mode: str, content: Any, view: dict[str, Any] | None = None, options: Any = None, width: int = 62) -> str:
+    """Keys and the rules of the mode being played in brief, wrapped to the dialog. The numbers come
+    from the game's `view` when there is one, else from the `content` (at the `options` chosen)."""
     lines = [HELP_KEYS, "The game in brief (in our own words)"]
-    for bullet, para in tui_mode(mode).help(content):
+    for bullet, para in tui_mode(mode).help(content, view or None, options):
         if not para:
             lines.append("")
             continue
@@ -79,7 +83,7 @@ class QuitScreen(ModalScreen[QuitChoice]):
         with Vertical(classes="dialog"):
             yield Static("Quit the game?", classes="title")
             if self.where:
-                yield Static(f"The game is saved after every move, in\n{self.where}\nLoad it later with: cthulhu play --load FILE\n")
+                yield Static(Text(f"The game is saved after every move, in\n{clean_text(self.where)}\nLoad it later with: cthulhu play --load FILE\n"))
             else:
                 yield Static("Saves are not available here; quitting ends this game.\n")
             yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
@@ -100,9 +104,9 @@ class ChoiceScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.text, classes="title")
+            yield Static(plain(self.text), classes="title")
             yield OptionList(
-                *[Option(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}", id=str(n)) for n, label in enumerate(self.labels)]
+                *[Option(plain(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
             )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -150,7 +154,7 @@ class GameOverScreen(ModalScreen[OverChoice]):
             body = summary_text(self.view)
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
-            yield Static(body, id="summary")
+            yield Static(safe_text(body), id="summary")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
 
     def action_choose(self, what: str) -> None:

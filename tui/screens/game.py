@@ -20,6 +20,7 @@ from ..link import TableLink, Update
 from ..modes import check_view, tui_mode
 from ..narrate import tell
 from ..options import OPTION_KEYS, WIDE_SIZE
+from ..safe import clean_update, safe_text
 from ..widgets.chat import ChatInput
 from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane
 from ..widgets.prompt_bar import PromptBar
@@ -165,6 +166,7 @@ class GameScreen(Screen[None]):
             self._apply_update(update)
 
     def _apply_update(self, update: Update) -> None:
+        update = clean_update(update)  # whatever a link delivers came from outside this program
         self.updates_seen += 1
         try:
             view = check_view(update.view)  # the renderers read the declared shape, nothing else
@@ -208,7 +210,7 @@ class GameScreen(Screen[None]):
         status.append(f"  step {view.get('step', 0)}", style="dim")
         if status != getattr(self, "_status", None):
             self._status = status
-            self.query_one("#status", Static).update(status, layout=False)
+            self.query_one("#status", Static).update(safe_text(status), layout=False)
         footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")))
         if footer_state != getattr(self, "_footer_state", None):
             self._footer_state = footer_state

@@ -13,8 +13,11 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from cthulhu.net.textclean import clean_text
+
 from ..modes import mode_titles, tui_mode
 from ..options import PlayOptions, random_seed
+from ..safe import plain
 
 NONE = "(none)"
 DEFAULT = "(default)"
@@ -34,9 +37,16 @@ class Row:
 
 def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
     """Every mode's lists for the set-up rows ("episode", "elder_one", "investigators")."""
-    out: dict[str, list[tuple[str, str]]] = {"episode": [], "elder_one": [], "investigators": []}
+    out: dict[str, list[tuple[str, str]]] = {"difficulty": [], "episode": [], "elder_one": [], "investigators": []}
     for name, _ in mode_titles():
         out.update(tui_mode(name).choices(content))
+    return out
+
+
+def _defaults(content: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, _ in mode_titles():
+        out.update(tui_mode(name).defaults(content))
     return out
 
 
@@ -69,6 +79,7 @@ class TitleScreen(Screen[PlayOptions]):
         wanted = list(options.investigators) or [k for k, _ in invs[:2]]
         self.rows = [
             Row("mode", "Mode", list(mode_titles())),
+            Row("difficulty", "Difficulty", choices["difficulty"] or [(None, DEFAULT)]),
             Row("episode", "Episode", [(None, DEFAULT)] + choices["episode"]),
             Row("elder_one", "Elder One", [(None, DEFAULT)] + choices["elder_one"]),
         ]
@@ -84,6 +95,7 @@ class TitleScreen(Screen[PlayOptions]):
             Row("seed", "Seed", [(None, "")]),
         ]
         self._select("mode", options.mode)
+        self._select("difficulty", options.difficulty or _defaults(content).get("difficulty"))
         self._select("episode", options.episode)
         self._select("elder_one", options.elder_one)
         self._select("players", options.players)
@@ -113,7 +125,7 @@ class TitleScreen(Screen[PlayOptions]):
         out = Text("CTHULHU\n", style="bold")
         out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
         applies = tui_mode(self.row("mode").value).setup_rows
-        optional = {"episode", "elder_one", "investigators"}
+        optional = {"difficulty", "episode", "elder_one", "investigators"}
         for n, row in enumerate(self.rows):
             selected = n == self.cursor
             shown = self.seed_text + ("_" if selected else "") if row.key == "seed" else row.values[row.index][1]
@@ -156,8 +168,10 @@ class TitleScreen(Screen[PlayOptions]):
     def chosen(self) -> PlayOptions:
         invs = tuple(r.value for r in self.rows if r.key.startswith("inv") and r.value is not None)
         invs = tuple(dict.fromkeys(invs))  # the same investigator twice counts once
+        mode = self.row("mode").value
         return self.options.with_(
-            mode=self.row("mode").value,
+            mode=mode,
+            difficulty=self.row("difficulty").value if "difficulty" in tui_mode(mode).setup_rows else None,
             episode=self.row("episode").value,
             elder_one=self.row("elder_one").value,
             investigators=invs,
@@ -193,7 +207,7 @@ class TitleScreen(Screen[PlayOptions]):
                 try:
                     viewer = open_replay(path)
                 except Exception as exc:  # a damaged or mismatching save: say why, stay here
-                    self.notify(f"Cannot replay {getattr(path, 'name', path)}: {exc}", severity="error", timeout=10)
+                    self.notify(clean_text(f"Cannot replay {getattr(path, 'name', path)}: {exc}"), severity="error", timeout=10, markup=False)
                     return
                 self.app.push_screen(viewer)
 
@@ -205,7 +219,7 @@ class TitleScreen(Screen[PlayOptions]):
         folder = default_saves_dir(self.options.saves_dir)
         entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []
         if not entries:
-            self.notify(f"No saves in {folder}.", severity="warning")
+            self.notify(clean_text(f"No saves in {folder}."), severity="warning", markup=False)
         return entries
 
 
@@ -225,9 +239,9 @@ class LoadScreen(ModalScreen[Any]):
             yield OptionList(*[Option(self._label(e), id=str(n)) for n, e in enumerate(self.entries)])
 
     @staticmethod
-    def _label(e: Any) -> str:
-        h = e.save.header
-        return f"{e.path.name}  {h.mode}  step {h.step}  {h.outcome or 'in play'}  {str(h.updated)[:16]}"
+    def _label(e: Any) -> Text:
+        h = e.save.header  # read from a file: any of it may be hostile
+        return plain(f"{e.path.name}  {h.mode}  step {h.step}  {h.outcome or 'in play'}  {str(h.updated)[:16]}")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.entries[int(event.option.id or 0)].path)

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ..modes import tui_mode
 from ..narrate import KIND_STYLES
+from ..safe import plain
 from .lines import LinesView, LogLines
 
 
@@ -78,4 +79,4 @@ class LogPane(LogLines):
         return [text.plain for text in self.entries]
 
     def say(self, kind: str, sentence: str) -> None:
-        self.write(Text(sentence, style=KIND_STYLES.get(kind, "")))
+        self.write(plain(sentence, KIND_STYLES.get(kind, "")))

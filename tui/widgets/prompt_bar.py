@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from ..modes import tui_mode
 from ..options import OPTION_KEYS
+from ..safe import safe_text
 
 
 class PromptBar(Static):
@@ -58,7 +59,7 @@ class PromptBar(Static):
         if out != self._shown:
             same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
             self._shown = out
-            self.update(out, layout=not same_height)
+            self.update(safe_text(out), layout=not same_height)
 
 
 def bar_rows(text: Text, width: int) -> int:

@@ -8,7 +8,7 @@ from ...render import number_word
 from .dice import LEGEND
 
 
-def rules_in_brief(content: Any) -> list[tuple[str, str]]:
+def rules_in_brief(content: Any, view: Any = None, options: Any = None) -> list[tuple[str, str]]:
     r = content.main.rules
     actions, dice = number_word(r.actions), number_word(r.dice)
     return [

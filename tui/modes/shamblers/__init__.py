@@ -22,8 +22,11 @@ TUI = TuiMode(
     tell=tell,
     labels=short_labels,
     dice=lambda view, width: dice_line(view),
-    title=lambda view: "Shamblers",
+    title=lambda view: f"Shamblers ({view['difficulty']['name']})",
     whose_turn=_whose_turn,
     summary=summary,
     help=rules_in_brief,
+    setup_rows=frozenset({"difficulty"}),
+    choices=lambda content: {"difficulty": [(lv.id, lv.name) for lv in content.shamblers.levels]},
+    defaults=lambda content: {"difficulty": content.shamblers.default_difficulty},
 )

@@ -72,8 +72,7 @@ def _gathered(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
     track = n.tracks.get(color, color)
     if e['to'] == "track":
         return "good", f"{who} gathers a {n.tentacle(color)} from {town} onto the {track}."
-    where = "the general supply" if e['to'] == "supply" else "the Discard Mat"
-    return "harm", f"{who}'s {track} is full: the {n.tentacle(color)} from {town} goes to {where}."
+    return "harm", f"{who}'s {track} is full: the {n.tentacle(color)} from {town} goes to the Discard Mat."
 
 
 def _delirium(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
@@ -132,7 +131,7 @@ def _lost(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
 _Teller = Callable[[Any, ShamblerNames], tuple[str, str]]
 
 TELLERS: dict[str, _Teller] = {
-    "game_started": lambda e, n: ("story", f"A game of Shamblers begins: {plural(len(e['towns'] or []), 'Town Card')} in a ring, "
+    "game_started": lambda e, n: ("story", f"A game of Shamblers on {e['difficulty']} begins: {plural(len(e['towns'] or []), 'Town Card')} in a ring, "
                                            f"{e['shamblers']} Shamblers on the Shambler Track, {e['bag']} tentacles in the bag."),
     "turn_started": lambda e, n: ("turn", f"Turn {e['turn']}: {n.mat(e['mat'])} begins."),
     "wheel_turned": lambda e, n: ("story", f"The Wheel turns to {n.town(e['town'])}."),

@@ -388,7 +388,7 @@ def render_shambler_story(view: ShamblersView, width: int = 40) -> Text:
     out.append(f"{total}")
     if total:
         out.append(": ")
-        out.append_text(counts(discard, order))
+        out.append_text(counts(discard, [*order, CHAOS]))
     out.append("\nGeneral supply ", style="bold")
     out.append(f"{view['supply_chaos']} Chaos")
     die = view["die"]
