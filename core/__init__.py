@@ -1,5 +1,13 @@
-"""The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`."""
+"""The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`.
 
+The public surface is what this module exports (`__all__`, held by
+tests/test_surface.py): the façade (`Game`, `Setup`), the values that cross
+layers (`Command`, `Event`, `Prompt`, `Option` and their wire forms), the typed
+rejections, and the mode registry (`modes`, `Mode`, `Rules`). A mode's own
+types live in its package (`cthulhu.core.main.view.MainView` ...).
+"""
+
+from . import modes
 from .command import Command, Event, Option, OptionWire, Prompt, PromptWire
 from .errors import (
     ContentError,
@@ -11,7 +19,6 @@ from .errors import (
     StalePrompt,
 )
 from .game import Game, Rules, script_dice
-from . import modes
 from .modes import Mode
 from .setup import Setup
 
