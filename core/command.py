@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,15 +97,13 @@ class Option:
     """One legal answer: the command, a label for people, and structured data for interfaces.
 
     `data` follows the `TypedDict` the mode declares for the prompt's kind, so an
-    interface never parses `label` to learn a cost, a die or a payment.
+    interface never parses `label` to learn a cost, a die or a payment. None: the
+    prompt works it out when it is first put on the wire (`Prompt.describe`).
     """
 
     command: Command
     label: str
     data: Any = field(default_factory=dict)
-
-    def wire(self) -> OptionWire:
-        return {"command": self.command.wire(), "label": self.label, "data": self.data}
 
 
 @dataclass(slots=True)
@@ -119,15 +117,24 @@ class Prompt:
     version: int = 0
     actor: int | None = None  # the investigator (or player mat) the choice is about
     extra: dict[str, Any] = field(default_factory=dict)
+    # The options' data, worked out only when a view needs it (`legal` does not): for options built without.
+    describe: Callable[[Command], Any] | None = None
+    _options: list[OptionWire] | None = field(default=None, repr=False, compare=False)
 
     def wire(self) -> PromptWire:
+        if self._options is None:  # built once per prompt and shared by every seat's view: read-only
+            self._options = [
+                {"command": o.command.wire(), "label": o.label,
+                 "data": self.describe(o.command) if o.data is None and self.describe is not None else o.data}
+                for o in self.options
+            ]
         return {
             "seat": self.seat,
             "kind": self.kind,
             "text": self.text,
             "version": self.version,
             "actor": self.actor,
-            "options": [o.wire() for o in self.options],
+            "options": self._options,
             "extra": self.extra,
         }
 

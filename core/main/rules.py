@@ -134,13 +134,14 @@ class MainRules:
         cached = self._prompt
         if cached is not None and cached[0] is p:
             return cached[1]
-        engine = self.engine(state)
+        kind, engine = p["kind"], self.engine(state)
         prompt = Prompt(
             seat=p["seat"],
-            kind=p["kind"],
+            kind=kind,
             text=p["text"],
-            options=[Option(cmd, label, option_data(engine, p["kind"], cmd)) for cmd, label in p["options"]],
+            options=[Option(cmd, label, None) for cmd, label in p["options"]],
             actor=p["inv"],
+            describe=lambda cmd: option_data(engine, kind, cmd),
         )
         self._prompt = (p, prompt)
         return prompt
