@@ -173,3 +173,27 @@ def test_help_screen_opens_and_closes():
             await pilot.press("ctrl+q")
 
     asyncio.run(main())
+
+
+def test_reroll_choices_read_their_die_and_cost_from_the_option_data():
+    """The bar's reroll labels come from the options' data (die, face, stress), never from the labels."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.core.bots import make_bot
+    from cthulhu.tui.modes.main.prompt import option_labels
+
+    for seed in range(40):
+        game = Game.new(Setup(seed=seed))
+        bot = make_bot("random", "main", seed)
+        while game.outcome is None and game.prompt.kind != "reroll":
+            game.apply(game.prompt.seat, bot.choose(game, game.prompt.seat))
+        if game.outcome is None and len(game.prompt.options) > 1:
+            break
+    view = game.view(game.prompt.seat)
+    prompt = view["prompt"]
+    labels, header = option_labels(prompt, view, 100)
+    assert labels[0] == "keep" and prompt["options"][0]["data"] == {"keep": True}
+    for label, option in zip(labels[1:], prompt["options"][1:]):
+        data = option["data"]
+        assert label.startswith(f"reroll {data['die'] + 1}:[")
+        assert data["face"] == view["last_roll"]["dice"][data["die"]][1]
+    assert header in (" (a reroll costs 1 stress)", " (a reroll is free)")

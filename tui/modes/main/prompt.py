@@ -51,5 +51,6 @@ def option_labels(prompt: Any, view: MainView, width: int) -> tuple[list[str], s
             continue
         glyph = face_glyph("bonus" if data["bonus"] else "standard", data["face"] or "")
         labels.append(f"reroll {data['die'] + 1}:[{glyph}]" + ("" if same else f" ({_cost(data['stress'])})"))
-    header = f" (a reroll costs {next(iter(costs))})" if same else ""
+    cost = next(iter(costs)) if same else ""
+    header = "" if not same else (" (a reroll is free)" if cost == "free" else f" (a reroll costs {cost})")
     return labels, header
