@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from cthulhu.core.shamblers.view import ShamblersView
+from cthulhu.core.shamblers.view import ColorView, ShamblersView, TownView
 
 from ...render import MARK_STYLES, abbreviate, legend_text, track
 
@@ -36,12 +36,12 @@ PHASES = {"actions": "actions", "banish": "paying for a banish", "feed": "the Sh
 # -- small pieces ------------------------------------------------------------
 
 
-def colors(view: ShamblersView) -> list[dict[str, Any]]:
+def colors(view: ShamblersView) -> list[ColorView]:
     return list(view["colors"])
 
 
 def color_ids(view: ShamblersView) -> list[str]:
-    return [str(c["id"]) for c in colors(view)]
+    return [c["id"] for c in colors(view)]
 
 
 def letter(color: str) -> str:
@@ -201,9 +201,9 @@ def box_labels_fit(view: ShamblersView, inner: int) -> bool:
     """Whether every Town Card box keeps the long labels (counts may close up to fit)."""
     order = color_ids(view)
     return all(
-        len(label) + 1 + len(counts(t[key], colors_of, "")) <= inner
+        len(label) + 1 + len(counts(by_color, colors_of, "")) <= inner
         for t in view["towns"]
-        for label, key, colors_of in (("Tentacles", "tentacles", [*order, CHAOS]), ("Shamblers", "shamblers", order))
+        for label, by_color, colors_of in (("Tentacles", t["tentacles"], [*order, CHAOS]), ("Shamblers", t["shamblers"], order))
     )
 
 
@@ -269,7 +269,7 @@ def _filler(view: ShamblersView, bw: int, height: int) -> list[Text]:
     return lines
 
 
-def _list_parts(view: ShamblersView, town: dict[str, Any]) -> tuple[tuple[str, str, Text], ...]:
+def _list_parts(view: ShamblersView, town: TownView) -> tuple[tuple[str, str, Text], ...]:
     order = color_ids(view)
     return (
         ("Tentacles", "T", counts(town["tentacles"], [*order, CHAOS])),
@@ -456,14 +456,12 @@ def turn_line(view: ShamblersView, width: int = 40) -> Text:
     mats = view["mats"]
     active = view["active"]
     out = Text(f"Turn {view['turn']}  ", style="bold")
-    if isinstance(active, int) and 0 <= active < len(mats):
-        mark, style = mat_mark(active)
-        out.append(f"{mark} {mats[active]['name']}" if width >= 40 else mark, style=style)
-    phase = str(view["phase"] or "")
-    if phase:
-        out.append(f": {PHASES.get(phase, phase.replace('_', ' '))}")
-        if phase == "actions" and view["actions_left"] is not None:
-            out.append(f" ({view['actions_left']} left)")
+    mark, style = mat_mark(active)
+    out.append(f"{mark} {mats[active]['name']}" if width >= 40 else mark, style=style)
+    phase = view["phase"]
+    out.append(f": {PHASES.get(phase, phase.replace('_', ' '))}")
+    if phase == "actions":
+        out.append(f" ({view['actions_left']} left)")
     return out
 
 
