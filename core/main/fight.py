@@ -122,7 +122,7 @@ def step_roll(e: Engine, task: RollTask) -> None:
             dice.append([die, s.rng.face("dice", e.faces(die))])
     roll: Roll = {"inv": i, "dice": dice, "own": task["own"], "purpose": task["purpose"], "free": e.mods(i)["free_rerolls"]}
     s.last_roll = roll
-    enemy, targets, need, cause = roll_context(e)
+    enemy, targets, need, cause = roll_context(e, e.s.stack[-1] if e.s.stack else None)
     e.emit({"type": "dice_rolled", "inv": i, "name": e.name(i), "purpose": task["purpose"], "dice": shown(e, roll), "enemy": enemy,
             "target_names": targets, "need": need, "cause": cause, "free": roll["free"]})
     e.push({"k": "reroll", "inv": i, "roll": roll})
@@ -133,10 +133,9 @@ def shown(e: Engine, roll: Roll) -> list[list[str]]:
     return [[d, e.faces(d)[f]] for d, f in roll["dice"]]
 
 
-def roll_context(e: Engine) -> tuple[str | None, list[str], int | None, Cause | None]:
-    """Who a roll is against and what it is for, read from the task that will take it (on top of the stack):
-    (the enemy attacking, the enemies attacked, the successes a check needs, the check's source or the Fire)."""
-    taker = e.s.stack[-1] if e.s.stack else None
+def roll_context(e: Engine, taker: Any) -> tuple[str | None, list[str], int | None, Cause | None]:
+    """Who a roll is against and what it is for, read from the task that will take it (just below the roll
+    on the stack): (the enemy attacking, the enemies attacked, the successes a check needs, its source or the Fire)."""
     enemy: str | None = None
     targets: list[str] = []
     need: int | None = None
