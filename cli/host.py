@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots")
-    p.add_argument("--bot-delay", type=float, default=0.0, help="seconds between bot moves (to watch them)")
+    p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
+                   help="a pause before each bot move, so people can follow it (default 0.5; 0: at once)")
+    p.add_argument("--no-hints", action="store_true", help="no first-game hints in the prompt bar")
     p.add_argument("--code", help="table code peers must give (default: a fresh random one)")
     p.add_argument("--open", action="store_true", help="no table code at all (trusted networks only)")
     p.add_argument("--load", metavar="FILE", help="carry on a saved game (seats reclaimed by their tokens)")
@@ -43,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
         print("cthulhu host: --seats must be 1-5 and --bots at most --seats", file=sys.stderr)
+        return 2
+    if not 0 <= args.bot_delay <= 60:
+        print("cthulhu host: --bot-delay must be 0 to 60 seconds", file=sys.stderr)
         return 2
     if not args.headless:
         return run_app(args)
@@ -107,6 +112,8 @@ def run_app(args: argparse.Namespace) -> int:
         players=humans,
         bots=args.bots,
         bot_kind=args.bot,
+        bot_delay=args.bot_delay,
+        hints=not args.no_hints,
         load=Path(args.load) if args.load else None,
         code=code,
         host_bind=args.bind,

@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
     p.add_argument("--ascii", action="store_true", help="plain ASCII, no box drawing")
+    p.add_argument("--no-hints", action="store_true", help="no first-game hints in the prompt bar")
     p.set_defaults(func=run)
 
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             join_seat=args.seat,
             watch=args.watch,
             ascii=args.ascii,
+            hints=not args.no_hints,
             skip_title=True,
         )
         return run_app(options)

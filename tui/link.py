@@ -127,8 +127,10 @@ class LocalLink(QueuedUpdates):
         local_seats: frozenset[int] | None = None,
         bot_seats: dict[int, Any] | None = None,
         autosave: _Autosave | None = None,
+        bot_delay: float = 0.0,
     ) -> None:
         self.game = game
+        self.bot_delay = bot_delay
         seats = set(range(game.setup.players))
         self.bots = dict(bot_seats or {})
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
@@ -146,18 +148,20 @@ class LocalLink(QueuedUpdates):
         bots: int = 0,
         bot_kind: str = "heuristic",
         saves_dir: Path | None = None,
+        bot_delay: float = 0.0,
     ) -> "LocalLink":
-        """A fresh game; the last `bots` seats are played by bots; autosaved into `saves_dir` if given."""
+        """A fresh game; the last `bots` seats are played by bots (a move every `bot_delay` seconds);
+        autosaved into `saves_dir` if given."""
         game = Game.new(setup)
         bot_seats = _make_bots(game, bots, bot_kind)
         autosave = _Autosave.start(game, saves_dir, f"{setup.mode}-{setup.seed}") if saves_dir else None
-        return cls(game, bot_seats=bot_seats, autosave=autosave)
+        return cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
 
     @classmethod
-    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic") -> "LocalLink":
+    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
         game, save = load_game(path)
         autosave = _Autosave.resume(Path(path), save, game)
-        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave)
+        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay)
 
     @property
     def viewer(self) -> int:
@@ -209,11 +213,13 @@ class LocalLink(QueuedUpdates):
             prompt = self.game.prompt
             if prompt is None or prompt.seat not in self.bots:
                 return
+            await asyncio.sleep(self.bot_delay)  # a pace people can follow; each move is its own update
+            if self._closed:
+                return
             cmd = self.bots[prompt.seat].choose(self.game, prompt.seat)
             events = self.game.apply(prompt.seat, cmd)
             self._record(prompt.seat, cmd)
             await self._queue.put(Update(self._view(), [e.wire() for e in events]))
-            await asyncio.sleep(0)
 
     async def chat(self, text: str) -> None:
         await self._queue.put(Update(self._view(), chat=("you", text)))

@@ -93,9 +93,12 @@ class NetLink(QueuedUpdates):
                 raise LinkError(f"the host refused us: {conn.session.closed.reason}")
         self.local_seats = frozenset(c.session.seat for c in self._conns if c.session.seat is not None)
         view = self._conns[0].session.mirror.view or {}
+        if self.embedded is not None and not self.chat_ok:
+            return Update(view)  # a game at this terminal alone: nothing to say about sockets
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table in this process" if self.embedded is not None else "the table"
-        return Update(view, notice=f"Joined {where} at {self.host}:{self.port}; your seat(s): {seats}.")
+        which = "seat" if len(self.local_seats) == 1 else "seats"
+        return Update(view, notice=f"Joined {where} at {self.host}:{self.port}; your {which}: {seats}.")
 
     async def _connect(self, conn: _Conn) -> None:
         try:
@@ -309,8 +312,10 @@ class EmbeddedHost:
         bind: str = "127.0.0.1",
         port: int = 0,
         code: str | None = None,
+        bot_delay: float = 0.0,
     ) -> None:
         self.game = game
+        self.bot_delay = bot_delay
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
@@ -335,7 +340,7 @@ class EmbeddedHost:
             self._token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as scope:
                 self._scope = scope
-                self.host = Host(self.game, code=self.code, bots=self.bots, log=self.writer, bot_seed=self.bot_seed,
+                self.host = Host(self.game, code=self.code, bots=self.bots, log=self.writer, bot_seed=self.bot_seed, bot_delay=self.bot_delay,
                                  on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason))
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
@@ -426,7 +431,8 @@ async def embedded_link(options: Any) -> NetLink:
     if options.remote_seats:  # hosting for a LAN: the last humans' seats stay open for others to join
         humans = humans[: max(1, len(humans) - options.remote_seats)]
     bind = options.host_bind or "127.0.0.1"
-    embedded = EmbeddedHost(game, bots=bot_seats, writer=writer, bot_seed=game.setup.seed, bind=bind, port=options.host_port, code=options.code)
+    embedded = EmbeddedHost(game, bots=bot_seats, writer=writer, bot_seed=game.setup.seed, bind=bind, port=options.host_port, code=options.code,
+                            bot_delay=options.bot_delay)
     port = await embedded.start()
     return NetLink("127.0.0.1" if bind in ("0.0.0.0", "") else bind, port, name=options.name, code=options.code, seats=humans, seed=game.setup.seed, embedded=embedded, chat=bool(options.remote_seats))
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
-# (q quit, s save, o choices, h/? help, l log, c chat are taken).
-RESERVED = set("qsohlc")
+# (q quit, s save, o choices, h/? help, l log, c chat, z zoom are taken).
+RESERVED = set("qsohlcz")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
 
 MIN_SIZE = (80, 24)
@@ -45,6 +45,8 @@ class PlayOptions:
     join: tuple[str, int] | None = None  # joining: the host's address
     join_seat: int | None = None
     watch: bool = False
+    bot_delay: float = 0.5  # seconds before each bot move, so people can follow them (0: at once)
+    hints: bool = True  # a line of help the first time each kind of decision comes up
 
     def with_(self, **changes) -> "PlayOptions":
         return replace(self, **changes)

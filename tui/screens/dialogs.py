@@ -23,7 +23,11 @@ HELP_KEYS = """\
 Keys
   1-9, a, b ...  pick an option from the prompt bar
   o              the options as a list (arrows, Enter)
-  tab            next side pane (small terminals)
+  tab, shift+tab move to the next (previous) pane: Map, Investigators,
+                 Story Board, Log (a small terminal shows the one chosen)
+  up, down, PgUp, PgDn, Home, End   scroll the pane that has the focus
+  z              zoom the focused pane to the whole screen, and back
+  l              the whole Log (again to go back)
   s              save now (also saved after every move)
   c              chat with the table (networked games)
   L              the table: code, who sits where, open seats
@@ -97,16 +101,17 @@ class ChoiceScreen(ModalScreen[int | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Back")]
 
-    def __init__(self, text: str, labels: list[str]) -> None:
+    def __init__(self, text: str, labels: list[str], keys: list[str] | None = None) -> None:
         super().__init__()
         self.text = text
         self.labels = labels
+        self.keys = keys if keys is not None else [OPTION_KEYS[n] if n < len(OPTION_KEYS) else "" for n in range(len(labels))]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(plain(self.text), classes="title")
             yield OptionList(
-                *[Option(plain(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
+                *[Option(plain(f"{(self.keys[n] if n < len(self.keys) else '') or ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
             )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -114,9 +119,9 @@ class ChoiceScreen(ModalScreen[int | None]):
 
     def on_key(self, event) -> None:
         key = event.character or ""
-        if key and key in OPTION_KEYS and OPTION_KEYS.index(key) < len(self.labels):
+        if key and key in self.keys and self.keys.index(key) < len(self.labels):
             event.stop()
-            self.dismiss(OPTION_KEYS.index(key))
+            self.dismiss(self.keys.index(key))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

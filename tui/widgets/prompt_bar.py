@@ -1,7 +1,15 @@
-"""The prompt bar: the legal choices with a key each, the last dice, and whose decision it is."""
+"""The prompt bar: the legal choices with a key each, and whose decision it is.
+
+Keys stay put within one decision sequence (the same seat deciding the same
+kind of question again and again: giving cards in a Trade, placing wounds,
+rerolling dice): an option keeps the key it had, and a key that stood for an
+option now gone is not handed to another one, so pressing `2` twice can never
+do two different things.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.text import Text
@@ -12,19 +20,52 @@ from ..options import OPTION_KEYS
 from ..safe import safe_text
 
 
+def command_key(option: dict[str, Any]) -> str:
+    """An option's identity across prompts: its command."""
+    return json.dumps(option["command"], sort_keys=True)
+
+
 class PromptBar(Static):
-    """The legal choices with a key each, the last dice, and whose decision it is."""
+    """The legal choices with a key each, and whose decision it is."""
 
     def __init__(self, *, id: str) -> None:
         super().__init__(Text("Setting up the table..."), id=id)
         self.options: list[dict[str, Any]] = []
+        self.keys: list[str] = []
         self.local = False
         self._last: tuple[Any, ...] | None = None
         self._shown: Text | None = None
+        self._sequence: tuple[Any, ...] | None = None
+        self._given: dict[str, str] = {}  # command -> key, within the current sequence
+        self._used: set[str] = set()
 
     def on_resize(self) -> None:
         if self._last is not None:
             self.show(*self._last)
+
+    def key_for(self, char: str) -> int | None:
+        """The index of the option `char` stands for, if any."""
+        return self.keys.index(char) if char in self.keys else None
+
+    def _assign(self, prompt: dict[str, Any], stable: frozenset[str]) -> list[str]:
+        options = prompt["options"]
+        sequence = (prompt["seat"], prompt["kind"], prompt["actor"])
+        if sequence != self._sequence or prompt["kind"] not in stable:
+            self._sequence = sequence
+            keys = [OPTION_KEYS[n] if n < len(OPTION_KEYS) else "" for n in range(len(options))]
+            self._given = {command_key(o): k for o, k in zip(options, keys)}
+            self._used = set(keys)
+            return keys
+        keys = []
+        for o in options:
+            ck = command_key(o)
+            key = self._given.get(ck)
+            if key is None:
+                key = next((k for k in OPTION_KEYS if k not in self._used), "")
+                self._given[ck] = key
+                self._used.add(key)
+            keys.append(key)
+        return keys
 
     def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives)."""
@@ -33,33 +74,36 @@ class PromptBar(Static):
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
-        dice = mode.dice(view, width) if mode is not None else None
-        if dice is not None:
-            out.append_text(dice)
-            out.append("\n")
         if note is not None:
             out.append_text(note)
             out.append("\n")
         self.options = []
+        self.keys = []
         self.local = False
         if view.get("outcome"):
             out.append(f"The game is over: {view['outcome']}.  Enter: summary   n: new game   q: quit", style="bold")
         elif prompt is None:
             out.append("Waiting for the table...", style="dim")
         elif prompt["seat"] not in local_seats:
-            out.append(f"Waiting for seat {prompt['seat'] + 1}: {prompt['text']}", style="dim")
+            line = mode.labels(prompt, view, width)[1] if mode is not None else ""
+            out.append(f"Waiting for seat {prompt['seat'] + 1}: {line or prompt['text']}", style="dim")
         else:
             self.local = True
             self.options = list(prompt["options"])
+            self.keys = self._assign(prompt, mode.stable_keys if mode is not None else frozenset())
             who = f"[Seat {prompt['seat'] + 1}] " if len(local_seats) > 1 else ""
-            labels, header = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in self.options], "")
-            out.append(who + prompt["text"] + header, style="bold")
-            out.append_text(pack_options(labels, width))
+            labels, line = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in self.options], "")
+            out.append(who + (line or prompt["text"]), style="bold")
+            out.append_text(pack_options(labels, width, self.keys))
         self.set_class(not self.local, "waiting")
         if out != self._shown:
             same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
             self._shown = out
             self.update(safe_text(out), layout=not same_height)
+
+    @property
+    def text(self) -> str:
+        return self._shown.plain if self._shown is not None else ""
 
 
 def bar_rows(text: Text, width: int) -> int:
@@ -67,12 +111,12 @@ def bar_rows(text: Text, width: int) -> int:
     return sum(max(1, -(-len(line) // max(1, width))) for line in text.plain.split("\n"))
 
 
-def pack_options(labels: list[str], width: int) -> Text:
-    """' 1  Run    2  Attack' lines, never splitting an option across two lines."""
+def pack_options(labels: list[str], width: int, keys: list[str] | None = None) -> Text:
+    """' 1  Run    2  Attack' lines, never splitting an option across two lines (unless it alone is wider)."""
     out = Text()
     line_len = 0
     for n, label in enumerate(labels):
-        key = OPTION_KEYS[n] if n < len(OPTION_KEYS) else "?"
+        key = (keys[n] if keys is not None and n < len(keys) else (OPTION_KEYS[n] if n < len(OPTION_KEYS) else "")) or "?"
         piece_len = len(key) + 2 + 1 + len(label)
         if line_len == 0 or line_len + 3 + piece_len > width:
             out.append("\n")

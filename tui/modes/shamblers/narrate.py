@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 from cthulhu.core.shamblers.view import ShamblersView
 
+from ...english import plural
+
 CHAOS = "chaos"
 
 
@@ -50,10 +52,6 @@ def letter(color: str) -> str:
     return "C" if color == CHAOS else (color[:1].upper() or "?")
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def dice_text(dice: list[Any]) -> str:
     """'[1] [0] [2]': tentacles shown on each Cthulhu Die."""
     return " ".join(f"[{int(d)}]" for d in dice) or "no dice"
@@ -85,11 +83,11 @@ def _rolled(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
     cost = e['cost']
     sentence = (
         f"{n.mat(e['mat'])} rolls {len(dice)} {'Cthulhu Die' if len(dice) == 1 else 'Cthulhu Dice'} "
-        f"on {n.town(e['town'])}: {dice_text(dice)} (tentacles per die); "
+        f"on {n.town(e['town'])}: {dice_text(dice)} (tentacles on each die); "
     )
     if cost == 0:
-        return "dice", sentence + "all zero, so the banish is free."
-    return "dice", sentence + f"the highest die sets the cost at {plural(cost, 'tentacle')}."
+        return "dice", sentence + "all show zero, so the banish is free."
+    return "dice", sentence + f"the highest single die sets the cost: {plural(cost, 'tentacle')}."
 
 
 def _paid(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
@@ -97,21 +95,20 @@ def _paid(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
     pay = e['payment'] or {}
     madness, chaos = int(pay.get("madness", 0)), int(pay.get("chaos", 0))
     cost = e['cost']
-    parts = ([f"{madness} {n.tentacles.get(color, color)} (to the Discard Mat)"] if madness else []) + (
-        [f"{chaos} Chaos (to the general supply)"] if chaos else []
+    parts = ([f"{madness} {n.tentacles.get(color, color)} to the Discard Mat"] if madness else []) + (
+        [f"{chaos} Chaos to the general supply"] if chaos else []
     )
-    how = "free, all dice zero" if cost == 0 else f"cost {cost}, paid with {' + '.join(parts)}"
+    how = "for free (every die showed zero)" if cost == 0 else f"paying {' and '.join(parts)}"
     moved = e['mat_tentacles_discarded']
     rage = e['rage_at_start']
     if moved:
         verb = "leaves" if moved == 1 else "leave"
         bonus = f"{plural(moved, f'{color} tentacle')} {verb} the Shambler Mat for the Discard Mat"
     else:
-        bonus = f"no {color} tentacle is on the Shambler Mat to discard"
+        bonus = f"no {color} tentacle is on the Shambler Mat to take off"
     return "good", (
-        f"{n.mat(e['mat'])} banishes a {n.shambler(color)} from {n.town(e['town'])}: "
-        f"dice {dice_text(list(e['dice'] or []))}, {how}. "
-        f"With {rage} Rage held at the start, {bonus}."
+        f"{n.mat(e['mat'])} banishes a {n.shambler(color)} from {n.town(e['town'])} {how}. "
+        f"With {plural(rage, 'Rage Tentacle')} held when the banish began, {bonus}."
     )
 
 
@@ -133,7 +130,7 @@ _Teller = Callable[[Any, ShamblerNames], tuple[str, str]]
 TELLERS: dict[str, _Teller] = {
     "game_started": lambda e, n: ("story", f"A game of Shamblers on {e['difficulty']} begins: {plural(len(e['towns'] or []), 'Town Card')} in a ring, "
                                            f"{e['shamblers']} Shamblers on the Shambler Track, {e['bag']} tentacles in the bag."),
-    "turn_started": lambda e, n: ("turn", f"Turn {e['turn']}: {n.mat(e['mat'])} begins."),
+    "turn_started": lambda e, n: ("turn", f"Turn {e['turn']}: {n.mat(e['mat'])} takes the turn."),
     "wheel_turned": lambda e, n: ("story", f"The Wheel turns to {n.town(e['town'])}."),
     "tentacles_drawn": _drawn,
     "bag_refilled": lambda e, n: ("info", f"The bag is empty: the Discard Mat's {plural(e['count'], 'tentacle')} are shuffled back into it."),
@@ -151,8 +148,8 @@ TELLERS: dict[str, _Teller] = {
     "actions_ended": lambda e, n: ("info", f"{n.mat(e['mat'])} ends their actions"
                                            + (f" with {plural(e['skipped'], 'action')} unused." if e['skipped'] else ".")),
     "fed": lambda e, n: ("harm", f"The Shamblers on {n.town(e['town'])} feed on a {n.tentacle(e['color'])}: "
-                                 f"the Shambler Mat now holds {e['shambler_mat']} {e['color']}"
-                                 + (f" ({n.lose} lose the game)." if n.lose else ".")),
+                                 f"the Shambler Mat now holds {plural(e['shambler_mat'], e['color'] + ' tentacle')}"
+                                 + (f" ({n.lose} of one color lose the game)." if n.lose else ".")),
     "game_won": lambda e, n: ("end", f"The game is won on turn {e['turn']}: enough Shamblers of every color are banished."),
     "game_lost": _lost,
 }
