@@ -83,11 +83,11 @@ def _rolled(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
     cost = e['cost']
     sentence = (
         f"{n.mat(e['mat'])} rolls {len(dice)} {'Cthulhu Die' if len(dice) == 1 else 'Cthulhu Dice'} "
-        f"on {n.town(e['town'])}: {dice_text(dice)} (tentacles on each die); "
+        f"on {n.town(e['town'])}: {dice_text(dice)} (tentacles per die); "
     )
     if cost == 0:
-        return "dice", sentence + "all show zero, so the banish is free."
-    return "dice", sentence + f"the highest single die sets the cost: {plural(cost, 'tentacle')}."
+        return "dice", sentence + "all zero, so the banish is free."
+    return "dice", sentence + f"the highest die sets the cost at {plural(cost, 'tentacle')}."
 
 
 def _paid(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:

@@ -528,6 +528,8 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
         shown = " ".join(f"[{d}]" for d in dice)
         line = (f"The Cthulhu Dice show {shown}: the banish is free. Which Shambler goes?" if cost == 0 else
                 f"The Cthulhu Dice show {shown}: the highest die sets the cost, {plural(cost, 'tentacle')}. Which Shambler, paid how?")
+        if width >= 120:  # the Choices list: each payment in a whole sentence
+            return full, line
         labels = []
         for o in options:
             pay = o["data"]
