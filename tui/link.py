@@ -213,13 +213,17 @@ class LocalLink(QueuedUpdates):
             prompt = self.game.prompt
             if prompt is None or prompt.seat not in self.bots:
                 return
-            await asyncio.sleep(self.bot_delay)  # a pace people can follow; each move is its own update
+            await self.pace()
             if self._closed:
                 return
             cmd = self.bots[prompt.seat].choose(self.game, prompt.seat)
             events = self.game.apply(prompt.seat, cmd)
             self._record(prompt.seat, cmd)
             await self._queue.put(Update(self._view(), [e.wire() for e in events]))
+
+    async def pace(self) -> None:
+        """The wait before a bot's move: a pace people can follow (each move is its own update, told in the Log)."""
+        await asyncio.sleep(self.bot_delay)
 
     async def chat(self, text: str) -> None:
         await self._queue.put(Update(self._view(), chat=("you", text)))

@@ -54,7 +54,7 @@ SMALL_WORDS = frozenset({"the", "of", "a", "an", "and"})
 def shorten(name: str, width: int) -> str:
     """A name that fits `width` and still reads as itself: whole; without its small words; else the
     fitting short form that keeps the most letters, among the first word with the others' initials
-    ("Yard G", "Vat H"), the longest word alone ("Cistern", "Drying") and the first word cut to fit
+    ("Yard G.", "Vat H."), the longest word alone ("Cistern", "Drying") and the first word cut to fit
     beside the next one's start; else the longest word cut."""
     if width <= 0:
         return ""
@@ -70,7 +70,8 @@ def shorten(name: str, width: int) -> str:
     if len(big) == 1:
         return whole[:width]
     longest = max(big, key=len)
-    forms = [big[0] + " " + "".join(w[0] for w in big[1:]), longest, longest[: max(4, width)]]
+    # Initials carry a full stop, so "Boiler S." never reads as the start mark S beside it.
+    forms = [big[0] + " " + " ".join(w[0] + "." for w in big[1:]), longest, longest[: max(4, width)]]
     fitting = [f for f in forms if len(f) <= width]
     if fitting:
         return max(fitting, key=lambda f: sum(ch.isalpha() for ch in f))

@@ -244,9 +244,16 @@ def render_map(view: MainView, width: int, ascii_only: bool = False) -> Text:
 
 def render_map_and_overflow(view: MainView, width: int, ascii_only: bool = False) -> tuple[Text, list[str]]:
     """The picture, and the spaces whose marks did not all fit their line (written out under the map)."""
+    out, overflow, _ = draw_map(view, width, ascii_only)
+    return out, overflow
+
+
+def draw_map(view: MainView, width: int, ascii_only: bool = False) -> tuple[Text, list[str], dict[str, str]]:
+    """The picture, the spaces that overflowed, and each space's line as drawn (for tests and tools)."""
     tiles = view["episode"]["tiles"]
+    space_lines: dict[str, str] = {}
     if not tiles:
-        return Text("No map in this view.", style="dim"), []
+        return Text("No map in this view.", style="dim"), [], space_lines
     box = ASCII if ascii_only else UNICODE
     cols = max(int(t["pos"][0]) for t in tiles) + 1
     rows = max(int(t["pos"][1]) for t in tiles) + 1
@@ -277,14 +284,17 @@ def render_map_and_overflow(view: MainView, width: int, ascii_only: bool = False
                 tile = at.get((c, r))
                 if c:
                     line.append_text(_gap(at.get((c - 1, r)), tile, y, gap, box, w))
-                line.append_text(_tile_line(view, tile, y, bw, inner, box, w, marks, here, overflow))
+                drawn = _tile_line(view, tile, y, bw, inner, box, w, marks, here, overflow)
+                if tile is not None and y < len(tile["spaces"]):
+                    space_lines[tile["spaces"][y]["id"]] = drawn.plain
+                line.append_text(drawn)
             lines.append(line)
     out = Text(no_wrap=True, overflow="crop")
     for n, line in enumerate(lines):
         if n:
             out.append("\n")
         out.append_text(line)
-    return out, overflow
+    return out, overflow, space_lines
 
 
 def _border(above: TileView | None, below: TileView | None, bw: int, inner: int, box: dict[str, str]) -> Text:
