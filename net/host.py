@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +29,7 @@ from cthulhu.core.bots import make_bot
 
 from .delta import diff, view_hash
 from .frames import MAX_FRAME, FrameDecoder, FrameError, FrameTooLarge, encode_frame
+from .invite import new_seat_token, new_table_code, new_table_id
 from .log import CommandLog, MemoryLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -54,10 +54,7 @@ HELLO_TIMEOUT = 10.0
 RECV_CHUNK = MAX_FRAME + 4
 
 
-def new_table_code() -> str:
-    """Short enough to read out loud (8 characters from `secrets`)."""
-    return secrets.token_urlsafe(6)
-
+__all__ = ["Host", "Peer", "Seat", "new_table_code"]
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
     if token is None or token_hash is None:
@@ -109,6 +106,17 @@ class Peer:
         self.gone = True
         self.scope.cancel()
 
+    def close_with(self, frame: bytes, grace: float = 2.0) -> None:
+        """Send a last (fatal) frame, then close: it gets `grace` seconds to leave."""
+        if not self.gone:
+            try:
+                self.send.send_nowait(frame)
+            except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+            self.send.close()  # the sender ends once the frame is out
+        self.gone = True
+        self.scope.deadline = min(self.scope.deadline, trio.current_time() + grace)
+
 
 @dataclass(eq=False)
 class Seat:
@@ -118,11 +126,24 @@ class Seat:
     token: str | None = None  # in memory only: never logged, never broadcast
     token_hash: str | None = None  # a seat restored from a save knows only its token's hash
     bot: Any = None
+    bot_kind: str | None = None
     peer: Peer | None = None
+    stand_in: Any = None  # a bot playing this away player's turns until they come back
+    away_since: float | None = None  # trio clock; for `away_bot`
+
+    @property
+    def away(self) -> bool:
+        """A person's seat with nobody connected to it."""
+        return self.kind == "human" and (self.peer is None or self.peer.gone)
+
+    @property
+    def player(self) -> Any:
+        """The bot that decides for this seat now, if any."""
+        return self.bot if self.kind == "bot" else self.stand_in if self.away else None
 
     def info(self) -> SeatInfo:
-        connected = self.kind == "bot" or (self.peer is not None and not self.peer.gone)
-        return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected)
+        connected = self.kind == "bot" or not self.away and self.kind == "human"
+        return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected, stand_in=self.stand_in is not None)
 
 
 class Host:
@@ -146,9 +167,16 @@ class Host:
         players: list[Any] | None = None,
         queue_frames: int = QUEUE_FRAMES,
         hello_timeout: float = HELLO_TIMEOUT,
+        table_id: str | None = None,
+        away_bot: float | None = None,
+        stand_in_kind: str = "heuristic",
     ) -> None:
         self.game = game
         self.code = code
+        self.table_id = table_id or new_table_id()
+        self.away_bot = away_bot
+        self.stand_in_kind = stand_in_kind
+        self.bot_seed = bot_seed
         self.log: CommandLog = log if log is not None else MemoryLog()
         self.autostart = autostart
         self.bot_delay = bot_delay
@@ -156,13 +184,15 @@ class Host:
         self.hello_timeout = hello_timeout
         self.seats = [Seat(i) for i in range(game.setup.players)]
         for index, kind in (bots or {}).items():
-            seat = self.seats[index]
-            seat.kind, seat.name = "bot", f"{kind} bot"
-            seat.bot = make_bot(kind, game.setup.mode, bot_seed * 1009 + index)
+            self._seat_bot(self.seats[index], kind)
         for record in players or []:  # seats of a loaded save: their owners reclaim them by token
             seat = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
-            if seat is not None and seat.kind == "open" and record.token_hash:
+            if seat is None or seat.kind != "open":
+                continue
+            if record.token_hash:
                 seat.kind, seat.name, seat.token_hash = "human", record.name, record.token_hash
+            elif getattr(record, "bot", None):
+                self._seat_bot(seat, record.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
@@ -172,9 +202,13 @@ class Host:
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
         self._next_peer = 0
-        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer, CommandMsg]](64)
+        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | None]](64)
         if game.outcome is not None:
             self.finished.set()
+
+    def _seat_bot(self, seat: Seat, kind: str) -> None:
+        seat.kind, seat.name, seat.bot_kind = "bot", f"{kind} bot", kind
+        seat.bot = make_bot(kind, self.game.setup.mode, self.bot_seed * 1009 + seat.index)
 
     # ---- lifecycle --------------------------------------------------------
 
@@ -186,6 +220,8 @@ class Host:
         self.port = listeners[0].socket.getsockname()[1]
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
+            if self.away_bot is not None:
+                nursery.start_soon(self._away_watch, self.away_bot)
             await nursery.start(trio.serve_listeners, self._handle, listeners)
             self._maybe_start()
             task_status.started(self.port)
@@ -214,7 +250,7 @@ class Host:
 
         set_players(
             [
-                {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash}
+                {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash, "bot": s.bot_kind}
                 for s in self.seats
                 if s.kind != "open"
             ]
@@ -229,6 +265,7 @@ class Host:
 
     def table(self) -> Table:
         return Table(
+            id=self.table_id,
             mode=self.game.setup.mode,
             seats=[s.info() for s in self.seats],
             started=self.started.is_set(),
@@ -241,15 +278,23 @@ class Host:
         await self.started.wait()
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
-            self._apply_from_peer(peer, msg)
+            if peer is not None:  # (None, None): seats changed, a bot may have a turn to play
+                self._apply_from_peer(peer, msg)
             await self._play_bots()
+
+    def _wake(self) -> None:
+        try:
+            self._cmd_send.send_nowait((None, None))
+        except trio.WouldBlock:
+            pass  # commands are queued: the loop plays bots after each of them anyway
 
     async def _play_bots(self) -> None:
         while self.game.outcome is None:
             prompt = self.game.prompt
-            if prompt is None or self.seats[prompt.seat].kind != "bot":
+            bot = self.seats[prompt.seat].player if prompt is not None else None
+            if bot is None:
                 return
-            command = self.seats[prompt.seat].bot.choose(self.game, prompt.seat)
+            command = bot.choose(self.game, prompt.seat)
             self._apply(prompt.seat, command, prompt.version)
             await trio.sleep(self.bot_delay)
 
@@ -391,9 +436,12 @@ class Host:
     def _refuse(self, hello: Hello) -> tuple[str, str] | None:
         if hello.proto != PROTOCOL_VERSION:
             return "protocol_version", f"this host speaks protocol {PROTOCOL_VERSION}, not {hello.proto}"
-        if self.code is not None and not _same_secret(hello.code, self.code):
+        seat = self._seat_for_token(hello) if hello.token is not None else None
+        # A valid seat token is the stronger secret: its owner comes back even when the host
+        # was restarted with another table code.
+        if seat is None and self.code is not None and not _same_secret(hello.code, self.code):
             return "bad_code", "wrong table code"
-        if hello.token is not None and self._seat_for_token(hello) is None:
+        if hello.token is not None and seat is None:
             return "bad_token", "that seat token is not valid here"
         return None
 
@@ -422,16 +470,17 @@ class Host:
         if hello.token is not None:
             seat = self._seat_for_token(hello)
             assert seat is not None
-            if seat.peer is not None:
-                seat.peer.close()  # the rightful owner is back; the old connection is stale
+            if seat.peer is not None:  # the rightful owner is back; the old connection is stale
+                seat.peer.close_with(self._error_frame("replaced", "your seat was taken back with its token from another connection", fatal=True))
                 self._drop(seat.peer)
+            seat.stand_in = seat.away_since = None  # back: their stand-in, if any, leaves the seat
             token = seat.token
         elif not hello.watch:
             open_seats = [s for s in self.seats if s.kind == "open"]
             wanted = [s for s in open_seats if s.index == hello.seat]
             if wanted or open_seats:
                 seat = (wanted or open_seats)[0]
-                seat.kind, seat.token = "human", secrets.token_urlsafe(24)
+                seat.kind, seat.token = "human", new_seat_token()
                 token = seat.token
         send, recv = trio.open_memory_channel[bytes](self.queue_frames)
         self._next_peer += 1
@@ -455,7 +504,45 @@ class Host:
             self.peers.remove(peer)
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
+                self.seats[peer.seat].away_since = trio.current_time()
             self._broadcast_lobby()
+
+    # ---- away players -----------------------------------------------------
+
+    def _away_seat(self, index: int) -> Seat:
+        if not 0 <= index < len(self.seats) or not self.seats[index].away:
+            raise ValueError(f"seat {index + 1} has no away player")
+        return self.seats[index]
+
+    def hand_to_bot(self, index: int, kind: str | None = None) -> None:
+        """Let a bot play an away player's turns until they come back with their token."""
+        seat = self._away_seat(index)
+        if seat.stand_in is None:
+            seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, self.bot_seed * 1009 + index)
+            log.info("seat %d (%s) is away; a bot plays it until they return", index, seat.name)
+            self._broadcast_lobby()
+            self._wake()
+
+    def free_seat(self, index: int) -> None:
+        """Give an away player's seat up: their token stops working, a new joiner may take it."""
+        seat = self._away_seat(index)
+        log.info("seat %d (%s) freed for a new player", index, seat.name)
+        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since = "open", None, None, None, None, None
+        self._broadcast_lobby()
+        self._record_players()
+
+    async def _away_watch(self, after: float) -> None:
+        """`away_bot`: a seat away for `after` seconds is handed to a bot (a headless host has no dialog)."""
+        while True:
+            now = trio.current_time()
+            for seat in self.seats:
+                if not seat.away or seat.stand_in is not None:
+                    continue
+                if seat.away_since is None:
+                    seat.away_since = now  # restored from a save: away from the moment we listen
+                elif now - seat.away_since >= after:
+                    self.hand_to_bot(seat.index)
+            await trio.sleep(min(1.0, max(0.05, after / 4)))
 
     async def _run_peer(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder, early: list[Any]) -> None:
         with peer.scope:

@@ -67,10 +67,11 @@ def _lines(view: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import SaveError, load, replay, resolve_save
+    from cthulhu.net.saves import SaveError, find_save, load, replay
 
-    path = resolve_save(args.file, args.saves)
+    path = args.file
     try:
+        path = find_save(args.file, args.saves)
         save = load(path)
         step = save.last_step if args.seek is None else args.seek
         if not 0 <= step <= save.last_step:
