@@ -518,7 +518,11 @@ class Host:
         """Let a bot play an away player's turns until they come back with their token."""
         seat = self._away_seat(index)
         if seat.stand_in is None:
-            seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, self.bot_seed * 1009 + index)
+            seed = self.bot_seed * 1009 + index
+            try:
+                seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
+            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
+                seat.stand_in = make_bot("random", self.game.setup.mode, seed)
             log.info("seat %d (%s) is away; a bot plays it until they return", index, seat.name)
             self._broadcast_lobby()
             self._wake()

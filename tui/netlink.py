@@ -673,7 +673,7 @@ async def embedded_link(options: Any) -> NetLink:
         from cthulhu.net.savedir import save_name
 
         command = "host" if options.hosting else "play"
-        save_hint = f"Carry the game on later with: cthulhu {command} --load {shlex.quote(save_name(writer.path, options.saves_dir))}"
+        save_hint = f"Carry the game on later with: cthulhu {command} --load {shlex.quote(save_name(writer.path))}"
     link = NetLink(
         "127.0.0.1" if bind in ("0.0.0.0", "", "::") else bind,
         port,

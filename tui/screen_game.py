@@ -194,7 +194,7 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats if not self.link_status else frozenset(), self.note)
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
         status = Text(" cthulhu", style="bold")
         ep = (view.get("episode") or {}).get("name") or ("Shamblers" if view.get("mode") == "shamblers" else None)
         if ep:
