@@ -10,6 +10,7 @@ about speed.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -39,9 +40,11 @@ class Terminal:
         environment.update(env or {})
         environment["TERM"] = "xterm-256color"
         self.env = environment
-        command = "exec " + " ".join(shlex.quote(a) for a in args)
+        # A shell waits for the program and prints its exit status, then holds the pane open:
+        # tmux itself (3.3a) sometimes never reaps a pane's process, so its exit is never seen.
+        program = " ".join(shlex.quote(a) for a in args)
+        command = f"{program}; status=$?; printf '\\n[exited %s]\\n' \"$status\"; exec sleep 86400"
         self._tmux("new-session", "-d", "-s", self.session, "-x", str(cols), "-y", str(rows), command)
-        self._tmux("set-option", "-t", self.session, "remain-on-exit", "on")
         self._tmux("set-option", "-s", "escape-time", "0")  # Escape reaches the app at once
 
     def _tmux(self, *args: str) -> str:
@@ -52,6 +55,10 @@ class Terminal:
 
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", self.session)
+
+    def output(self) -> str:
+        """Everything the terminal showed on its main screen, scrolled-off lines included, unwrapped."""
+        return self._tmux("capture-pane", "-p", "-J", "-S", "-", "-t", self.session)
 
     def keys(self, *keys: str) -> None:
         """tmux key names: "1", "Enter", "Escape", "C-q", "L"..."""
@@ -76,27 +83,37 @@ class Terminal:
 
     @property
     def pid(self) -> int:
-        return int(self._tmux("display-message", "-p", "-t", self.session, "#{pane_pid}").strip())
+        """The program's process (the shell's child)."""
+        shell = self._tmux("display-message", "-p", "-t", self.session, "#{pane_pid}").strip()
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if fields[1] == shell:
+                    return int(entry)
+        raise AssertionError(f"{self.args!r} is not running; it shows:\n{self.output()}")
 
     @property
     def exited(self) -> bool:
-        return self._tmux("display-message", "-p", "-t", self.session, "#{pane_dead}").strip() == "1"
+        return "[exited " in self.output()
 
     def exit_status(self, timeout: float = SAFETY) -> int:
+        """The program's exit status as a shell gives it (128 + N after signal N)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.exited:  # the status, or minus the signal that killed it (as subprocess says)
-                status = self._tmux("display-message", "-p", "-t", self.session, "#{pane_dead_status}").strip()
-                if status:
-                    return int(status)
-                return -int(self._tmux("display-message", "-p", "-t", self.session, "#{pane_dead_signal}").strip())
+            found = re.search(r"\[exited (\d+)\]", self.output())
+            if found:
+                return int(found.group(1))
             time.sleep(0.1)
-        raise AssertionError(f"{self.args!r} did not exit; it shows:\n{self.screen()}")
+        raise AssertionError(f"{self.args!r} did not exit; it shows:\n{self.output()}")
 
     def kill(self, signum: int) -> None:
-        """Kill the program the way a closed terminal or a crash would (the pane stays)."""
+        """Kill the program the way a closed terminal or a crash would."""
         os.kill(self.pid, signum)
-        self.exit_status()
+        assert self.exit_status() == 128 + signum
 
     def close(self) -> None:
         subprocess.run([self.tmux, "-L", self.server, "kill-server"], capture_output=True, env=self.env, timeout=30)
