@@ -272,7 +272,12 @@ class TrioPeer:
     async def connect(cls, host: str, port: int, session: PeerSession) -> "TrioPeer":
         stream = await trio.open_tcp_stream(host, port)
         peer = cls(stream, session)
-        await peer.flush()
+        try:
+            await peer.flush()
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
+            raise
         return peer
 
     async def flush(self) -> None:
@@ -295,6 +300,7 @@ class TrioPeer:
         await self.stream.aclose()
 
 
+LOST = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)  # what a connection going away raises
 RECONNECT_DELAYS = (0.25, 0.5, 1.0)  # then one try every RECONNECT_EVERY seconds
 RECONNECT_EVERY = 2.0  # a restarted host finds everyone back within this after it listens
 RECONNECT_FOR = 15 * 60.0  # how long a joiner keeps trying before it gives up
@@ -334,9 +340,11 @@ async def play_bot(
     while True:
         try:
             peer = await TrioPeer.connect(host, port, session)
-        except OSError:
+        except LOST as exc:
             if not seated:
-                raise  # never got in: the caller says why
+                if isinstance(exc, OSError):
+                    raise  # never got in: the caller says why
+                raise OSError(f"the host closed the connection at once: {exc!r}") from None
             peer = await _reconnect(host, port, session, reconnect_for, on_retry)
             if peer is None:
                 return session
@@ -345,7 +353,7 @@ async def play_bot(
             while session.game_over is None and session.closed is None:
                 try:
                     messages = await peer.receive()
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                except LOST:
                     messages = []  # reset by the host, or the network
                 if not messages:
                     break
@@ -363,7 +371,7 @@ async def play_bot(
                     session.send_command(chooser.choose(session.mirror.view, session.table.mode), answered)
                     try:
                         await peer.flush()
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    except LOST:
                         pass  # the next receive sees the connection is gone
         finally:
             with trio.CancelScope(shield=True):
@@ -388,7 +396,7 @@ async def _reconnect(host: str, port: int, session: PeerSession, reconnect_for: 
         session.restart()
         try:
             return await TrioPeer.connect(host, port, session)
-        except OSError as exc:
+        except LOST as exc:
             if trio.current_time() >= deadline:
                 if on_retry is not None:
                     on_retry(attempt, exc)

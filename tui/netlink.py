@@ -153,9 +153,9 @@ class NetLink(QueuedUpdates):
     async def _connect(self, conn: _Conn) -> None:
         try:
             conn.reader, conn.writer = await asyncio.open_connection(self.host, self.port)
+            await self._flush(conn)
         except OSError as exc:
             raise LinkError(f"cannot reach {self.address}: {exc.strerror or exc}") from None
-        await self._flush(conn)
 
     async def _flush(self, conn: _Conn) -> None:
         data = conn.session.data_to_send()
