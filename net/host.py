@@ -564,6 +564,8 @@ class Host:
     async def _sender(self, stream: trio.SocketStream, peer: Peer) -> None:
         async for frame in peer.recv:
             await stream.send_all(frame)
+        if peer.gone:
+            peer.scope.cancel()  # `close_with`: the last frame is out, end the connection now
 
     async def _receiver(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
         while not peer.gone:

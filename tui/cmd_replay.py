@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from .cmd_common import add_interface_options, theme_of
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -24,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the header and the spectator view as JSON")
     p.add_argument("--saves", metavar="DIR", help="the saves folder FILE is looked up in")
     p.add_argument("--tui", action="store_true", help="open the replay viewer at the step (keys step forward and back)")
+    add_interface_options(p)  # for --tui
     p.add_argument(
         "--any-content",
         action="store_true",
@@ -80,9 +83,11 @@ def run(args: argparse.Namespace) -> int:
     except SaveError as exc:
         return _fail(str(exc) if exc.path else f"{path}: {exc}")
     if args.tui:
+        from .options import PlayOptions
         from .screen_replay import run_replay
 
-        return run_replay(save, path, step=step, allow_other_content=args.any_content)
+        options = PlayOptions(ascii=args.ascii, theme=theme_of(args))
+        return run_replay(save, path, step=step, allow_other_content=args.any_content, options=options)
     view = game.view(None)
     if args.json:
         doc = {
