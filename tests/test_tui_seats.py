@@ -143,3 +143,33 @@ def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
+    """No token of the host's own on this machine (a solo save, or one from another machine):
+    the hosting terminal takes the first person's seat; the others wait for their tokens."""
+
+    async def main():
+        solo = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
+        async with solo.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view.get("step") == 1)
+            await pilot.press("ctrl+q")
+        (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
+        hosted = CthulhuApp(PlayOptions(load=save, host_table=True, code="owl-17", name="Ann", saves_dir=tmp_path))
+        async with hosted.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.link.local_seats == frozenset({0}) and screen.view["step"] == 1
+            host = screen.link.embedded.host
+            assert host.started.is_set() and host.seats[1].away  # seat 2 waits for its token
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(hosted.screen, LobbyScreen))
+            text = screen_text(hosted)
+            assert "game under way, step 1" in text and "their seat waits for them" in text
+            await pilot.press("escape", "ctrl+q")
+        from cthulhu.net.saves import load
+
+        assert load(save).header.table == host.table_id  # the save now names its table
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -667,6 +667,8 @@ async def embedded_link(options: Any) -> NetLink:
     except BaseException:
         if writer is not None:
             writer.close()
+            if save is None:  # a game that never started leaves no save behind
+                Path(writer.path).unlink(missing_ok=True)
         raise
     save_hint = None
     if writer is not None:
