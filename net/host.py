@@ -142,7 +142,7 @@ class Seat:
         return self.bot if self.kind == "bot" else self.stand_in if self.away else None
 
     def info(self) -> SeatInfo:
-        connected = self.kind == "bot" or not self.away and self.kind == "human"
+        connected = self.kind == "bot" or (self.kind == "human" and not self.away)
         return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected, stand_in=self.stand_in is not None)
 
 

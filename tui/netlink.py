@@ -184,6 +184,8 @@ class NetLink(QueuedUpdates):
                 self._deliver(conn, messages, primary)
                 continue
             conn.up = False
+            if conn.writer is not None:
+                conn.writer.close()
             if not await self._after_drop(conn, primary):
                 conn.welcomed.set()
                 return

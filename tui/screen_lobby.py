@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -92,6 +92,10 @@ def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
 class LobbyScreen(ModalScreen[None]):
     """The table dialog. Hosting: digits pick a seat, `b` lets a bot play it, `f` frees it."""
 
+    DEFAULT_CSS = """
+    #lobby-scroll { height: auto; max-height: 50vh; }
+    """
+
     BINDINGS = [
         Binding("escape,L,q", "close", "Close"),
         Binding("b", "bot", "Bot plays the away seat", show=False),
@@ -108,7 +112,8 @@ class LobbyScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("The table", classes="title")
-            yield Static(id="lobby-body")
+            with VerticalScroll(id="lobby-scroll"):  # a small terminal scrolls the table, never the keys
+                yield Static(id="lobby-body")
             yield Static(id="lobby-keys")
 
     def on_mount(self) -> None:
