@@ -30,8 +30,8 @@ def _holding_host(path: Path) -> subprocess.Popen:
     """A headless host carrying the save on: it holds it from start to exit."""
     proc = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--load", str(path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = [proc.stdout.readline() for _ in range(3)]
-    assert lines[2].startswith("Autosave:"), (lines, proc.stderr.read() if proc.poll() is not None else "")
+    proc.lines = [proc.stdout.readline() for _ in range(3)]
+    assert proc.lines[2].startswith("Autosave:"), (proc.lines, proc.stderr.read() if proc.poll() is not None else "")
     return proc
 
 
@@ -63,6 +63,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(save):
     second = _holding_host(save)
     try:
         assert str(second.pid) in lock_path(save).read_text()
+        assert second.lines[0] == first.lines[0]  # the same table, so the same code on this machine
     finally:
         second.send_signal(signal.SIGINT)
         out, err = second.communicate(timeout=60)

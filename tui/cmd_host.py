@@ -193,6 +193,8 @@ def build_host(args: argparse.Namespace):
             log = SaveWriter(path, game)
     if hasattr(log, "table"):
         log.table = table_id
+        if save is not None and save.header.table is None:
+            log.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
     n = game.setup.players
     bots = {seat: args.bot for seat in range(n - args.bots, n)}
     host = Host(

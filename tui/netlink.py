@@ -641,6 +641,8 @@ async def embedded_link(options: Any) -> NetLink:
         table_id = options.table_id or (save.header.table if save is not None else None) or new_table_id()
         if writer is not None:
             writer.table = table_id
+            if save is not None and save.header.table is None:
+                writer.write()  # the table keeps this id (and so its code) from now on
         if save is not None:
             players = list(save.header.players)
             records = {r.seat: r for r in players}
