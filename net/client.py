@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import trio
 
@@ -306,7 +306,7 @@ RECONNECT_EVERY = 2.0  # a restarted host finds everyone back within this after 
 RECONNECT_FOR = 15 * 60.0  # how long a joiner keeps trying before it gives up
 
 
-def reconnect_delays():
+def reconnect_delays() -> Iterator[float]:
     """Back-off between tries to reach a host that went away: quick at first, then steady."""
     yield from RECONNECT_DELAYS
     while True:

@@ -13,6 +13,10 @@ Shape (see DESIGN.md "Protocol"):
 * Peers only ever receive `Game.view(seat)` (as a welcome/snapshot or as a
   delta against the last view sent), events, lobby info, and at the end the seed.
   Tokens and the table code never leave except a token to its owner in `welcome`.
+* A person's seat without a connection is *away*: it stays theirs (their token
+  brings them back, even past a changed table code). The table waits for it,
+  unless the host hands it to a stand-in bot (`hand_to_bot`, or by itself after
+  `away_bot` seconds) or frees it for someone new (`free_seat`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from cthulhu.core.bots import make_bot
 
 from .delta import diff, view_hash
 from .frames import MAX_FRAME, FrameDecoder, FrameError, FrameTooLarge, encode_frame
-from .invite import new_seat_token, new_table_code, new_table_id
+from .invite import new_seat_token, new_table_id
 from .log import CommandLog, MemoryLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -53,8 +57,6 @@ MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed
 HELLO_TIMEOUT = 10.0
 RECV_CHUNK = MAX_FRAME + 4
 
-
-__all__ = ["Host", "Peer", "Seat", "new_table_code"]
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
     if token is None or token_hash is None:
