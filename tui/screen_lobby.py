@@ -73,9 +73,14 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
         out.append(f"{info['comeback']}\n")
     if info.get("comeback_elsewhere"):
         out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
-    if info.get("view_hash"):
-        out.append(f"\nYour view: step {step}, hash {str(info['view_hash'])[:12]}", style="dim")
     return out
+
+
+def view_line(info: dict[str, Any]) -> Text:
+    """Step and view hash: two players comparing them know they see the same table."""
+    if not info.get("view_hash"):
+        return Text()
+    return Text(f"Your view: step {info.get('step') or 0}, hash {str(info['view_hash'])[:12]}\n", style="dim")
 
 
 def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
@@ -93,7 +98,8 @@ class LobbyScreen(ModalScreen[None]):
     """The table dialog. Hosting: digits pick a seat, `b` lets a bot play it, `f` frees it."""
 
     DEFAULT_CSS = """
-    #lobby-scroll { height: auto; max-height: 50vh; }
+    LobbyScreen .dialog { max-height: 100%; }
+    #lobby-scroll { height: auto; max-height: 45vh; }
     """
 
     BINDINGS = [
@@ -137,7 +143,7 @@ class LobbyScreen(ModalScreen[None]):
 
     def redraw(self) -> None:
         self.query_one("#lobby-body", Static).update(lobby_text(self.info, self.selected if self.info.get("hosting") else None))
-        keys = Text()
+        keys = view_line(self.info)
         if self.message is not None:
             keys.append_text(self.message)
             keys.append("\n")
