@@ -63,7 +63,9 @@ def test_the_table_dialog_hands_an_away_seat_to_a_bot_and_frees_another(tmp_path
 
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await pilot.press("2", "f")
+            await pilot.press("2")
+            await wait_for(pilot, lambda: "f  free seat 2 for a new player" in screen_text(app))
+            await pilot.press("f")
             await wait_for(pilot, lambda: "Seat 2 is open for a new player." in screen_text(app))
             await pilot.press("escape")
             cy = await _joiner(screen.link.port, SeatStore(tmp_path / "cy" / "seats.json"), name="Cy")

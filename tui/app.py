@@ -13,6 +13,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from cthulhu.net.textclean import clean_text
+
 from .link import LocalLink, TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
 from .screen_dialogs import HelpScreen, TooSmallScreen
@@ -95,10 +97,10 @@ class CthulhuApp(App[None]):
                 link = await link
         except Exception as exc:  # bad options or a broken save: say why
             if not from_title and (options.hosting or options.join is not None):
-                self.failure = str(exc)  # `cthulhu host` / `join` asked for this table, not a title screen
+                self.failure = clean_text(str(exc))  # `cthulhu host` / `join` asked for this table, not a title screen
                 self.exit()
                 return
-            self.notify(f"Could not start the game: {exc}", severity="error", timeout=10)
+            self.notify(clean_text(f"Could not start the game: {exc}"), severity="error", timeout=10, markup=False)
             self.show_title()
             return
         self.link = link

@@ -30,6 +30,8 @@ def default_name() -> str:
 
 
 def refuse(command: str, message: str) -> int:
-    """One line on stderr and the exit status for a refusal (2)."""
-    print(f"cthulhu {command}: {message}", file=sys.stderr)
+    """One cleaned line on stderr (it may quote a file or a peer) and the exit status for a refusal (2)."""
+    from cthulhu.net.textclean import clean_text
+
+    print(clean_text(f"cthulhu {command}: {message}"), file=sys.stderr)
     return 2

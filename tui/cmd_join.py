@@ -87,6 +87,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     from cthulhu.net.client import RECONNECT_FOR, PeerSession, play_bot
     from cthulhu.net.invite import join_command
     from cthulhu.net.seatstore import SeatStore
+    from cthulhu.net.textclean import clean_text  # what the host sends is printed: clean it
 
     name = args.name or (f"{args.bot} bot" if args.bot else "watcher")
     store = SeatStore() if args.name and not args.watch else None
@@ -100,8 +101,8 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     def on_welcome(session: PeerSession) -> None:
         if session.token and session.token not in shown:
             shown.append(session.token)
-            print(f"Seat {session.seat + 1}; seat token {session.token}; come back with: "
-                  f"{join_command(args.address, args.code, token=session.token)}", file=sys.stderr, flush=True)
+            print(clean_text(f"Seat {session.seat + 1}; seat token {session.token}; come back with: "
+                             f"{join_command(args.address, args.code, token=session.token)}"), file=sys.stderr, flush=True)
             if store is not None:
                 try:
                     store.remember(address=args.address, table=session.table.id if session.table else None,
@@ -131,11 +132,11 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     if session.closed is not None:
-        print(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})", file=sys.stderr)
+        print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)
         return 1
     summary = session.summary()
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
-        print(summary["final_hash"] or "(no final hash: the game did not end)")
+        print(clean_text(summary["final_hash"] or "(no final hash: the game did not end)"))  # the host said so
     return 0 if session.game_over is not None else 1

@@ -29,7 +29,7 @@ from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, re
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
-from .link import QueuedUpdates, SaveUnavailable, Update
+from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
 
 WELCOME_TIMEOUT = 10.0
 
@@ -99,6 +99,7 @@ class NetLink(QueuedUpdates):
         self._wanted = list(seats) if seats else [None]
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._last_view: dict[str, Any] = {}
         self._status: str | None = None
@@ -107,6 +108,9 @@ class NetLink(QueuedUpdates):
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:
+        self._loop = asyncio.get_running_loop()
+        if self.embedded is not None:
+            self.embedded.on_save_trouble = self._save_trouble
         for n, wanted in enumerate(self._wanted):
             name = self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
@@ -229,6 +233,8 @@ class NetLink(QueuedUpdates):
                         self._put(notice="connected to the table")
             elif isinstance(msg, Error) and msg.fatal:
                 conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
+            elif isinstance(msg, Error) and msg.code == "rate_limited":
+                self._put(notice=f"The host says: {msg.reason}")
             elif isinstance(msg, Rejected):
                 self._put(rejected=msg.reason)
             elif not primary:
@@ -289,11 +295,19 @@ class NetLink(QueuedUpdates):
                 news.append(f"{who} {'is back at' if before and before[1] == s.name else 'sits at'} seat {s.seat + 1}.")
             elif s.kind == "human" and s.stand_in:
                 news.append(f"{who} is away; a bot plays seat {s.seat + 1} until they are back.")
-            elif s.kind == "human" and (before is None or before[2]):
+            elif s.kind == "human" and (before is None or before[0] != "human" or before[2]):
+                # (lobby news coalesce: a quick join-and-leave may arrive as one change)
                 news.append(f"{who} left seat {s.seat + 1}; the seat waits for them.")
             elif s.kind == "open" and before is not None:
                 news.append(f"Seat {s.seat + 1} is open.")
         return news
+
+    def _save_trouble(self, reason: str | None) -> None:
+        """From the embedded host's thread: autosave failed (`reason`) or works again (None)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            notice = save_trouble_notice(reason)
+            loop.call_soon_threadsafe(lambda: self._put(notice=notice))
 
     def lobby_info(self) -> dict[str, Any]:
         """What the table dialog shows: where to join, the code, the host's latest seat list, how to come back."""
@@ -480,6 +494,7 @@ class EmbeddedHost:
         self.away_bot = away_bot
         self.port: int | None = None
         self.host: Any = None
+        self.on_save_trouble: Any = None  # set by the link: autosave failed (reason) or works again (None)
         self.error: BaseException | None = None
         self._ready = threading.Event()
         self._token: Any = None
@@ -504,6 +519,7 @@ class EmbeddedHost:
                     players=self.players,
                     table_id=self.table_id,
                     away_bot=self.away_bot,
+                    on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
                 )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)

@@ -17,11 +17,16 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from cthulhu.net.textclean import clean_text
+
+from .safe import safe_text
+
 REFRESH = 0.5  # seconds: the dialog follows the host's seat news while open
 
 
 def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
-    """`info`: what `NetLink.lobby_info()` returns (address, code, join, hosting, local_seats, table...)."""
+    """`info`: what `NetLink.lobby_info()` returns (address, code, join, hosting, local_seats, table...).
+    Names are a peer's own words: cleaned, and appended as text, never markup."""
     table = info.get("table")
     if table is not None and hasattr(table, "model_dump"):
         table = table.model_dump()
@@ -53,9 +58,9 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
             line.append("open", style="green")
             line.append(" - anyone with the code may take it", style="dim")
         elif kind == "bot":
-            line.append(f"{seat.get('name') or 'bot'} (bot)")
+            line.append(f"{clean_text(seat.get('name') or 'bot')} (bot)")
         else:
-            line.append(str(seat.get("name") or "player"))
+            line.append(clean_text(seat.get("name") or "player"))
             if n in mine:
                 line.append("  (you)", style="bold")
             if seat.get("stand_in"):
@@ -73,14 +78,14 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
         out.append(f"{info['comeback']}\n")
     if info.get("comeback_elsewhere"):
         out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
-    return out
+    return safe_text(out)  # the address, the code, the mode and the token came over the wire too
 
 
 def view_line(info: dict[str, Any]) -> Text:
     """Step and view hash: two players comparing them know they see the same table."""
     if not info.get("view_hash"):
         return Text()
-    return Text(f"Your view: step {info.get('step') or 0}, hash {str(info['view_hash'])[:12]}\n", style="dim")
+    return Text(clean_text(f"Your view: step {info.get('step') or 0}, hash {str(info['view_hash'])[:12]}") + "\n", style="dim")
 
 
 def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
@@ -149,7 +154,7 @@ class LobbyScreen(ModalScreen[None]):
             keys.append("\n")
         seat = away(self.info, self.selected) if self.info.get("hosting") else None
         if seat is not None:
-            who = seat.get("name") or "the player"
+            who = clean_text(seat.get("name") or "the player")
             n = int(seat["seat"]) + 1
             if not seat.get("stand_in"):
                 keys.append(f"b  let a bot play seat {n} until {who} is back\n")
@@ -168,17 +173,19 @@ class LobbyScreen(ModalScreen[None]):
             self.redraw()
 
     async def _act(self, method: str, done: str) -> None:
-        seat = away(self.info, self.selected) if self.info.get("hosting") else None
-        if seat is None:
+        """Ask the host to act on the picked seat; the host decides (its lobby news may lag here)."""
+        if not self.info.get("hosting") or self.selected is None:
             self.message = Text("Pick a seat whose player is away first.", style="yellow")
             self.redraw()
             return
+        seat = away(self.info, self.selected) or {}
+        who = clean_text(seat.get("name") or "the player")
         try:
-            await getattr(self.link, method)(int(seat["seat"]))
-        except Exception as exc:  # the player came back meanwhile, or the host stopped
-            self.message = Text(f"Not done: {exc}", style="red")
+            await getattr(self.link, method)(self.selected)
+        except Exception as exc:  # nobody away there, the player came back meanwhile, or the host stopped
+            self.message = Text(clean_text(f"Not done: {exc}"), style="red")
         else:
-            self.message = Text(done.format(n=int(seat["seat"]) + 1, who=seat.get("name") or "the player"), style="green")
+            self.message = Text(done.format(n=self.selected + 1, who=who), style="green")
         self.refresh_info()
         self.redraw()
 
