@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from .chat import ChatInput
-from .link import TableLink, Update
+from .link import SaveUnavailable, TableLink, Update
 from .narrate import Names, tell
 from .options import OPTION_KEYS, WIDE_SIZE
 from .safe import clean_update, safe_text
@@ -51,6 +51,7 @@ class GameScreen(Screen[None]):
         self.over_shown = False
         self.side = "investigators"
         self.note: Text | None = None
+        self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.updates_seen = 0
 
     def compose(self) -> ComposeResult:
@@ -173,6 +174,9 @@ class GameScreen(Screen[None]):
         for ev in update.events:
             self.say(*tell(ev, names))
         self.note = None
+        self.link_status = update.status
+        if update.status:
+            self.note = Text(update.status, style="bold yellow")
         if update.rejected:
             self.say("error", f"Refused: {update.rejected}")
             self.note = Text(f"Refused: {update.rejected}", style="bold red")
@@ -192,7 +196,7 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note)
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
         status = Text(" cthulhu", style="bold")
         level = (view.get("difficulty") or {}).get("name")
         shamblers = f"Shamblers ({level})" if level else "Shamblers"
@@ -234,7 +238,7 @@ class GameScreen(Screen[None]):
     async def choose(self, index: int) -> None:
         prompt = self.view.get("prompt") or {}
         options = prompt.get("options") or []
-        if self.pending or index >= len(options) or prompt.get("seat") not in self.link.local_seats:
+        if self.pending or self.link_status or index >= len(options) or prompt.get("seat") not in self.link.local_seats:
             return
         self.pending = True
         await self.link.send(int(prompt["seat"]), options[index]["command"], prompt.get("version"))
@@ -267,7 +271,7 @@ class GameScreen(Screen[None]):
         if self.check_action("lobby", ()):
             from .screen_lobby import LobbyScreen
 
-            self.app.push_screen(LobbyScreen(self.link.lobby_info()))
+            self.app.push_screen(LobbyScreen(self.link))
 
     async def on_chat_input_said(self, message: ChatInput.Said) -> None:
         try:
@@ -278,19 +282,30 @@ class GameScreen(Screen[None]):
     # -- saving, quitting, the end -------------------------------------------
 
     async def action_save(self) -> None:
-        where = await self.link.save()
-        self.say("info", f"Saved to {where}." if where else "Saves are not available in this build.")
+        try:
+            where = await self.link.save()
+        except SaveUnavailable as exc:
+            self.say("info", str(exc))
+            return
+        except Exception as exc:  # e.g. a full disk: say so, keep playing
+            self.say("error", f"Not saved: {exc}")
+            return
+        self.say("info", f"Saved to {where}.")
 
     def action_quit_menu(self) -> None:
         where = getattr(getattr(self.link, "autosave", None), "path", None)
+        comeback = getattr(self.link, "comeback", None)
 
         async def decided(what: str | None) -> None:
-            if what == "save":
-                await self.link.save()
+            if what == "save" and where:
+                try:
+                    await self.link.save()
+                except Exception as exc:  # a failed save must not trap the player in the game
+                    self.say("error", f"Not saved: {exc}")
             if what in ("save", "quit"):
                 await self.app.leave()
 
-        self.app.push_screen(QuitScreen(str(where) if where else None), decided)
+        self.app.push_screen(QuitScreen(str(where) if where else None, comeback), decided)
 
     def action_summary(self) -> None:
         if not self.view.get("outcome"):
