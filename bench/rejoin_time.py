@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from tmux_term import Terminal  # noqa: E402  (the tests' real-terminal driver)
 
-CLI = [sys.executable, "-m", "cthulhu.tui.cli"]
+CLI = [sys.executable, "-m", "cthulhu.cli"]
 
 
 def free_port() -> int:

@@ -12,15 +12,13 @@ snapshot arrives; the player keeps playing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import trio
 
 from cthulhu.core import Command
-from cthulhu.core.bots import make_bot
-from cthulhu.core.rng import Rng
+from cthulhu.core.bots import Bot, make_bot
 
 from .delta import DeltaError, apply, view_hash
 from .frames import FrameDecoder, FrameError, encode_frame
@@ -157,7 +155,7 @@ class PeerSession:
 
     # ---- incoming ---------------------------------------------------------
 
-    def receive_data(self, data: bytes) -> list[Any]:
+    def receive_data(self, data: bytes | bytearray) -> list[Any]:
         """Bytes from the host -> the messages they held (already applied to the mirror).
 
         Raises `FrameTooLarge` if the host's framing is broken (close the connection).
@@ -234,9 +232,8 @@ class PeerSession:
 class ViewBot:
     """Chooses among the prompt's options in the mirrored view: peers never see the full state.
 
-    "random" is uniform over the options. "heuristic" uses the mode's bot when
-    it can choose from a view (`choose_view(view)`, as Shamblers' does); a mode
-    whose heuristic needs the full `Game` falls back to the first-listed option.
+    The mode's own bot of that kind (from the mode registry) reads the view; a
+    kind the mode lacks is an error when the table's mode is first known.
     """
 
     def __init__(self, kind: str, seed: int) -> None:
@@ -244,21 +241,13 @@ class ViewBot:
             raise ValueError(f"unknown bot {kind!r} (random or heuristic)")
         self.kind = kind
         self.seed = seed
-        self.rng = Rng(seed)
-        self._heuristic: Any = None
+        self._bots: dict[str, Bot] = {}
 
-    def choose(self, view: dict[str, Any], mode: str | None = None) -> dict[str, Any]:
-        options = view["prompt"]["options"]
-        if self.kind == "random":
-            return options[self.rng.below("bot", len(options))]["command"]
-        if self._heuristic is None and mode is not None:
-            try:
-                self._heuristic = make_bot("heuristic", mode, self.seed)
-            except (ImportError, ValueError):
-                self._heuristic = False
-        if self._heuristic and hasattr(self._heuristic, "choose_view"):
-            return self._heuristic.choose_view(view)
-        return options[0]["command"]
+    def choose(self, view: dict[str, Any], mode: str) -> dict[str, Any]:
+        bot = self._bots.get(mode)
+        if bot is None:
+            bot = self._bots[mode] = make_bot(self.kind, mode, self.seed)
+        return bot.choose_view(view)
 
 
 class TrioPeer:
@@ -345,9 +334,10 @@ async def play_bot(
                 if isinstance(exc, OSError):
                     raise  # never got in: the caller says why
                 raise OSError(f"the host closed the connection at once: {exc!r}") from None
-            peer = await _reconnect(host, port, session, reconnect_for, on_retry)
-            if peer is None:
+            retried = await _reconnect(host, port, session, reconnect_for, on_retry)
+            if retried is None:
                 return session
+            peer = retried
         answered: int | None = None
         try:
             while session.game_over is None and session.closed is None:
@@ -366,9 +356,10 @@ async def play_bot(
                 if any(isinstance(m, Rejected) for m in messages):
                     answered = None  # try again on the current prompt
                 prompt = session.my_prompt
-                if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
+                view = session.mirror.view
+                if prompt is not None and view is not None and prompt["version"] != answered and session.table and session.table.started:
                     answered = prompt["version"]
-                    session.send_command(chooser.choose(session.mirror.view, session.table.mode), answered)
+                    session.send_command(chooser.choose(view, session.table.mode), answered)
                     try:
                         await peer.flush()
                     except LOST:
@@ -402,7 +393,3 @@ async def _reconnect(host: str, port: int, session: PeerSession, reconnect_for: 
                     on_retry(attempt, exc)
                 return None
     return None
-
-
-def summary_json(session: PeerSession) -> str:
-    return json.dumps(session.summary(), sort_keys=True)

@@ -215,13 +215,13 @@ class Host:
         for index, kind in (bots or {}).items():
             self._seat_bot(self.seats[index], kind)
         for record in players or []:  # seats of a loaded save: their owners reclaim them by token
-            seat = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
-            if seat is None or seat.kind != "open":
+            saved = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
+            if saved is None or saved.kind != "open":
                 continue
             if record.token_hash:
-                seat.kind, seat.name, seat.token_hash = "human", clean_name(record.name) or "player", record.token_hash
+                saved.kind, saved.name, saved.token_hash = "human", clean_name(record.name) or "player", record.token_hash
             elif getattr(record, "bot", None) in ("random", "heuristic"):
-                self._seat_bot(seat, record.bot)
+                self._seat_bot(saved, record.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
@@ -315,7 +315,7 @@ class Host:
         await self.started.wait()
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
-            if peer is not None:  # (None, None): seats changed, a bot may have a turn to play
+            if peer is not None and msg is not None:  # (None, None): seats changed, a bot may have a turn to play
                 await self._apply_from_peer(peer, msg)
             elif self._record_players():  # a seat was freed: on disk before anyone takes it
                 await self.saves.save()
@@ -330,7 +330,9 @@ class Host:
     async def _play_bots(self) -> None:
         while self.game.outcome is None:
             prompt = self.game.prompt
-            bot = self.seats[prompt.seat].player if prompt is not None else None
+            if prompt is None:
+                return
+            bot = self.seats[prompt.seat].player
             if bot is None:
                 return
             command = bot.choose(self.game, prompt.seat)

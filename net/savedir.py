@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +33,14 @@ def checkout_root(start: Path = _PACKAGE_ROOT) -> Path | None:
     return start if name == "cthulhu" else None
 
 
-def user_data_dir(env: dict[str, str] | None = None) -> Path:
+def user_data_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_DATA_HOME/cthulhu`, else `~/.local/share/cthulhu` (tests point XDG_DATA_HOME elsewhere)."""
     env = os.environ if env is None else env
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
     return Path(base) / "cthulhu"
 
 
-def user_saves_dir(env: dict[str, str] | None = None) -> Path:
+def user_saves_dir(env: Mapping[str, str] | None = None) -> Path:
     return user_data_dir(env) / "saves"
 
 

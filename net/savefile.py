@@ -190,11 +190,13 @@ def _packer() -> msgpack.Packer:
 
 def pack_step(seat: int, command: dict[str, Any], state_hash: str) -> bytes:
     """One log entry as msgpack: ``[seat, command, hash bytes]`` (arrays keep it small)."""
-    return _packer().pack([seat, command, bytes.fromhex(state_hash)])
+    packed: bytes = _packer().pack([seat, command, bytes.fromhex(state_hash)])
+    return packed
 
 
 def pack_snapshot(step: int, canonical: dict[str, Any]) -> bytes:
-    return _packer().pack([step, canonical])
+    packed: bytes = _packer().pack([step, canonical])
+    return packed
 
 
 def pack_body(

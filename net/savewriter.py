@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from cthulhu.core import Command, Game, Setup
+from cthulhu.core import Command, Game, Setup, modes
 
 from .savelock import hold, release
 from .savefile import (
@@ -69,29 +69,9 @@ def token_matches(token: str, token_hash: str | None) -> bool:
 
 
 def summarize(game: Game) -> dict[str, str | int | bool | None]:
-    """Public facts for save listings, from the spectator view (never secrets).
-
-    Scalars under the usual names are copied; `episode` and `elder_one` may be
-    names or maps with a `name` (and the Elder One's `summoned` flag).
-    """
-    view = game.view(None)
-    out: dict[str, str | int | bool | None] = {}
-    for key in ("turn", "round", "phase", "summoned"):
-        value = view.get(key)
-        if isinstance(value, (str, int, bool)):
-            out[key] = value
-    enemies = view.get("enemies")
-    if isinstance(enemies, list) and enemies and all(isinstance(e, dict) for e in enemies):
-        out["elder_one_summoned"] = any(e.get("kind") == "elder_one" for e in enemies)
-    for key in ("episode", "elder_one"):
-        value = view.get(key)
-        if isinstance(value, dict):
-            if isinstance(value.get("summoned"), bool):
-                out[f"{key}_summoned"] = value["summoned"]
-            value = value.get("name") or value.get("id")
-        if isinstance(value, str):
-            out[key] = value
-    return out
+    """Public facts for save listings (the mode's own `summary` hook, from a spectator view)."""
+    hook = modes.get(game.setup.mode).summary
+    return hook(game) if hook is not None else {}
 
 
 # -- atomic writes -----------------------------------------------------------------------------------

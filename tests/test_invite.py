@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 from cthulhu.net.invite import join_command, new_seat_token, new_table_code
-from cthulhu.tui.cli import build_parser
+from cthulhu.cli import build_parser
 
 
 PARSER = build_parser()
@@ -41,7 +41,7 @@ def test_a_code_or_token_chosen_by_a_person_still_pastes_as_is(code, token):
 
 
 def test_host_refuses_a_code_that_begins_with_a_dash(capsys):
-    from cthulhu.tui.cli import main
+    from cthulhu.cli import main
 
     assert main(["host", "--headless", "--code=-x", "--port", "0", "--no-save"]) == 2
     err = capsys.readouterr().err

@@ -15,7 +15,7 @@ from cthulhu.core import Game, Setup
 from cthulhu.net.saves import SaveLocked, SaveWriter, hold, release
 from cthulhu.net.savelock import holds, lock_path
 
-CLI = [sys.executable, "-m", "cthulhu.tui.cli"]
+CLI = [sys.executable, "-m", "cthulhu.cli"]
 
 
 @pytest.fixture

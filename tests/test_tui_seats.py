@@ -12,8 +12,8 @@ from cthulhu.net.seatstore import SeatStore
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.netlink import NetLink
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.screen_game import GameScreen
-from cthulhu.tui.screen_lobby import LobbyScreen
+from cthulhu.tui.screens.game import GameScreen
+from cthulhu.tui.screens.lobby import LobbyScreen
 
 
 def _log(screen) -> str:

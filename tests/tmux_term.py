@@ -20,7 +20,7 @@ import uuid
 
 SAFETY = 60.0  # seconds before a wait gives up: a net against hangs only
 
-CLI = [sys.executable, "-m", "cthulhu.tui.cli"]
+CLI = [sys.executable, "-m", "cthulhu.cli"]
 
 
 def tmux_path() -> str:

@@ -17,9 +17,9 @@ from cthulhu.net.textclean import clean_text
 
 from .link import LocalLink, TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
-from .screen_dialogs import HelpScreen, TooSmallScreen
-from .screen_game import GameScreen
-from .screen_title import TitleScreen
+from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
+from .screens.game import GameScreen
+from .screens.title import TitleScreen
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -33,21 +33,17 @@ def local_link(options: PlayOptions) -> TableLink:
 
 async def default_link(options: PlayOptions) -> TableLink:
     """The embedded host on a loopback port (the LAN code path), unless asked to stay in-process."""
-    if options.join is not None:
-        from .netlink import join_link
+    from .netlink import embedded_link, join_link
 
+    if options.join is not None:
         return join_link(options)
     if options.local:
-        return local_link(options)
-    try:
-        from .netlink import embedded_link
-    except ImportError:  # a build without the network layer still plays
         return local_link(options)
     return await embedded_link(options)
 
 
 class CthulhuApp(App[None]):
-    CSS_PATH = "cthulhu.tcss"
+    CSS_PATH = Path(__file__).with_name("cthulhu.tcss")  # absolute: subclasses live in other folders
     TITLE = "cthulhu"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
@@ -136,13 +132,7 @@ class CthulhuApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             view = getattr(self.screen, "view", None) or {}
-            mode = view.get("mode") or self.options.mode
-            numbers = None
-            if mode == "shamblers":
-                from .screen_dialogs import shamblers_numbers
-
-                numbers = shamblers_numbers(view, self.content, self.options.difficulty)
-            self.push_screen(HelpScreen(mode, numbers))
+            self.push_screen(HelpScreen(help_text(view.get("mode") or self.options.mode, self.content, view, self.options)))
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         """Every screen (dialogs too) follows the ASCII setting."""
@@ -212,4 +202,4 @@ def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
     return 0
 
 
-__all__ = ["CthulhuApp", "local_link", "run", "Path"]
+__all__ = ["CthulhuApp", "local_link", "run"]

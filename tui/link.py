@@ -78,17 +78,15 @@ class _Autosave:
         self.writer = writer
 
     @classmethod
-    def start(cls, game: Game, folder: Path, stem: str) -> "_Autosave | None":
-        try:
-            from cthulhu.net.savedir import new_save_path
-            from cthulhu.net.savewriter import SaveWriter
-        except ImportError:
-            return None
+    def start(cls, game: Game, folder: Path, stem: str) -> "_Autosave":
+        from cthulhu.net.savedir import new_save_path
+        from cthulhu.net.savewriter import SaveWriter
+
         path = new_save_path(folder, stem)
         return cls(SaveWriter(path, game, fsync=False))
 
     @classmethod
-    def resume(cls, path: Path, save: Any, game: Game) -> "_Autosave | None":
+    def resume(cls, path: Path, save: Any, game: Game) -> "_Autosave":
         from cthulhu.net.savewriter import SaveWriter
 
         return cls(SaveWriter.resume(path, save, game, fsync=False))
@@ -149,7 +147,7 @@ class LocalLink(QueuedUpdates):
         autosave: _Autosave | None = None,
     ) -> None:
         self.game = game
-        seats = {game.setup.seat_of(i) for i in range(_seat_count(game))}
+        seats = set(range(game.setup.players))
         self.bots = dict(bot_seats or {})
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
         self.seed: int | None = game.setup.seed
@@ -262,20 +260,12 @@ class LocalLink(QueuedUpdates):
             await self._queue.put(None)
 
 
-def _seat_count(game: Game) -> int:
-    view = game.view(None)
-    for key in ("investigators", "mats"):
-        if isinstance(view.get(key), list) and view[key]:
-            return len(view[key])
-    return max(1, game.setup.players)
-
-
 def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
     if bots <= 0:
         return {}
     from cthulhu.core.bots import make_bot
 
-    seats = sorted({game.setup.seat_of(i) for i in range(_seat_count(game))})
+    seats = list(range(game.setup.players))
     if bots >= len(seats):
         raise ValueError(f"{bots} bot(s) would leave no seat for a person ({len(seats)} seat(s) at this table)")
     kind = usable_bot(kind, game.setup.mode)
@@ -283,11 +273,7 @@ def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
 
 
 def usable_bot(kind: str, mode: str) -> str:
-    """`kind` if this build has it for `mode`, else the random bot (every mode has that)."""
-    from cthulhu.core.bots import make_bot
+    """`kind` if `mode` has such a bot, else the random bot (every mode has that)."""
+    from cthulhu.core import modes
 
-    try:
-        make_bot(kind, mode, 0)
-    except (ImportError, ValueError):
-        return "random"
-    return kind
+    return kind if kind in modes.get(mode).bot_kinds else "random"

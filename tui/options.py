@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
@@ -52,7 +52,6 @@ class PlayOptions:
     join_seat: int | None = None
     token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
-    extra: dict = field(default_factory=dict)
 
     @property
     def hosting(self) -> bool:
