@@ -29,7 +29,7 @@ SLIPS = [
     (re.compile(r"\b1 (wounds|successes|tentacles|dice|spaces|actions|cards|Fire tokens|elder signs|Shamblers|tentacles|steps)\b"), "a plural after 1"),
     (re.compile(r"\b([02-9]|\d\d+) (wound|success|tentacle|die|space|action|card|Fire token|elder sign|Shambler|step)\b(?![-']| token)"), "a singular after a number"),
     (re.compile(r"stresss|\(s\)|(?<!')\bs\b"), "a pasted plural"),
-    (re.compile(r"costs free|of 1 successes"), "a known slip"),
+    (re.compile(r"costs free|of 1 successes|\b1 [a-z ]+ are\b|\b1 Fire token roll\b|\b([02-9]|\d\d+) [a-z ]+s is\b"), "a known slip"),
     (re.compile(r"\b[Aa] [AEIOU]"), "'a' before a vowel"),
     (re.compile(r"\b[Aa]n [B-DF-HJ-NP-TV-Z]"), "'an' before a consonant"),
     (re.compile(r"  |\s[.,:;!?]|\.\.|,,|\(\s|\s\)"), "spacing or punctuation"),
@@ -123,8 +123,9 @@ def play(setup: Setup, bot_kind: str, content: Any, seen: Counter, failures: lis
         prompt = view["prompt"]
         labels, header = ui.labels(prompt, view, 76)
         assert len(labels) == len(prompt["options"])
+        printed = {"options": [o["data"] for o in prompt["options"]]}  # card and skill texts are the content's own
         for text in [header or prompt["text"], *labels]:
-            for problem in problems(text, None, elder):
+            for problem in problems(text, printed, elder):
                 failures.append(f"{setup.mode} prompt {prompt['kind']}: {problem}\n    in {text!r}")
         seat = prompt["seat"]
         events = [e.wire() for e in game.apply(seat, bots[seat].choose(game, seat))]

@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from cthulhu.net.textclean import clean_text
 
+from .english import plural
 from .link import LocalLink, TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
@@ -105,7 +106,7 @@ class CthulhuApp(App[None]):
         if options.hosting:
             mode = f"hosting on port {getattr(link, 'port', '?')}" + (f", code {options.code}" if options.code else "")
         elif not mode:
-            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {options.bots} bot(s)"
+            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {plural(options.bots, 'bot')}"
         await self.push_screen(GameScreen(link, title=mode))
         self.check_size()
 

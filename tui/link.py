@@ -16,6 +16,8 @@ from typing import Any, AsyncIterator, Protocol
 
 from cthulhu.core import Command, Game, Rejected, Setup
 
+from .english import plural
+
 
 @dataclass(frozen=True, slots=True)
 class Update:
@@ -277,7 +279,7 @@ def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
 
     seats = list(range(game.setup.players))
     if bots >= len(seats):
-        raise ValueError(f"{bots} bot(s) would leave no seat for a person ({len(seats)} seat(s) at this table)")
+        raise ValueError(f"{plural(bots, 'bot')} would leave no seat for a person ({plural(len(seats), 'seat')} at this table)")
     kind = usable_bot(kind, game.setup.mode)
     return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat in seats[-bots:]}
 

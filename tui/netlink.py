@@ -29,6 +29,7 @@ from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, re
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
+from .english import plural
 from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
 
 WELCOME_TIMEOUT = 10.0
@@ -253,7 +254,7 @@ class NetLink(QueuedUpdates):
                     self._put(notice=news)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The host reveals the seed: {msg.seed}.")
+                self._put(notice=f"The game's seed was {msg.seed} (every roll can now be checked against it).")
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
 
@@ -629,7 +630,7 @@ def _label(options: Any, humans: list[int], bots: int) -> str:
         return "hosting"
     if len(humans) <= 1 and not bots:
         return "solo"
-    return f"{len(humans)} here, {bots} bot(s)"
+    return f"{len(humans)} here, {plural(bots, 'bot')}"
 
 
 async def embedded_link(options: Any) -> NetLink:

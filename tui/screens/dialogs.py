@@ -133,11 +133,8 @@ def summary_text(view: dict[str, Any]) -> Text:
     """Outcome, turns played, and what became of the table (the mode's own summary)."""
     outcome = view["outcome"] or "unfinished"
     out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else outcome.title()), style="bold")
-    cause = view.get("cause")
-    if isinstance(cause, str) and cause:
-        out.append("\n" + cause.replace("_", " ").capitalize() + ".")
-    out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view['step']}\n")
-    out.append_text(tui_mode(view["mode"]).summary(view))
+    out.append(f"\nTurns played: {view.get('turn', '?')}\n")
+    out.append_text(tui_mode(view["mode"]).summary(view))  # why it ended, in the mode's words, and the table
     return out
 
 

@@ -146,10 +146,8 @@ def _fire_caught(e: Any, n: Names) -> Told:
 
 
 def _enemy_wounded(e: Any, n: Names) -> Told:
-    shown = min(e["wounds"], e["health"])
-    excess = e["wounds"] - e["health"]
-    lost = f"; {plural(excess, 'wound')} beyond its health are lost" if excess > 0 else ""
-    return "good", f"{cap(n.enemy(e['name']))} takes {plural(e['n'], 'wound')} ({shown} of {e['health']}){lost}."
+    shown = min(e["wounds"], e["health"])  # wounds past its health are lost (a Stage's excess is told when it falls)
+    return "good", f"{cap(n.enemy(e['name']))} takes {plural(e['n'], 'wound')} ({shown} of {e['health']})."
 
 
 def _stage_defeated(e: Any, n: Names) -> Told:
@@ -184,17 +182,19 @@ def _space_tokens(e: Any, n: Names) -> Told:
     where = e["space_name"] or n.space(e["space"])
     change = e["change"]
     why = n.cause(e["cause"])
+    what = a(e["token_name"]) if abs(change) == 1 else plural(abs(change), e["token_name"])
     if change > 0:
-        return "story", f"{plural(change, e['token_name'])} {'is' if change == 1 else 'are'} placed on {where}{why} ({e['n']} there now)."
+        return "story", f"{cap(what)} {'is' if change == 1 else 'are'} placed on {where}{why} ({e['n']} there now)."
     left = f"{e['n']} left" if e["n"] else "none left"
-    return "story", f"{plural(-change, e['token_name'])} {'is' if change == -1 else 'are'} taken off {where}{why} ({left})."
+    return "story", f"{cap(what)} {'is' if change == -1 else 'are'} taken off {where}{why} ({left})."
 
 
 def _tokens(e: Any, n: Names) -> Told:
     who = n.inv(e["inv"], e["name"])
     change = e["change"]
     verb = "gains" if change > 0 else "gives up"
-    return "story", f"{who} {verb} {plural(abs(change), e['token_name'])}{n.cause(e['cause'])} (holds {e['n']})."
+    what = a(e["token_name"]) if abs(change) == 1 else plural(abs(change), e["token_name"])
+    return "story", f"{who} {verb} {what}{n.cause(e['cause'])} (holds {e['n']})."
 
 
 def _advanced(e: Any, n: Names) -> Told:
@@ -242,7 +242,8 @@ TELLERS: dict[str, _Teller] = {
     "bonus_die_gained": lambda e, n: ("good", f"{n.inv(e['inv'], e['name'])} gains a bonus die for good (now {plural(e['bonus'], 'bonus die')})."),
     "rested": lambda e, n: ("good", f"{n.inv(e['inv'], e['name'])} rests and heals {_healed_parts(e['wounds'], e['stress'])}."),
     "fire_caught": _fire_caught,
-    "burning": lambda e, n: ("harm", f"{n.inv(e['inv'], e['name'])} is burning: {plural(e['tokens'], 'Fire token')} roll against them."),
+    "burning": lambda e, n: ("harm", f"{n.inv(e['inv'], e['name'])} is burning: {plural(e['tokens'], 'Fire token')} "
+                                     f"{'rolls' if e['tokens'] == 1 else 'roll'} against them."),
     "fire_out": lambda e, n: ("good", f"The flames on {n.inv(e['inv'], e['name'])} go out."),
     "attack_declared": lambda e, n: ("enemy", f"{n.inv(e['inv'], e['name'])} attacks {and_list(n.enemy(t) for t in e['target_names']) or 'nothing'}."),
     "attack_missed": lambda e, n: ("info", f"{possessive(n.inv(e['inv']))} attack does not wound {n.enemy(e['name'])}."),

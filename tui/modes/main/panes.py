@@ -173,7 +173,9 @@ def render_stages(eo: ElderOneView, width: int) -> Text:
             continue
         style = "bold" if n == eo["stage"] else ""
         out.append(f"\n {label}: {st['name']}", style=style + (" strike" if st["defeated"] else ""))
-        if st["health"]:
+        if st["defeated"]:
+            out.append("  defeated", style="green")
+        elif st["health"]:
             out.append(f"  wounds {st['wounds']}/{st['health']}  adds {st['standard']}+{st['bonus']} dice")
         if st["text"] and not st["defeated"]:
             wrap_into(out, st["text"], width, 3)

@@ -186,4 +186,29 @@ def option_labels(prompt: Any, view: MainView, width: int) -> tuple[list[str], s
             labels.append(f"{who} ({d['wounds']}/{d['health']})")
         else:
             labels.append(word(d))
+    if kind == "action":
+        # An episode action says what it does, where the bar has the room (the Choices list always does).
+        told = [f"{label}: {_effect(o['data']['text'])}" if o["data"]["action"] == "episode" and o["data"].get("text") else label
+                for label, o in zip(labels, options)]
+        if told != labels and _rows(told, width) <= 3:
+            labels = told
     return labels, _header(kind, who, options[0]["data"], view)
+
+
+def _effect(text: str) -> str:
+    """An episode action's text without where it may be taken ("On a space with a Rift: ..."): it is offered only there."""
+    where, sep, effect = text.partition(": ")
+    return cap(effect) if sep and where.startswith(("On ", "In ")) else text
+
+
+def _rows(labels: list[str], width: int) -> int:
+    """Bar rows the labels take when packed (as the prompt bar packs them: key, label, three spaces)."""
+    rows, used = 0, 0
+    for label in labels:
+        size = len(label) + 6
+        if used == 0 or used + 3 + size > width:
+            rows += max(1, -(-size // max(1, width)))
+            used = size % max(1, width) if size > width else size
+        else:
+            used += 3 + size
+    return rows

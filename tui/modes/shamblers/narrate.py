@@ -133,7 +133,8 @@ TELLERS: dict[str, _Teller] = {
     "turn_started": lambda e, n: ("turn", f"Turn {e['turn']}: {n.mat(e['mat'])} takes the turn."),
     "wheel_turned": lambda e, n: ("story", f"The Wheel turns to {n.town(e['town'])}."),
     "tentacles_drawn": _drawn,
-    "bag_refilled": lambda e, n: ("info", f"The bag is empty: the Discard Mat's {plural(e['count'], 'tentacle')} are shuffled back into it."),
+    "bag_refilled": lambda e, n: ("info", f"The bag is empty: the Discard Mat's {plural(e['count'], 'tentacle')} "
+                                          f"{'is' if e['count'] == 1 else 'are'} shuffled back into it."),
     "bag_empty": lambda e, n: ("info", f"The bag and the Discard Mat are both empty: nothing to draw onto {n.town(e['town'])}."),
     "shambler_placed": lambda e, n: ("enemy", f"A {n.shambler(e['color'])} rises on {n.town(e['town'])}, two steps clockwise of the Wheel; "
                                               f"{e['track_left']} left on the Shambler Track."),

@@ -559,8 +559,17 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
 
 
 def summary(view: ShamblersView) -> Text:
-    """The game-over dialog's lines for the Player Mats and the Shambler Mat."""
+    """The game-over dialog's lines: why it ended, the Shambler Mat and the Player Mats."""
     out = Text()
+    endings = {
+        "banished": "Enough Shamblers of every color are banished.",
+        "shambler_mat_full": "The Shambler Mat holds too many tentacles of one color.",
+        "delirium": "A Delirium track is full.",
+        "shambler_track_empty": "A Shambler was due, and the Shambler Track was empty.",
+    }
+    ending = endings.get(view["cause"] or "")
+    if ending:
+        out.append(ending, style="bold")
     mat = view["shambler_mat"]
     order = color_ids(view)
     out.append("\nShambler Mat: banished ")
