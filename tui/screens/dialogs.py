@@ -133,8 +133,9 @@ def summary_text(view: dict[str, Any]) -> Text:
     """Outcome, turns played, and what became of the table (the mode's own summary)."""
     outcome = view["outcome"] or "unfinished"
     out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else outcome.title()), style="bold")
-    out.append(f"\nTurns played: {view.get('turn', '?')}\n")
+    out.append("\n")
     out.append_text(tui_mode(view["mode"]).summary(view))  # why it ended, in the mode's words, and the table
+    out.append(f"\n\nTurns played: {view.get('turn', '?')}")
     return out
 
 
