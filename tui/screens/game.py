@@ -58,7 +58,7 @@ class GameScreen(Screen[None]):
         Binding("enter", "summary", "Summary", show=False),
         Binding("n", "new_game", "New game", show=False),
     ]
-    ALLOW_IN_MAXIMIZED_VIEW = "#decision, Footer, ChatInput"
+    ALLOW_IN_MAXIMIZED_VIEW = "#strip, #decision, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
     ESCAPE_TO_MINIMIZE = True
 
     def __init__(self, link: TableLink, *, title: str = "") -> None:

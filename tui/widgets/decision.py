@@ -30,9 +30,16 @@ class OneLiner(Static):
     def say(self, text: Text | None) -> None:
         if text == self._shown:
             return
+        before = self._shown
         self._shown = text
         self.set_class(text is not None, "shown")
-        self.update(safe_text(text) if text is not None else "")
+        # The screen is laid out again only when the line's height changes (it comes, goes, or wraps anew).
+        same = before is not None and text is not None and self._rows(before) == self._rows(text)
+        self.update(safe_text(text) if text is not None else "", layout=not same)
+
+    def _rows(self, text: Text) -> int:
+        width = max(1, self.content_region.width or self.app.size.width - 2)
+        return sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
 
     @property
     def text(self) -> str:

@@ -47,7 +47,7 @@ class LogStrip(Static):
         tail = Text("\n").join(lines[-height:])
         if tail != self._shown:
             self._shown = tail
-            self.update(safe_text(tail))
+            self.update(safe_text(tail), layout=False)  # a fixed height: repaint the strip, lay out nothing
 
     @property
     def text(self) -> str:

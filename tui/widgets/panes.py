@@ -39,6 +39,12 @@ class ViewPane(LinesView):
             self._shown = (text, width)
             self.set_lines(self.strips_of(text, width))
             self.content_lines = len(self.lines)
+            self.call_after_refresh(self._width_kept, width)
+
+    def _width_kept(self, width: int) -> None:
+        """A scrollbar that came (or went) with these lines changed the width they were drawn for: draw again."""
+        if self.text_width and max(10, self.text_width) != width:
+            self.redraw()
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:
         raise NotImplementedError  # each pane draws its own part of the view
