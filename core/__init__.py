@@ -2,6 +2,7 @@
 
 from .command import Command, Event, Option, Prompt
 from .errors import (
+    CannotUndo,
     ContentError,
     GameOver,
     IllegalCommand,
@@ -14,6 +15,7 @@ from .game import Game, Rules, rules_for, script_dice
 from .setup import Setup
 
 __all__ = [
+    "CannotUndo",
     "Command",
     "ContentError",
     "Event",

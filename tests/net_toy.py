@@ -79,6 +79,9 @@ class ToyRules:
             return "lost"
         return None
 
+    def secret(self, state: ToyState) -> tuple[str, ...]:
+        return tuple(state.deck)
+
     def view(self, state: ToyState, seat: int | None) -> dict[str, Any]:
         return {
             "deck": {"size": len(state.deck)},
