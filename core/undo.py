@@ -56,6 +56,11 @@ class History:
         self.floor = step
         self.why = "nothing has been decided yet"
 
+    def reset(self, step: int) -> None:
+        """Forget the past: the state was changed outside `apply` (a test arranging the table)."""
+        self.__init__(step)  # type: ignore[misc]
+        self.base = None
+
     # -- recording ------------------------------------------------------------
 
     def before(self, game: "Game") -> tuple[int, tuple[Any, ...], Any]:
