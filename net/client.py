@@ -8,6 +8,10 @@ trio through `TrioPeer`.
 The mirror checks every delta's sequence number and resulting hash. On any
 disagreement it quietly asks for a snapshot and ignores deltas until the
 snapshot arrives; the player keeps playing.
+
+Whatever the mirror does, the session keeps a `GameRecord` (the commitment,
+the commands, the view hash of every step) so that at the end it can check
+every roll against the revealed seed (`verify_dice`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from cthulhu.core import Command
 from cthulhu.core.bots import make_bot
 from cthulhu.core.rng import Rng
 
+from .commitment import DiceVerdict, GameRecord, new_game, verify
 from .delta import DeltaError, apply, view_hash
 from .frames import FrameDecoder, FrameError, encode_frame
 from .messages import (
@@ -32,6 +37,7 @@ from .messages import (
     Error,
     GameOverMsg,
     Hello,
+    History,
     Lobby,
     Ping,
     Pong,
@@ -40,6 +46,7 @@ from .messages import (
     Snapshot,
     SnapshotRequest,
     Table,
+    Undo,
     Welcome,
     parse_to_peer,
 )
@@ -107,6 +114,8 @@ class PeerSession:
     deltas: int = 0
     resyncs: int = 0
     rejections: list[Rejected] = field(default_factory=list)
+    record: GameRecord = field(default_factory=GameRecord)
+    dice: DiceVerdict | None = None  # set by `verify_dice` once the game is over
 
     def __post_init__(self) -> None:
         self._decoder = FrameDecoder()
@@ -133,6 +142,14 @@ class PeerSession:
         self._seq += 1
         self.commands += 1
         self._queue(CommandMsg(seq=self._seq, version=version, command=wire))
+        return self._seq
+
+    def send_undo(self, version: int | None = None) -> int:
+        """Ask to take back this seat's last decision; `version` defaults to the mirror's prompt version."""
+        if version is None and self.mirror.prompt is not None:
+            version = self.mirror.prompt.get("version")
+        self._seq += 1
+        self._queue(Undo(seq=self._seq, version=version))
         return self._seq
 
     def chat(self, text: str) -> None:
@@ -171,14 +188,19 @@ class PeerSession:
         if isinstance(msg, Welcome):
             self.welcomed = True
             self.seat, self.token, self.table = msg.seat, msg.token, msg.table
+            self.record.joined(msg.seat, _step_of(msg.view), msg.hash, msg.commit, msg.setup)
             if not self.mirror.load(msg.seq, msg.view, msg.hash):
                 self._resync("welcome hash")
+        elif isinstance(msg, History):
+            self.record.heard(msg.start, msg.entries)
         elif isinstance(msg, Delta):
             self.deltas += 1
+            self.record.stepped(msg.step, msg.cmd, msg.hash)
             if not self.mirror.apply_delta(msg):
                 self._resync("delta out of step")
         elif isinstance(msg, Snapshot):
             self._snapshot_pending = False
+            self.record.saw(_step_of(msg.view), msg.hash)
             if not self.mirror.load(msg.seq, msg.view, msg.hash):
                 self._resync("snapshot hash")
         elif isinstance(msg, Lobby):
@@ -207,8 +229,24 @@ class PeerSession:
             return None
         return prompt
 
+    def verify_dice(self, make_game: Any = new_game) -> DiceVerdict | None:
+        """After `game_over`: check the commitment and replay the game (None before the end).
+
+        `make_game(setup)` builds the game to replay (the installed rules by default).
+        """
+        over = self.game_over
+        if over is None:
+            return None
+        try:
+            salt = bytes.fromhex(over.salt) if over.salt is not None else None
+        except ValueError:
+            salt = b""
+        self.dice = verify(self.record, seed=over.seed, salt=salt, final_hash=over.state_hash, make_game=make_game)
+        return self.dice
+
     def summary(self) -> dict[str, Any]:
         over = self.game_over
+        dice = self.dice
         return {
             "seat": self.seat,
             "commands": self.commands,
@@ -218,7 +256,14 @@ class PeerSession:
             "outcome": over.outcome if over else None,
             "view_hash": self.mirror.hash,
             "seed": over.seed if over else None,
+            "dice": dice.status if dice else "unchecked",
+            "dice_detail": dice.message if dice else None,
         }
+
+
+def _step_of(view: dict[str, Any]) -> int:
+    step = view.get("step") if isinstance(view, dict) else None
+    return step if isinstance(step, int) and step >= 0 else 0
 
 
 class ViewBot:
@@ -295,8 +340,12 @@ async def play_bot(
     code: str | None = None,
     session: PeerSession | None = None,
     on_messages: Any = None,
+    make_game: Any = new_game,
 ) -> PeerSession:
-    """Join, play this seat with a `ViewBot` until the game ends (or the host closes), return the session."""
+    """Join, play this seat with a `ViewBot` until the game ends (or the host closes), return the session.
+
+    At the end the session verifies every roll (`session.dice`), replaying with `make_game`.
+    """
     session = session or PeerSession(name, code=code)
     chooser = ViewBot(bot, seed)
     peer = await TrioPeer.connect(host, port, session)
@@ -318,6 +367,8 @@ async def play_bot(
     finally:
         with trio.CancelScope(shield=True):
             await peer.aclose()
+    if session.game_over is not None:
+        await trio.to_thread.run_sync(session.verify_dice, make_game)
     return session
 
 

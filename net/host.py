@@ -11,8 +11,13 @@ Shape (see DESIGN.md "Protocol"):
   Answers to a peer's own requests and bad frames are awaited sends, so only
   the peer that floods is slowed.
 * Peers only ever receive `Game.view(seat)` (as a welcome/snapshot or as a
-  delta against the last view sent), events, lobby info, and at the end the seed.
-  Tokens and the table code never leave except a token to its owner in `welcome`.
+  delta against the last view sent), events, the commands applied, lobby info,
+  a commitment to the seed, and at the end the seed and its salt (so every peer
+  can verify every roll: net/commitment.py). Tokens and the table code never
+  leave except a token to its owner in `welcome`.
+* A take-back (`undo`) goes through the same task as commands: the game
+  refuses it unless the sender is deciding and nothing was revealed since;
+  the log is cut back to the game as it now stands and every peer gets a delta.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import trio
 from cthulhu.core import Command, Game, Rejected
 from cthulhu.core.bots import make_bot
 
+from .commitment import Dice, public_setup
 from .delta import diff, view_hash
 from .frames import MAX_FRAME, FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .log import CommandLog, MemoryLog
@@ -43,6 +49,7 @@ from .messages import (
     SeatInfo,
     SnapshotRequest,
     Table,
+    Undo,
     parse_to_host,
 )
 
@@ -52,6 +59,7 @@ QUEUE_FRAMES = 256  # per-peer outgoing frames before a peer counts as unable to
 MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed
 HELLO_TIMEOUT = 10.0
 RECV_CHUNK = MAX_FRAME + 4
+HISTORY_BYTES = 32 * 1024  # commands per `history` frame, well inside MAX_FRAME
 
 
 def new_table_code() -> str:
@@ -146,10 +154,16 @@ class Host:
         players: list[Any] | None = None,
         queue_frames: int = QUEUE_FRAMES,
         hello_timeout: float = HELLO_TIMEOUT,
+        dice: Dice | None = None,
     ) -> None:
         self.game = game
         self.code = code
         self.log: CommandLog = log if log is not None else MemoryLog()
+        # The commitment every welcome carries: the save's own (it outlives this process), else a new one.
+        self.dice = dice or getattr(self.log, "dice", None) or Dice.new(game.setup.seed)
+        # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
+        record = self.log.commands() if hasattr(self.log, "commands") else []
+        self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
         self.autostart = autostart
         self.bot_delay = bot_delay
         self.queue_frames = queue_frames
@@ -172,7 +186,7 @@ class Host:
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
         self._next_peer = 0
-        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer, CommandMsg]](64)
+        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer, CommandMsg | Undo]](64)
         if game.outcome is not None:
             self.finished.set()
 
@@ -241,7 +255,10 @@ class Host:
         await self.started.wait()
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
-            self._apply_from_peer(peer, msg)
+            if isinstance(msg, Undo):
+                self._undo_from_peer(peer, msg)
+            else:
+                self._apply_from_peer(peer, msg)
             await self._play_bots()
 
     async def _play_bots(self) -> None:
@@ -267,17 +284,42 @@ class Host:
 
     def _apply(self, seat: int, command: Command, version: int | None) -> None:
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
+        wire = command.wire()
         try:
-            self.log.append(seat, command.wire(), self.game.state_hash())
+            self.log.append(seat, wire, self.game.state_hash())
         except Exception:  # e.g. a full disk: keep playing from memory, say so loudly
             log.exception("could not record step %d in the command log", self.game.step)
-        self._broadcast_delta([e.wire() for e in events])
+        if self.record is not None:
+            self.record.append((seat, wire))
+        self._broadcast_delta([e.wire() for e in events], [seat, wire])
         if self.game.outcome is not None:
             self._broadcast_game_over()
 
+    def _undo_from_peer(self, peer: Peer, msg: Undo) -> None:
+        """A take-back from the deciding seat: the game decides whether it may; the log follows."""
+        if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
+            return
+        try:
+            events = self.game.undo(peer.seat, 1, msg.version)
+        except Rejected as exc:
+            peer.push(self._rejected(msg.seq, exc.code, exc.reason))
+            return
+        except Exception:  # a bug in the rules must not take the whole table down with it
+            log.exception("taking back a decision of seat %s failed", peer.seat)
+            peer.push(self._error_frame("internal_error", "the host failed to take that back"))
+            return
+        step = self.game.step
+        try:
+            self.log.truncate(step)
+        except Exception:
+            log.exception("could not cut the command log back to step %d", step)
+        if self.record is not None:
+            del self.record[step:]
+        self._broadcast_delta([e.wire() for e in events], None)
+
     # ---- broadcasting -----------------------------------------------------
 
-    def _broadcast_delta(self, events: list[dict[str, Any]]) -> None:
+    def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
         self.seq += 1
         by_view: dict[int | None, list[Peer]] = {}
         for peer in self.peers:
@@ -296,7 +338,9 @@ class Host:
             else:
                 ops = diff(old, new) if old is not None else [["s", [], new]]
                 digest = view_hash(new)
-                frame = encode_frame({"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events})
+                frame = encode_frame(
+                    {"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events, "cmd": cmd}
+                )
                 made.append((old, new, digest, frame))
             self.views[key] = new
             if self.on_delta is not None:
@@ -313,7 +357,23 @@ class Host:
 
     def _game_over_frame(self) -> bytes:
         g = self.game
-        return encode_frame({"t": "game_over", "outcome": g.outcome, "seed": g.setup.seed, "step": g.step, "state_hash": g.state_hash()})
+        return encode_frame(
+            {"t": "game_over", "outcome": g.outcome, "seed": g.setup.seed, "step": g.step, "state_hash": g.state_hash(), "salt": self.dice.salt.hex()}
+        )
+
+    def _history_frames(self) -> list[bytes]:
+        """The commands so far, in frames of bounded size, for a peer that joins mid-game."""
+        if not self.record:
+            return []
+        frames, chunk, size, start = [], [], 0, 0
+        for n, (seat, wire) in enumerate(self.record):
+            entry = [seat, wire]
+            chunk.append(entry)
+            size += len(encode_frame({"t": "x", "e": entry}))
+            if size >= HISTORY_BYTES or n == len(self.record) - 1:
+                frames.append(encode_frame({"t": "history", "start": start, "entries": chunk}))
+                start, chunk, size = n + 1, [], 0
+        return frames
 
     def _broadcast_game_over(self) -> None:
         self._broadcast(self._game_over_frame())
@@ -440,7 +500,11 @@ class Host:
             seat.peer, seat.name = peer, hello.name
         self.peers.append(peer)
         table = self.table().model_dump()
-        peer.push(self._snapshot_frame("welcome", peer, proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table))
+        welcome = dict(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table)
+        welcome.update(commit=self.dice.commit, setup=public_setup(self.game.setup))
+        peer.push(self._snapshot_frame("welcome", peer, **welcome))
+        for frame in self._history_frames():
+            peer.push(frame)
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
@@ -499,7 +563,7 @@ class Host:
             fatal = peer.bad_frames > MAX_BAD_FRAMES
             await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=getattr(exc, "details", None)))
             return not fatal
-        if isinstance(msg, CommandMsg):
+        if isinstance(msg, (CommandMsg, Undo)):
             if peer.seat is None:
                 await peer.answer(self._rejected(msg.seq, "spectator", "spectators watch; they cannot act"))
             elif not self.started.is_set():

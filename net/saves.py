@@ -14,6 +14,8 @@ from .savefile import (
     BadStructure,
     ContentMismatch,
     CorruptSave,
+    DiceMismatch,
+    DiceRecord,
     HashMismatch,
     NotASave,
     PlayerRecord,
@@ -29,7 +31,7 @@ from .savefile import (
     encode,
     load,
 )
-from .savereplay import replay, resume, seek, verify
+from .savereplay import check_dice, replay, resume, seek, verify
 from .savewriter import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
@@ -39,6 +41,8 @@ __all__ = [
     "BadStructure",
     "ContentMismatch",
     "CorruptSave",
+    "DiceMismatch",
+    "DiceRecord",
     "HashMismatch",
     "NotASave",
     "PlayerRecord",
@@ -52,6 +56,7 @@ __all__ = [
     "SaveWriter",
     "TruncatedSave",
     "UnsupportedFormat",
+    "check_dice",
     "decode",
     "default_saves_dir",
     "encode",

@@ -86,4 +86,6 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         if session.token and session.game_over is None:
             print(f"Seat {session.seat}; reconnect with --seat {session.seat} --token {session.token}", file=sys.stderr)
         print(summary["final_hash"] or "(no final hash: the game did not end)")
+        if session.dice is not None:
+            print(f"Dice: {session.dice.message}", file=sys.stderr)
     return 0 if session.game_over is not None else 1
