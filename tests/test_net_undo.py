@@ -18,9 +18,10 @@ from cthulhu.net.saves import SaveWriter, load, replay
 pytestmark = pytest.mark.trio
 
 
-async def player(port: int, name: str, seed: int, *, undo_every: int, out: dict) -> None:
-    """A bot peer that, now and then, takes back what it may instead of choosing."""
-    session = PeerSession(name)
+async def player(port: int, seat: int, *, undo_every: int, out: dict) -> None:
+    """A bot peer at `seat` that, now and then, takes back what it may instead of choosing."""
+    name, seed = f"p{seat}", seat
+    session = PeerSession(name, seat=seat)
     chooser, dice = ViewBot("random", seed), Rng(seed + 500)
     peer = await TrioPeer.connect("127.0.0.1", port, session)
     answered = None
@@ -73,7 +74,7 @@ async def test_undos_over_real_sockets_keep_every_peer_in_step_and_the_save_fait
         nursery.start_soon(watching)
         async with trio.open_nursery() as peers:
             for i in range(2):
-                peers.start_soon(lambda i=i: player(host.port, f"p{i}", i, undo_every=3, out=out))
+                peers.start_soon(lambda i=i: player(host.port, i, undo_every=3, out=out))
         with trio.fail_after(30):
             while watcher.dice is None:
                 await trio.sleep(0.01)
