@@ -66,7 +66,14 @@ def _humanize(ev: dict[str, Any], names: Names) -> str:
 
 _Teller = Callable[[dict[str, Any], Names], tuple[str, str]]
 
+def _undone(ev: dict[str, Any], names: Names) -> tuple[str, str]:
+    taken = [str(t) for t in ev.get("taken") or []]
+    what = "; ".join(taken) if taken else "a decision"
+    return "info", f"Seat {int(ev['seat']) + 1} takes back: {what}. (Back at step {ev.get('step')}; no roll or card is changed.)"
+
+
 _TELLERS: dict[str, _Teller] = {
+    "undone": _undone,
     "turn_started": lambda e, n: ("turn", f"Turn {e.get('turn')}: {n.inv(e)} begins."),
     "turn_ended": lambda e, n: ("info", f"{n.inv(e)}'s turn {e.get('turn')} ends."),
     "action_taken": lambda e, n: ("info", f"{n.inv(e)} takes the {str(e.get('action')).replace('_', ' ')} action ({e.get('left')} left)."),

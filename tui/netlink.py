@@ -73,6 +73,8 @@ class NetLink(QueuedUpdates):
         self._closed = False
         self.bytes_in = 0
         self._seats_seen: dict[int, tuple[str, str | None, bool]] = {}
+        self.dice: Any = None
+        """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
 
     # -- connecting -----------------------------------------------------------
 
@@ -162,9 +164,21 @@ class NetLink(QueuedUpdates):
                     self._queue.put_nowait(Update(self._view(), notice=news))
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._queue.put_nowait(Update(self._view(), notice=f"The host reveals the seed: {msg.seed}."))
+                self._queue.put_nowait(Update(self._view(), notice=f"The host reveals the seed: {msg.seed}. Checking every roll..."))
+                asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._queue.put_nowait(Update(self._view(), notice=f"a garbled message from the host: {msg.error}"))
+
+    async def _verify_dice(self, session: PeerSession) -> None:
+        """Replay the game from the revealed seed off the UI thread, then say what it showed."""
+        verdict = await asyncio.to_thread(session.verify_dice)
+        if verdict is None or self._closed:
+            return
+        self.dice = verdict
+        if verdict.verified:
+            self._queue.put_nowait(Update(self._view(), notice=f"Dice: {verdict.message}."))
+        else:
+            self._queue.put_nowait(Update(self._view(), rejected=f"Dice NOT verified: {verdict.message}"))
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""
@@ -241,6 +255,17 @@ class NetLink(QueuedUpdates):
         for conn in self._conns:
             if conn.session.seat == seat:
                 conn.session.send_command(command, version)
+                try:
+                    await self._flush(conn)
+                except OSError as exc:
+                    await self._queue.put(Update(self._view(), rejected=f"not sent, the connection is down: {exc}"))
+                return
+        await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
+
+    async def undo(self, seat: int, version: int | None) -> None:
+        for conn in self._conns:
+            if conn.session.seat == seat:
+                conn.session.send_undo(version)
                 try:
                     await self._flush(conn)
                 except OSError as exc:

@@ -189,10 +189,11 @@ class GameOverScreen(ModalScreen[str]):
         Binding("escape,enter", "choose('board')", "See the board"),
     ]
 
-    def __init__(self, view: dict[str, Any], seed: int | None) -> None:
+    def __init__(self, view: dict[str, Any], seed: int | None, dice: str | None = None) -> None:
         super().__init__()
         self.view = view
         self.seed = seed
+        self.dice = dice
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -201,7 +202,13 @@ class GameOverScreen(ModalScreen[str]):
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
             yield Static(body, id="summary")
+            yield Static(self.dice or "", id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
+
+    def show_dice(self, text: str) -> None:
+        """The peer's own check of every roll, once it is done (networked games)."""
+        self.dice = text
+        self.query_one("#dice", Static).update(text)
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
