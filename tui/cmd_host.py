@@ -96,7 +96,12 @@ def build_host(args: argparse.Namespace):
         path = resolve_save(args.load)
         save = load(path)
         game = resume(save)
-        log = SaveWriter.resume(args.save or path, save, game) if not args.no_save else MemoryLog()
+        if args.no_save:  # the log so far stays in memory, so joiners can still verify every roll
+            log = MemoryLog()
+            for entry in save.steps:
+                log.append(entry.seat, entry.command, entry.hash)
+        else:
+            log = SaveWriter.resume(args.save or path, save, game)
         players = list(save.header.players)
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
