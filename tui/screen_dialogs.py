@@ -19,6 +19,7 @@ HELP_KEYS = """\
 Keys
   1-9, a, b ...  pick an option from the prompt bar
   o              the options as a list (arrows, Enter)
+  u or ctrl+z    take back your last choice (never past a roll or a card)
   tab            next side pane (small terminals)
   s              save now (also saved after every move)
   c              chat with the table (networked games)
