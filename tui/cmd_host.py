@@ -157,6 +157,7 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 path = getattr(log, "path", None)
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)
+                print(f"Dice:       committed to the seed as {host.dice.commit} (opened at the end)", flush=True)
                 await host.finished.wait()
                 with trio.move_on_after(5):  # let peers read the ending, then close
                     while host.peers:

@@ -213,6 +213,7 @@ class NetLink(QueuedUpdates):
             "hosting": self.embedded is not None,
             "local_seats": sorted(self.local_seats),
             "table": session.table if session is not None else None,
+            "commit": session.record.commit if session is not None else None,
         }
 
     @property
