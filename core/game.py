@@ -17,7 +17,13 @@ from .undo import History
 
 
 class Rules(Protocol):
-    """The hooks a game mode provides; its state is its own plain-data object."""
+    """The hooks a game mode provides; its state is its own plain-data object.
+
+    Randomness comes from an `Rng` kept as `state.rng`. One more hook is optional:
+    `secret(state)` returns the parts of the state no seat sees (deck orders, the
+    bag), which `core.undo` compares before and after each step to tell a reveal;
+    a mode without it offers no take-backs.
+    """
 
     name: str
 
@@ -27,9 +33,6 @@ class Rules(Protocol):
     def resolve(self, state: Any, command: Command) -> list[Event]: ...
     def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
     def outcome(self, state: Any) -> str | None: ...
-    # Optional: the parts of the state no seat sees (deck orders, the bag), compared before
-    # and after each step to tell a reveal (see `core.undo`). A mode without it offers no undo.
-    # def secret(self, state: Any) -> Hashable: ...
     def canonical(self, state: Any) -> dict[str, Any]: ...
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> Any: ...
 

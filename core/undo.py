@@ -57,9 +57,11 @@ class History:
         self.why = "nothing has been decided yet"
 
     def reset(self, step: int) -> None:
-        """Forget the past: the state was changed outside `apply` (a test arranging the table)."""
-        self.__init__(step)  # type: ignore[misc]
-        self.base = None
+        """Forget the past: the state was changed outside `apply` (a test arranging the table).
+        The next step takes a fresh snapshot; nothing before it can be taken back."""
+        self.base, self.base_step, self.floor = None, step, step
+        self.entries.clear()
+        self.why = "nothing has been decided yet"
 
     # -- recording ------------------------------------------------------------
 
