@@ -138,8 +138,9 @@ def verify(
         return DiceVerdict("mismatch", "the revealed seed is not the one the host committed to at the start")
     if record.setup is None:
         return DiceVerdict("unverifiable", "the host did not send the setup")
-    missing = next((k for k, c in enumerate(record.commands, start=1) if c is None), None)
-    if missing is not None:
+    commands = [c for c in record.commands if c is not None]
+    if len(commands) < len(record.commands):
+        missing = next(k for k, c in enumerate(record.commands, start=1) if c is None)
         return DiceVerdict("unverifiable", f"the command of step {missing} never reached this seat", missing)
     if record.broken_undo is not None:
         step = record.broken_undo
@@ -151,7 +152,7 @@ def verify(
     bad = _differs(record, game, 0)
     if bad:
         return bad
-    for step, (seat, wire) in enumerate(record.commands, start=1):
+    for step, (seat, wire) in enumerate(commands, start=1):
         try:
             game.apply(seat, Command.from_wire(wire))
         except Rejected as exc:
@@ -161,7 +162,7 @@ def verify(
         bad = _differs(record, game, step)
         if bad:
             return bad
-    n = len(record.commands)
+    n = len(commands)
     if game.state_hash() != final_hash:
         return DiceVerdict("mismatch", f"step {n}: the final state is not the one the host announced", n)
     return DiceVerdict(
