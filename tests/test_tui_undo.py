@@ -27,9 +27,9 @@ async def take_back(pilot, screen, key: str = "u") -> None:
     await wait_for(pilot, lambda: screen.updates_seen > seen and screen.view["step"] < step)
 
 
-def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal():
+def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal(tmp_path):
     async def main():
-        app = CthulhuApp(PlayOptions(seed=SEED, local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=SEED, local=True, skip_title=True, saves_dir=tmp_path), link_factory=local_link)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             actions = options(screen)
@@ -58,8 +58,12 @@ def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal():
             await pilot.pause()
             assert screen.view["step"] == step
             await pilot.press("ctrl+q")
+        return step
 
-    asyncio.run(asyncio.wait_for(main(), 60))
+    step = asyncio.run(asyncio.wait_for(main(), 60))
+    (path,) = tmp_path.iterdir()  # the in-process autosave was cut back at every take-back
+    save = load(path)
+    assert save.last_step == step and replay(save, verify=True).step == step and check_dice(save)
 
 
 def test_a_whole_game_by_keys_with_undos_verifies_from_its_save(tmp_path):
