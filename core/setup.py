@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 
 class Setup(BaseModel):
@@ -19,6 +19,23 @@ class Setup(BaseModel):
     players: int = Field(default=1, ge=1, le=5)
     seats: list[int] | None = None
     seed: int = Field(default=0, ge=0, lt=2**63)
+    # A Shamblers difficulty level by id (content/shamblers/difficulty.toml); None: the default level.
+    difficulty: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+
+    @model_validator(mode="after")
+    def _difficulty_is_for_shamblers(self) -> "Setup":
+        if self.difficulty is not None and self.mode != "shamblers":
+            raise ValueError("difficulty levels are for Shamblers mode (--mode shamblers)")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No difficulty, no key: every setup made before there were levels keeps its dump, and so
+        # its state hashes and saves.
+        data = handler(self)
+        if data.get("difficulty") is None:
+            data.pop("difficulty", None)
+        return data
 
     @model_validator(mode="after")
     def _seats_fit(self) -> "Setup":

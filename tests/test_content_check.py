@@ -30,6 +30,7 @@ def test_shipped_content_passes(capsys):
     code, out = check(HERE, capsys)
     assert code == 0, out
     assert "content ok" in out
+    assert "difficulty levels easy, normal (default), hard" in out
 
 
 def edit(path: Path, old: str, new: str) -> None:

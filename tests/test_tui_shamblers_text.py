@@ -35,6 +35,8 @@ def say(ev: dict, view: dict) -> tuple[str, str]:
 def test_game_started(view):
     kind, text = say({"type": "game_started", "mode": "shamblers", "mats": ["Player 1"], "towns": TOWNS, "shamblers": 15, "bag": 42}, view)
     assert text == "A game of Shamblers begins: 5 Town Cards in a ring, 15 Shamblers on the Shambler Track, 42 tentacles in the bag."
+    kind, text = say({"type": "game_started", "mode": "shamblers", "difficulty": "Hard", "mats": ["Player 1"], "towns": TOWNS, "shamblers": 15, "bag": 42}, view)
+    assert text.startswith("A game of Shamblers on Hard begins: 5 Town Cards")
 
 
 def test_turn_started_names_the_player_mat(view):
@@ -112,7 +114,7 @@ def test_actions_ended(view):
 def test_fed_says_the_loss_threshold(view):
     kind, text = say({"type": "fed", "town": 4, "color": "blue", "shambler_mat": 3}, view)
     assert kind == "harm"
-    assert text == "The Shamblers on Fishmongers' Row feed on a Dread Tentacle (B): the Shambler Mat now holds 3 blue (6 lose the game)."
+    assert text == "The Shamblers on Fishmongers' Row feed on a Dread Tentacle (B): the Shambler Mat now holds 3 blue (5 lose the game)."
 
 
 def test_bag_refilled_and_empty(view):
@@ -176,7 +178,7 @@ def test_ring_shows_every_town_with_arrows_both_ways(view):
 def test_ring_in_ascii_is_plain_ascii_and_letters(view):
     text = render_towns(view, 70, ascii_only=True).plain
     assert text.isascii()
-    assert "R1" in text and "B1" in text and " > " in text.replace("|", " ").replace("H", " ")
+    assert "R1" in text and "B2" in text and " > " in text.replace("|", " ").replace("H", " ")
 
 
 def test_narrow_ring_is_a_list_that_fits(view):
@@ -185,17 +187,19 @@ def test_narrow_ring_is_a_list_that_fits(view):
         assert all(len(line) <= width for line in text.splitlines() if not line.startswith(("R Rage", "P1")))
         assert "1 The Drowned Harbour" in text and "5 Fishmongers' Row" in text
         assert "Clockwise: 1 → 2 → 3 → 4 → 5 → 1" in text or "Clockwise: 1→2→3→4→5→1" in text
-    assert "Tentacles R1 B1  Shamblers -" in render_towns(view, 44).plain
-    assert "T R1 B1  Sh -" in render_towns(view, 30).plain and "Sh Shamblers" in render_towns(view, 30).plain
+    assert "Tentacles R1 B2 C1  Shamblers -" in render_towns(view, 44).plain
+    assert "T R1 B2 C1  Sh -" in render_towns(view, 30).plain and "Sh Shamblers" in render_towns(view, 30).plain
 
 
 def test_story_board_shows_track_mat_bag_and_supply(view):
     text = render_shambler_story(view, 44).plain
     assert "Shambler Track  14 left" in text and "secret" in text
-    assert "R Rage   [...] 0/3  [......] 0/6" in text
-    assert "win: 3 banished per color" in text and "lose: 6 tentacles of a color" in text
-    assert "Bag 40 tentacles" in text and "Discard Mat 0" in text and "General supply 0 Chaos" in text
+    assert "R Rage   [....] 0/4  [.....] 0/5" in text
+    assert "win: 4 banished per color" in text and "lose: 5 tentacles of a color" in text
+    assert "Bag 38 tentacles" in text and "Discard Mat 0" in text and "General supply 0 Chaos" in text
     assert all(len(line) <= 30 for line in render_shambler_story(view, 30).plain.splitlines())
+    held = {**view, "discard": {"red": 2, "blue": 0, "green": 0, "chaos": 1}}
+    assert "Discard Mat 3: R2 C1" in render_shambler_story(held, 44).plain
 
 
 def test_player_mats_show_every_track_with_capacity(view):
@@ -247,9 +251,16 @@ def test_game_over_summary_lists_the_mats():
 
 
 def test_help_explains_the_mode_being_played():
-    from cthulhu.tui.screen_dialogs import help_text
+    from cthulhu.tui.screen_dialogs import help_text, shamblers_numbers
 
     shamblers = help_text(mode="shamblers")
     assert "Cthulhu Die" in shamblers and "never the" in shamblers and "Shambler Mat" in shamblers
+    # The numbers are those of the level being played.
+    flat = " ".join(shamblers.split())
+    assert "Shamblers (Normal)" in flat and "4 Madness Tentacles come out" in flat
+    assert "Win at once with 4 Shamblers of every color" in flat and "holds 5 tentacles" in flat
+    hard = Game.new(Setup(mode="shamblers", seed=1, difficulty="hard")).view(0)
+    flat = " ".join(help_text(mode="shamblers", numbers=shamblers_numbers(hard)).split())
+    assert "Shamblers (Hard)" in flat and "5 Madness Tentacles come out" in flat and "holds 3 tentacles" in flat
     main = help_text()
     assert "Mythos" in main and "Shambler" not in main

@@ -130,7 +130,13 @@ class CthulhuApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             view = getattr(self.screen, "view", None) or {}
-            self.push_screen(HelpScreen(view.get("mode") or self.options.mode))
+            mode = view.get("mode") or self.options.mode
+            numbers = None
+            if mode == "shamblers":
+                from .screen_dialogs import shamblers_numbers
+
+                numbers = shamblers_numbers(view, self.content, self.options.difficulty)
+            self.push_screen(HelpScreen(mode, numbers))
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         """Every screen (dialogs too) follows the ASCII setting."""

@@ -38,5 +38,7 @@ def run_check(args: argparse.Namespace) -> int:
             f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)"
         )
     if content.shamblers is not None:
-        print("  shamblers: ok")
+        sh = content.shamblers
+        levels = ", ".join(f"{lv.id} (default)" if lv.id == sh.default_difficulty else lv.id for lv in sh.levels)
+        print(f"  shamblers: {len(sh.towns)} Town Cards, difficulty levels {levels}")
     return 0

@@ -20,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
     p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
     p.add_argument("--elder-one", help="Elder One id (main game)")
     p.add_argument("--episode", help="episode id (main game)")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
@@ -46,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
-        print(f"cthulhu host: {exc}", file=sys.stderr)
+        from .cmd_play import one_line
+
+        print(f"cthulhu host: {one_line(exc)}", file=sys.stderr)
         return 2
     return trio.run(serve_headless, host, log, args)
 
@@ -67,6 +70,7 @@ def run_app(args: argparse.Namespace) -> int:
     humans = args.seats - args.bots
     options = PlayOptions(
         mode=args.mode,
+        difficulty=args.difficulty,
         seed=args.seed,
         episode=args.episode,
         elder_one=args.elder_one,
@@ -80,6 +84,15 @@ def run_app(args: argparse.Namespace) -> int:
         remote_seats=humans - 1,
         skip_title=True,
     )
+    if options.load is None:
+        from cthulhu.content import builtin
+
+        from .cmd_play import setup_problem
+
+        problem = setup_problem(options, builtin())
+        if problem is not None:
+            print(f"cthulhu host: {problem}", file=sys.stderr)
+            return 2
     print(f"Table code: {code or '(none)'}; others join with: cthulhu join {args.bind}:{args.port}" + (f" --code {code}" if code else ""), file=sys.stderr)
     return run_app_(options)
 
@@ -105,7 +118,8 @@ def build_host(args: argparse.Namespace):
         players = list(save.header.players)
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-        setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode)
+        setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode,
+                      difficulty=args.difficulty)
         game = Game.new(setup)
         if args.no_save:
             log = MemoryLog()

@@ -11,6 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play at this terminal (the default command)")
     p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
     p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
     p.add_argument("--episode")
     p.add_argument("--elder-one")
     p.add_argument("--investigators", help="comma-separated investigator ids, e.g. ada_whitlock,mina_castellane")
@@ -57,6 +58,7 @@ def options_from(args: argparse.Namespace):
     theme = args.theme or ("ansi-dark" if args.ansi else "textual-dark")
     return PlayOptions(
         mode=args.mode,
+        difficulty=args.difficulty,
         seed=args.seed,
         episode=args.episode,
         elder_one=args.elder_one,
@@ -73,21 +75,45 @@ def options_from(args: argparse.Namespace):
     )
 
 
+def setup_problem(options, content) -> str | None:
+    """Why a new game cannot start with these choices (one line), or None when it can."""
+    from cthulhu.core import Game
+
+    try:
+        Game.new(options.setup(), content)
+    except ValueError as exc:
+        return one_line(exc)
+    return None
+
+
+def one_line(exc: Exception) -> str:
+    """An error for a person: pydantic's first message without its preamble, anything else as it reads."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        return exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def run(args: argparse.Namespace) -> int:
     options = options_from(args)
-    if not sys.stdout.isatty():
-        print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
-        return 2
     from cthulhu.core import ContentError
 
     try:
         from cthulhu.content import builtin
 
-        builtin()
+        content = builtin()
     except ContentError as exc:
         print("cthulhu play: the built-in content does not load:", file=sys.stderr)
         for line in exc.problems:
             print(f"  {line}", file=sys.stderr)
+        return 2
+    problem = None if options.load is not None else setup_problem(options, content)
+    if problem is not None:
+        print(f"cthulhu play: {problem}", file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty():
+        print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
         return 2
     from .app import run as run_app
 

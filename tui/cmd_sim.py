@@ -15,6 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--mode", choices=["main", "shamblers"], default="main")
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
     p.add_argument("--bot", choices=["random", "heuristic"], default="random")
     p.add_argument("--episode")
     p.add_argument("--elder-one")
@@ -30,6 +31,27 @@ def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup
     from cthulhu.core.sim import coverage_entries, coverage_report, game_seed, play
 
+    def setup_for(seed: int) -> Setup:
+        return Setup(
+            mode=args.mode,
+            seed=seed,
+            episode=args.episode,
+            elder_one=args.elder_one,
+            investigators=args.investigators.split(",") if args.investigators else [],
+            players=args.players,
+            difficulty=args.difficulty,
+        )
+
+    # Choices that no game can be played with are one line and exit 2, not an error per game.
+    from .cmd_play import one_line
+
+    try:
+        from cthulhu.core import Game
+
+        Game.new(setup_for(game_seed(args.seed, 0)))
+    except ValueError as exc:
+        print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
+        return 2
     events_out = open(args.events, "w", encoding="utf-8") if args.events else None
     outcomes: Counter[str] = Counter()
     causes: Counter[str] = Counter()
@@ -41,14 +63,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     for n in range(args.games):
         seed = game_seed(args.seed, n)
-        setup = Setup(
-            mode=args.mode,
-            seed=seed,
-            episode=args.episode,
-            elder_one=args.elder_one,
-            investigators=args.investigators.split(",") if args.investigators else [],
-            players=args.players,
-        )
+        setup = setup_for(seed)
 
         def write(step: int, evs, game_no=n) -> None:
             for e in evs:
@@ -75,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     played_games = args.games - len(errors)
     summary = {
         "mode": args.mode,
+        **({"difficulty": _difficulty(args.difficulty)} if args.mode == "shamblers" else {}),
         "bot": args.bot,
         "games": args.games,
         "finished": finished,
@@ -102,6 +118,13 @@ def run(args: argparse.Namespace) -> int:
     for line in errors[:10]:
         print(line, file=sys.stderr)
     return 1 if errors else 0
+
+
+def _difficulty(level: str | None) -> str:
+    """The level a Shamblers run was played at (the content's default when none was named)."""
+    from cthulhu.content import builtin
+
+    return builtin().shamblers.at(level).difficulty
 
 
 def _coverage_entries(args: argparse.Namespace, coverage_entries) -> dict[str, list[str]] | None:

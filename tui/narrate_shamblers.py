@@ -57,6 +57,11 @@ def dice_text(dice: list[Any]) -> str:
     return " ".join(f"[{int(d)}]" for d in dice) or "no dice"
 
 
+def _on_level(e: dict[str, Any]) -> str:
+    level = e.get("difficulty")
+    return f" on {level}" if level else ""
+
+
 def _drawn(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
     drawn = list(e.get("tentacles") or [])
     if not drawn:
@@ -132,7 +137,7 @@ def _lost(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
 _Teller = Callable[[dict[str, Any], ShamblerNames], tuple[str, str]]
 
 TELLERS: dict[str, _Teller] = {
-    "game_started": lambda e, n: ("story", f"A game of Shamblers begins: {plural(len(e.get('towns') or []), 'Town Card')} in a ring, "
+    "game_started": lambda e, n: ("story", f"A game of Shamblers{_on_level(e)} begins: {plural(len(e.get('towns') or []), 'Town Card')} in a ring, "
                                            f"{e.get('shamblers')} Shamblers on the Shambler Track, {e.get('bag')} tentacles in the bag."),
     "turn_started": lambda e, n: ("turn", f"Turn {e.get('turn')}: {n.mat(e.get('mat'))} begins."),
     "wheel_turned": lambda e, n: ("story", f"The Wheel turns to {n.town(e.get('town'))}."),

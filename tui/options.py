@@ -23,6 +23,7 @@ def random_seed() -> int:
 @dataclass(frozen=True)
 class PlayOptions:
     mode: str = "main"
+    difficulty: str | None = None  # Shamblers only; None: the content's default level
     seed: int | None = None
     episode: str | None = None
     elder_one: str | None = None
@@ -60,4 +61,5 @@ class PlayOptions:
             elder_one=self.elder_one,
             investigators=list(self.investigators),
             players=max(1, self.players + self.bots),
+            difficulty=self.difficulty,
         )

@@ -387,7 +387,7 @@ def render_shambler_story(view: dict[str, Any], width: int = 40) -> Text:
     out.append(f"{total}")
     if total:
         out.append(": ")
-        out.append_text(counts(discard, order))
+        out.append_text(counts(discard, [*order, CHAOS]))
     out.append("\nGeneral supply ", style="bold")
     out.append(f"{view.get('supply_chaos', 0)} Chaos")
     die = view.get("die") or {}

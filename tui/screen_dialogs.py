@@ -54,32 +54,51 @@ HELP_RULES = [
 ]
 
 
-SHAMBLERS_RULES = [
-    ("", "Shamblers: banish the Great Old One's minions from a ring of five Town Cards. On your turn:"),
-    ("1. ", "The Wheel turns to a random Town Card: 2 Madness Tentacles come out of the bag onto it, "
-     "and the next Shambler lands two cards clockwise from it."),
-    ("2. ", "Take three actions: Move to a neighbouring card, Gather a tentacle from your card onto "
-     "your Player Mat (a full track costs 1 Delirium instead), or Banish."),
-    ("3. ", "Feed: every card with Shamblers loses one of its Madness Tentacles per Shambler to the "
-     "Shambler Mat."),
-    ("", ""),
-    ("", "Banish: roll one Cthulhu Die per Shambler on your card. The highest single die (never the "
-     "sum) is the cost, paid in tentacles of the banished Shambler's color; up to two Chaos "
-     "Tentacles may stand in. Then the Shambler goes to the Shambler Mat and 1, 2 or 3 tentacles "
-     "of its color leave the Shambler Mat, for 0, 1 or 2 Rage Tentacles you held when you began."),
-    ("", ""),
-    ("", "Win with three Shamblers of every color on the Shambler Mat. Lose when a Shambler is due "
-     "and none are left, when the Shambler Mat holds six tentacles of one color, or when anyone's "
-     "Delirium fills."),
-]
+def shamblers_rules(numbers: dict[str, Any]) -> list[tuple[str, str]]:
+    """The Shamblers summary with the numbers of the level being played (`shamblers_numbers`)."""
+    return [
+        ("", f"Shamblers ({numbers['level']}): banish the Great Old One's minions from a ring of five Town Cards. "
+         "On your turn:"),
+        ("1. ", f"The Wheel turns to a random Town Card: {numbers['draw']} Madness Tentacles come out of the bag "
+         "onto it, and the next Shambler lands two cards clockwise from it."),
+        ("2. ", f"Take {numbers['actions']} actions: Move to a neighbouring card, Gather a tentacle from your card "
+         "onto your Player Mat (a full track costs 1 Delirium instead), or Banish."),
+        ("3. ", "Feed: every card with Shamblers loses one of its Madness Tentacles per Shambler to the "
+         "Shambler Mat."),
+        ("", ""),
+        ("", "Banish: roll one Cthulhu Die per Shambler on your card. The highest single die (never the "
+         "sum) is the cost, paid in tentacles of the banished Shambler's color; up to two Chaos "
+         "Tentacles may stand in. Then the Shambler goes to the Shambler Mat and 1, 2 or 3 tentacles "
+         "of its color leave the Shambler Mat, for 0, 1 or 2 Rage Tentacles you held when you began."),
+        ("", ""),
+        ("", f"Win at once with {numbers['win']} Shamblers of every color on the Shambler Mat. Lose at once "
+         f"when a Shambler is due and none are left, when the Shambler Mat holds {numbers['loss']} tentacles "
+         "of one color, or when anyone's Delirium fills."),
+    ]
 
 
-def help_text(width: int = 62, mode: str = "main") -> str:
-    """Keys and the rules of the mode being played in brief, wrapped to the dialog."""
+def shamblers_numbers(view: dict[str, Any] | None, content: Any = None, difficulty: str | None = None) -> dict[str, Any]:
+    """The numbers the summary quotes: from the game's view, else from the content's level."""
+    goals = (view or {}).get("goals")
+    if goals and "wheel_draw" in (view or {}):
+        return {"level": (view.get("difficulty") or {}).get("name", ""), "draw": view["wheel_draw"],
+                "actions": view["actions_per_turn"], "win": goals["win_per_color"], "loss": goals["loss_mat_tentacles"]}
+    cfg = content.shamblers.at(difficulty)
+    return {"level": cfg.level.name, "draw": cfg.wheel_draw, "actions": cfg.actions_per_turn,
+            "win": cfg.win_per_color, "loss": cfg.loss_mat_tentacles}
+
+
+def help_text(width: int = 62, mode: str = "main", numbers: dict[str, Any] | None = None) -> str:
+    """Keys and the rules of the mode being played in brief, wrapped to the dialog.
+    Shamblers needs the `numbers` of its level (`shamblers_numbers`)."""
     import textwrap
 
+    if mode == "shamblers" and numbers is None:
+        from cthulhu.content import builtin
+
+        numbers = shamblers_numbers(None, builtin())
     lines = [HELP_KEYS, "The game in brief (in our own words)"]
-    for bullet, para in SHAMBLERS_RULES if mode == "shamblers" else HELP_RULES:
+    for bullet, para in shamblers_rules(numbers) if mode == "shamblers" else HELP_RULES:
         if not para:
             lines.append("")
             continue
@@ -91,15 +110,16 @@ def help_text(width: int = 62, mode: str = "main") -> str:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
 
-    def __init__(self, mode: str = "main") -> None:
+    def __init__(self, mode: str = "main", numbers: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.mode = mode
+        self.numbers = numbers
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Help", classes="title")
             with VerticalScroll(id="help-body"):
-                yield Static(help_text(mode=self.mode))
+                yield Static(help_text(mode=self.mode, numbers=self.numbers))
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

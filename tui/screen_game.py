@@ -205,7 +205,9 @@ class GameScreen(Screen[None]):
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note)
         status = Text(" cthulhu", style="bold")
-        ep = (view.get("episode") or {}).get("name") or ("Shamblers" if view.get("mode") == "shamblers" else None)
+        level = (view.get("difficulty") or {}).get("name")
+        shamblers = f"Shamblers ({level})" if level else "Shamblers"
+        ep = (view.get("episode") or {}).get("name") or (shamblers if view.get("mode") == "shamblers" else None)
         if ep:
             status.append(f"  {ep}")
         if self.title_text:

@@ -33,7 +33,10 @@ class Row:
 
 def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
     main = getattr(content, "main", None)
-    out: dict[str, list[tuple[str, str]]] = {"episodes": [], "investigators": [], "elder_ones": []}
+    out: dict[str, list[tuple[str, str]]] = {"episodes": [], "investigators": [], "elder_ones": [], "difficulties": []}
+    shamblers = getattr(content, "shamblers", None)
+    if shamblers is not None:
+        out["difficulties"] = [(lv.id, lv.name) for lv in shamblers.levels]
     if main is None:
         return out
     out["episodes"] = [(k, getattr(v, "name", k)) for k, v in sorted(main.episodes.items())]
@@ -67,6 +70,7 @@ class TitleScreen(Screen[PlayOptions]):
         wanted = list(options.investigators) or [k for k, _ in invs[:2]]
         self.rows = [
             Row("mode", "Mode", [("main", "Main game"), ("shamblers", "Shamblers")]),
+            Row("difficulty", "Difficulty", choices["difficulties"] or [(None, DEFAULT)]),
             Row("episode", "Episode", [(None, DEFAULT)] + choices["episodes"]),
             Row("elder_one", "Elder One", [(None, DEFAULT)] + choices["elder_ones"]),
         ]
@@ -82,6 +86,8 @@ class TitleScreen(Screen[PlayOptions]):
             Row("seed", "Seed", [(None, "")]),
         ]
         self._select("mode", options.mode)
+        shamblers = getattr(content, "shamblers", None)
+        self._select("difficulty", options.difficulty or (shamblers.default_difficulty if shamblers is not None else None))
         self._select("episode", options.episode)
         self._select("elder_one", options.elder_one)
         self._select("players", options.players)
@@ -115,7 +121,7 @@ class TitleScreen(Screen[PlayOptions]):
         for n, row in enumerate(self.rows):
             selected = n == self.cursor
             shown = self.seed_text + ("_" if selected else "") if row.key == "seed" else row.values[row.index][1]
-            if shamblers and row.key in main_only:
+            if (shamblers and row.key in main_only) or (not shamblers and row.key == "difficulty"):
                 shown = "-"
             line = Text(f"{'>' if selected else ' '} {row.label:<16}", style="bold" if selected else "")
             line.append(f" < {shown} >" if selected and row.key != "seed" else f"   {shown}", style="reverse" if selected else "")
@@ -154,8 +160,10 @@ class TitleScreen(Screen[PlayOptions]):
     def chosen(self) -> PlayOptions:
         invs = tuple(r.value for r in self.rows if r.key.startswith("inv") and r.value is not None)
         invs = tuple(dict.fromkeys(invs))  # the same investigator twice counts once
+        mode = self.row("mode").value
         return self.options.with_(
-            mode=self.row("mode").value,
+            mode=mode,
+            difficulty=self.row("difficulty").value if mode == "shamblers" else None,
             episode=self.row("episode").value,
             elder_one=self.row("elder_one").value,
             investigators=invs,

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from .engine import Engine, Task
 
 
+# Ops that need their subject alive: a dead investigator rolls, chooses, puts out fires and takes
+# cards no more. The rest of an effect still resolves after its subject's death (RULES.md, "Decided
+# after the first audit"), with the space where they died standing for theirs.
+NEEDS_LIVING_SUBJECT = frozenset({"roll", "choose", "douse", "claim", "keep_mythos", "discard_card"})
+
+
 def dump(ops: list) -> list[dict[str, Any]]:
     return [op.model_dump() for op in ops]
 
@@ -44,6 +50,8 @@ class Effects:
         op, rest = ops[0], ops[1:]
         if rest:
             self.push({**task, "ops": rest})
+        if op["op"] in NEEDS_LIVING_SUBJECT and not self.inv(task["inv"]).alive:
+            return
         getattr(self, "op_" + op["op"])(task, op)
 
     def targets(self: "Engine", subject: int, who: str) -> list[int]:

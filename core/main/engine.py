@@ -21,10 +21,24 @@ from .state import Figure, Investigator, MainState
 Task = dict[str, Any]
 Events = list[Event]
 
-# The phases of a turn, in order; a dead active investigator skips them all but these.
-TURN_PHASES = ("actions", "mythos", "invest_fight", "eot_effects", "fire", "summon_check", "elder_eot")
-# Bookkeeping that must happen even when the investigator dies mid-resolution: cards are discarded.
-SURVIVES_DEATH = ("discard_check", "next_turn", "mythos_discard", "discovery_done")
+# What a death does to the work still queued (RULES.md, "Decided after the first audit"). Every task
+# kind is in exactly one of these three sets (a test keeps it so), so a new kind must be placed on purpose.
+#
+# The dead investigator's own steps: their actions, rolls, harm and choices. Nobody is left to take them.
+PERSONAL = frozenset({
+    "run", "rest", "trade", "attack_hits", "assign_hits", "roll", "reroll", "check", "fight", "enemy_hits",
+    "ignite", "fire_hits", "fire_out", "wounds", "stress", "sanity", "threshold", "level_up",
+})
+# The turn phases a death of the active investigator skips (seed: "skip all the following turn phases"
+# except the Mythos discard check).
+SKIPPED_PHASES = frozenset({"actions", "mythos", "invest_fight", "eot_effects", "fire", "elder_eot"})
+# Everything else outlives any death: effects being resolved (a Mythos card, an advance, a Stage reveal)
+# run to their end, with the dead investigator's space standing for "you"; summon lines, discards, the
+# reshuffle after an advance, the discard and summoning checks and the next turn all happen.
+OUTLIVES_DEATH = frozenset({
+    "turn", "next_turn", "discard_check", "summon_check", "mythos_discard", "summons", "reshuffle",
+    "discovery_done", "ops", "advance_enemy", "pick_mover", "douse", "discard_card", "choose",
+})
 ELDER = "elder_one"
 
 
@@ -371,12 +385,10 @@ class Engine(Effects):
     def answer_trade(self, task: Task, cmd: Command) -> None:
         if cmd.kind == "done":
             return
-        for giver in self.s.investigators:
-            for held in list(giver.cards):
-                if held["card"] == cmd["card"]:
-                    giver.cards.remove(held)
-                    self.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
-                    self.emit("traded", card=self.half(held).name, to=cmd["to"], name=self.name(cmd["to"]))
+        giver, held = next((g, h) for g in self.s.investigators for h in g.cards if h["card"] == cmd["card"])
+        giver.cards.remove(held)
+        self.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
+        self.emit("traded", card=self.half(held).name, to=cmd["to"], name=self.name(cmd["to"]))
         self.push(task)
 
     # Run ---------------------------------------------------------------
@@ -473,15 +485,27 @@ class Engine(Effects):
         hits = t["success"] + (t["elder"] if self.mods(i)["elder_hits"] else 0)
         # Successes first, then the roll's effects, then tentacles.
         self.push({"k": "sanity", "inv": i, "n": self.tentacles(i, t)})
-        targets = [fid for fid in task["targets"] if any(f.id == fid for f in self.s.figures)]
+        # The Stage the roll was made against: hits never follow the Elder One into the next one.
+        task = {**task, "stage": self.s.stage}
+        targets = [f.id for f in self.hit_targets(task)]
         if len(targets) == 1:
             self.wound_enemy(i, targets[0], hits)
         elif targets and hits:
-            self.push({"k": "assign_hits", "inv": i, "targets": targets, "hits": hits})
+            self.push({"k": "assign_hits", "inv": i, "targets": targets, "hits": hits, "stage": task["stage"]})
+
+    def hit_targets(self, task: Task) -> list[Figure]:
+        """The declared targets a hit may still land on, checked against the table as it is now:
+        alive, in the attacker's space, attackable, and (for the Elder One) still at the Stage rolled against."""
+        s = self.s
+        here = self.inv(task["inv"]).space
+        return [
+            f for f in s.figures
+            if f.id in task["targets"] and f.space == here and self.attackable(f) and (f.kind != ELDER or s.stage == task["stage"])
+        ]
 
     def step_assign_hits(self, task: Task) -> None:
         i = task["inv"]
-        alive = [f for f in self.s.figures if f.id in task["targets"]]
+        alive = self.hit_targets(task)
         if not alive or task["hits"] <= 0:
             return
         opts = [(Command.of("hit", target=f.id), f"{self.enemy_name(f)} ({f.wounds}/{self.enemy_health(f)} wounds)") for f in alive]
@@ -492,14 +516,12 @@ class Engine(Effects):
         self.wound_enemy(task["inv"], cmd["target"], 1)
 
     def wound_enemy(self, i: int, fid: str, n: int) -> None:
+        """`n` hits on one figure that `hit_targets` allowed; wounds past its health are lost."""
         s = self.s
         f = s.figure(fid)
         name, health = self.enemy_name(f), self.enemy_health(f)
         if n <= 0:
             self.emit("attack_missed", inv=i, figure=fid, name=name)
-            return
-        if not self.attackable(f):
-            self.emit("attack_warded", inv=i, figure=fid, name=name)
             return
         f.wounds += n
         self.emit("enemy_wounded", inv=i, figure=fid, name=name, n=n, wounds=f.wounds, health=health)
@@ -750,7 +772,7 @@ class Engine(Effects):
         inv = self.inv(i)
         cap = self.c.investigators[inv.id].stress
         n = min(task["n"], cap - inv.stress)
-        if n > 0:
+        if n > 0 and inv.alive:
             inv.stress += n
             self.emit("stress_taken", inv=i, name=self.name(i), n=n, stress=inv.stress, why=task.get("why", ""))
 
@@ -810,7 +832,8 @@ class Engine(Effects):
         self.emit("skill_leveled", inv=i, name=self.name(i), skill=sk, skill_name=self.c.skills[sk].name, level=inv.levels[sk])
 
     def kill(self, i: int, cause: str) -> None:
-        """An investigator dies: tokens go back, their pending harm is dropped, the turn is cut."""
+        """An investigator dies: tokens and cards go back, their own steps and (if active) the rest
+        of their turn are dropped; everything else already queued still happens (see OUTLIVES_DEATH)."""
         s = self.s
         inv = self.inv(i)
         if not inv.alive:
@@ -825,15 +848,10 @@ class Engine(Effects):
         inv.kept.clear()
         self.emit("investigator_died", inv=i, name=self.name(i), cause=cause, space=inv.space)
         active_died = i == s.active
-        kept = []
-        for t in s.stack:
-            if t["k"] in SURVIVES_DEATH:
-                kept.append(t)
-            elif t.get("inv") == i or (active_died and t["k"] in TURN_PHASES):
-                continue
-            else:
-                kept.append(t)
-        s.stack[:] = kept
+        s.stack[:] = [
+            t for t in s.stack
+            if not (t["k"] in PERSONAL and t["inv"] == i) and not (active_died and t["k"] in SKIPPED_PHASES)
+        ]
         if active_died:
             s.actions_left = 0
         if not self.elder_on_board():

@@ -14,15 +14,18 @@ in the report):
   plus "do not banish". If nothing is payable, nothing is spent and the
   action is used up.
 - Gather on a full track (Chaos Track included) still takes the tentacle off
-  the card (Madness to the Discard Mat, Chaos to the general supply) and adds
-  1 Delirium; that is the price of clearing a card the Shamblers would feed on.
+  the card to the Discard Mat and adds 1 Delirium (RULES.md Part B, "Gather
+  onto a full track"); that is the price of clearing a card the Shamblers
+  would feed on. Such a Chaos Tentacle was never spent, so it is not lost to
+  the general supply: it goes back into the bag with the Discard Mat.
 - Feed: each Shambler on a card takes one Madness Tentacle of any color from
   that card onto the Shambler Mat (into that tentacle's color area). The
   active player picks only when the card holds more Madness Tentacles than
   Shamblers and in more than one color; cards are fed in ring order.
-- Win and loss are checked at the end of the turn, the win first (a win
-  beats a simultaneous loss); an empty Shambler Track loses at once when the
-  Wheel needs a Shambler.
+- Win and loss are checked the moment they can become true (RULES.md Part
+  B, Timing): after every action and every fed tentacle, the win first (a
+  win beats a simultaneous loss); an empty Shambler Track loses when the
+  Wheel needs a Shambler. A decided game asks nothing more.
 - The Wheel is public randomness drawn from its own stream ("wheel"), so
   scripted dice in tests are only ever consumed by Cthulhu Dice ("dice").
   Bag shuffles and draws use the secret stream ("hidden").
@@ -85,7 +88,7 @@ class ShamblerRules:
     # ----------------------------------------------------------------- setup
 
     def new_state(self, setup: Setup, content: Any) -> ShamblerState:
-        cfg = _cfg(content)
+        cfg = _cfg(content).at(setup.difficulty)
         colors = cfg.color_ids
         rng = Rng(setup.seed)
         n_mats = len(setup.seats) if setup.seats is not None else setup.players
@@ -110,7 +113,7 @@ class ShamblerRules:
             track=track,
             mat_shamblers={c: 0 for c in colors},
             mat_tentacles={c: 0 for c in colors},
-            discard={c: 0 for c in colors},
+            discard={c: 0 for c in [*colors, CHAOS]},
             turn_limit=getattr(setup, "turn_limit", None),
         )
 
@@ -120,6 +123,7 @@ class ShamblerRules:
                 "game_started",
                 {
                     "mode": self.name,
+                    "difficulty": state.cfg.level.name,
                     "mats": [m.name for m in state.mats],
                     "towns": [t.name for t in state.cfg.towns],
                     "shamblers": len(state.track),
@@ -274,11 +278,8 @@ class ShamblerRules:
                 mat.tracks[color] += 1
             events = [Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": "track"})]
         else:
-            to = "supply" if color == CHAOS else "discard"
-            if color == CHAOS:
-                state.supply_chaos += 1
-            else:
-                state.discard[color] += 1
+            to = "discard"
+            state.discard[color] += 1
             mat.delirium = min(mat.delirium + 1, state.cfg.delirium_capacity)
             events = [
                 Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": to}),
@@ -340,8 +341,9 @@ class ShamblerRules:
         return events + self._after_action(state)
 
     def _after_action(self, state: ShamblerState) -> list[Event]:
-        if state.actions_left > 0:
-            return []
+        ended = self._settled(state)
+        if ended or state.actions_left > 0:
+            return ended
         return self._start_feed(state)
 
     # ------------------------------------------------------------------ feed
@@ -360,12 +362,12 @@ class ShamblerRules:
         state.towns[index].tentacles[color] -= 1
         state.mat_tentacles[color] += 1
         state.feed[0][1] -= 1
-        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})]
+        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})] + self._settled(state)
 
     def _advance_feed(self, state: ShamblerState) -> list[Event]:
         """Feed every tentacle that needs no choice; stop at the first real choice."""
         events: list[Event] = []
-        while state.feed:
+        while state.feed:  # a decided game has no feed left (see `_finish`)
             index, remaining = state.feed[0]
             if remaining <= 0:
                 state.feed.pop(0)
@@ -375,11 +377,14 @@ class ShamblerRules:
             if len(present) > 1 and remaining < town.madness(state.colors):
                 return events  # the active player picks: see `_feed_prompt`
             events += self._feed_one(state, present[0])
+        if state.outcome is not None:
+            return events
         return events + self._end_turn(state)
 
     # ------------------------------------------------------- turn boundaries
 
-    def _end_turn(self, state: ShamblerState) -> list[Event]:
+    def _settled(self, state: ShamblerState) -> list[Event]:
+        """End the game if it is won or lost right now; the win first, so it beats a simultaneous loss."""
         cfg = state.cfg
         if all(state.mat_shamblers[c] >= cfg.win_per_color for c in state.colors):
             return self._finish(state, "won", "banished", {"shambler_mat": dict(state.mat_shamblers)})
@@ -389,6 +394,9 @@ class ShamblerRules:
         for i, m in enumerate(state.mats):
             if m.delirium >= cfg.delirium_capacity:
                 return self._finish(state, "lost", "delirium", {"mat": i})
+        return []
+
+    def _end_turn(self, state: ShamblerState) -> list[Event]:
         state.active = (state.active + 1) % len(state.mats)
         return self._begin_turn(state)
 
@@ -406,8 +414,8 @@ class ShamblerRules:
             count = sum(state.discard.values())
             if count == 0:
                 return None, events
-            state.bag = [c for c in state.colors for _ in range(state.discard[c])]
-            state.discard = {c: 0 for c in state.colors}
+            state.bag = [c for c in state.discard for _ in range(state.discard[c])]
+            state.discard = {c: 0 for c in state.discard}
             state.rng.shuffle(HIDDEN, state.bag)
             events.append(Event("bag_refilled", {"count": count}))
         return state.bag.pop(), events
@@ -451,6 +459,9 @@ class ShamblerRules:
         cfg = state.cfg
         return {
             "mode": self.name,
+            "difficulty": {"id": cfg.difficulty, "name": cfg.level.name},
+            "actions_per_turn": cfg.actions_per_turn,
+            "wheel_draw": cfg.wheel_draw,
             "turn": state.turn,
             "active": state.active,
             "active_seat": state.mats[state.active].seat,
@@ -516,4 +527,4 @@ class ShamblerRules:
         return state.canonical()
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> ShamblerState:
-        return ShamblerState.from_canonical(data, _cfg(content))
+        return ShamblerState.from_canonical(data, _cfg(content).at(setup.difficulty))

@@ -86,7 +86,7 @@ class ShamblerState:
     track: list[str]  # the Shambler Track, secret order; the next Shambler is track[0]
     mat_shamblers: dict[str, int]  # the Shambler Mat
     mat_tentacles: dict[str, int]
-    discard: dict[str, int]  # the Discard Mat (Madness Tentacles only)
+    discard: dict[str, int]  # the Discard Mat by color, Chaos too (gathered onto a full Chaos Track)
     supply_chaos: int = 0  # spent Chaos Tentacles (the general supply)
     turn: int = 0
     active: int = 0  # index of the active Player Mat
