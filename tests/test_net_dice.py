@@ -107,7 +107,7 @@ async def test_a_peer_that_joins_mid_game_verifies_from_the_history_it_is_sent(m
         cmd = bot.choose(game, seat)
         game.apply(seat, cmd)
         log.append(seat, cmd.wire(), game.state_hash())
-    host = Host(game, log=log, bots={0: "random"}, queue_frames=4096)
+    host = Host(game, log=log, bots={0: "random"})
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)
         late = await watch(host.port)
@@ -132,10 +132,10 @@ class LoadedDiceHost(Host):
 
     at = 6
 
-    def _apply(self, seat: int, command: Command, version: int | None) -> None:
+    async def _apply(self, seat: int, command: Command, version: int | None) -> None:
         if self.game.step + 1 == self.at:
             self.game.state.rng.counters["dice"] = self.game.state.rng.counters.get("dice", 0) + 1
-        super()._apply(seat, command, version)
+        await super()._apply(seat, command, version)
 
 
 @pytest.mark.parametrize("mode", REAL_MODES)

@@ -13,6 +13,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from cthulhu.net.textclean import clean_text
+
 from .link import LocalLink, TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
 from .screen_dialogs import HelpScreen, TooSmallScreen
@@ -92,7 +94,7 @@ class CthulhuApp(App[None]):
             if hasattr(link, "__await__"):
                 link = await link
         except Exception as exc:  # bad options or a broken save: say why and go back to the title
-            self.notify(f"Could not start the game: {exc}", severity="error", timeout=10)
+            self.notify(clean_text(f"Could not start the game: {exc}"), severity="error", timeout=10, markup=False)
             self.show_title()
             return
         self.link = link

@@ -44,14 +44,42 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not args.headless:
         return run_app(args)
+    log_warnings_to_stderr()
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
+        from cthulhu.net.textclean import clean_text
+
         from .cmd_play import one_line
 
-        print(f"cthulhu host: {one_line(exc)}", file=sys.stderr)
+        print(clean_text(f"cthulhu host: {one_line(exc)}"), file=sys.stderr)  # it may quote the save file
         return 2
     return trio.run(serve_headless, host, log, args)
+
+
+def log_warnings_to_stderr() -> None:
+    """A headless host says what it refused, evicted or could not save: one cleaned line each."""
+    import logging
+
+    from cthulhu.net.textclean import CleanFormatter
+
+    class ToStderr(logging.StreamHandler):
+        """Writes to `sys.stderr` as it is when a line is logged (not when the handler was made)."""
+
+        @property
+        def stream(self):  # type: ignore[override]
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, value) -> None:
+            pass
+
+    logger = logging.getLogger("cthulhu.net")
+    logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
+    handler = ToStderr()
+    handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -177,6 +205,7 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                     while host.peers:
                         await trio.sleep(0.05)
             finally:
+                # A full or read-only disk is reported (once) by the host; the final line still follows.
                 with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
                     await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
                 if saving.cancelled_caught:

@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     from cthulhu.net.client import PeerSession, play_bot
+    from cthulhu.net.textclean import clean_text  # what the host sends is printed: clean it
 
     name = args.name or (f"{args.bot} bot" if args.bot else "watcher")
     session = PeerSession(name, code=args.code, seat=args.seat, token=args.token, watch=args.watch)
@@ -77,15 +78,15 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     if session.closed is not None:
-        print(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})", file=sys.stderr)
+        print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)
         return 1
     summary = session.summary()
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
         if session.token and session.game_over is None:
-            print(f"Seat {session.seat}; reconnect with --seat {session.seat} --token {session.token}", file=sys.stderr)
-        print(summary["final_hash"] or "(no final hash: the game did not end)")
+            print(clean_text(f"Seat {session.seat}; reconnect with --seat {session.seat} --token {session.token}"), file=sys.stderr)
+        print(clean_text(summary["final_hash"] or "(no final hash: the game did not end)"))  # the host said so
         if session.dice is not None:
-            print(f"Dice: {session.dice.message}", file=sys.stderr)
+            print(clean_text(f"Dice: {session.dice.message}"), file=sys.stderr)
     return 0 if session.game_over is not None else 1

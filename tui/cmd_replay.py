@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from cthulhu.net.textclean import clean_text
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -32,8 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _say(line: str = "", file: Any = None) -> None:
+    """Print one line; names, dates and summaries come from the save file, so clean it first."""
+    print(clean_text(line), file=file or sys.stdout)
+
+
 def _fail(message: str) -> int:
-    print(f"cthulhu replay: error: {message}", file=sys.stderr)
+    _say(f"cthulhu replay: error: {message}", file=sys.stderr)
     return 2
 
 
@@ -101,28 +108,28 @@ def run(args: argparse.Namespace) -> int:
         return 0
     h = save.header
     setup = save.setup
-    print(f"{path.name}: {h.mode}, {save.last_step} steps, {h.outcome or 'in play'}; saved {h.updated}")
+    _say(f"{path.name}: {h.mode}, {save.last_step} steps, {h.outcome or 'in play'}; saved {h.updated}")
     if setup.mode == "main":
         elder = setup.elder_one or h.summary.get("elder_one") or "?"
         episode = setup.episode or h.summary.get("episode") or "?"
-        print(f"  Elder One: {elder}   Episode: {episode}")
+        _say(f"  Elder One: {elder}   Episode: {episode}")
     if setup.investigators:
-        print(f"  Investigators: {', '.join(setup.investigators)}")
+        _say(f"  Investigators: {', '.join(setup.investigators)}")
     if h.players:
-        print(f"  Players: {', '.join(f'{p.name} (seat {p.seat})' for p in h.players)}")
+        _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat})' for p in h.players)}")
     if args.verify:
-        print(f"Verified: all {save.last_step} steps replay to their recorded hashes.")
+        _say(f"Verified: all {save.last_step} steps replay to their recorded hashes.")
         if committed:
-            print(f"Dice verified: the seed opens the commitment {save.dice.commit[:16]}... sent to every player at the start.")
+            _say(f"Dice verified: the seed opens the commitment {save.dice.commit[:16]}... sent to every player at the start.")
         else:
-            print("Dice: this save keeps no commitment to its seed (written before format 2), so only the hashes were checked.")
-    print(f"State at step {game.step} of {save.last_step} (hash {game.state_hash()[:12]}):")
+            _say("Dice: this save keeps no commitment to its seed (written before format 2), so only the hashes were checked.")
+    _say(f"State at step {game.step} of {save.last_step} (hash {game.state_hash()[:12]}):")
     prompt = view.get("prompt")
     if prompt:
-        print(f"  waiting for seat {prompt['seat']}: {prompt['text']}")
+        _say(f"  waiting for seat {prompt['seat']}: {prompt['text']}")
     elif view.get("outcome"):
-        print(f"  the game is over: {view['outcome']}")
+        _say(f"  the game is over: {view['outcome']}")
     body = {k: v for k, v in view.items() if k not in ("prompt", "step", "outcome")}
     for line in _lines(body):
-        print(line)
+        _say(line)
     return 0

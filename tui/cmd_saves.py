@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from cthulhu.net.textclean import clean_text
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("saves", help="list saved games", description="List the saved games in the saves folder.")
@@ -57,9 +59,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(row))
         return 0
     if not rows:
-        print(f"No saves in {folder}")
+        print(clean_text(f"No saves in {folder}"))
         return 0
-    print(f"Saves in {folder}")
+    print(clean_text(f"Saves in {folder}"))
     table = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
     damaged = []
     for entry, row in zip(entries, rows):
@@ -78,9 +80,10 @@ def run(args: argparse.Namespace) -> int:
                 row["updated"].replace("T", " ").removesuffix("+00:00"),
             )
         )
+    table = [tuple(clean_text(cell) for cell in r) for r in table]  # every cell was read from a file
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
         print("  ".join(cell.ljust(w) if i < 3 or i > 4 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
     for row in damaged:
-        print(f"{row['file']}: cannot be read: {row['error']}", file=sys.stdout)
+        print(clean_text(f"{row['file']}: cannot be read: {row['error']}"), file=sys.stdout)
     return 0

@@ -18,9 +18,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .safe import safe_text
+
 
 def text_strips(console: Console, text: Text, width: int, cache: dict | None = None) -> list[Strip]:
-    """`text` as one strip a line, wrapped to `width` columns.
+    """`text` as one strip a line, wrapped to `width` columns (cleaned: this is every pane's sink).
 
     Lines that already fit (the renderers lay their text out to the width) skip Rich's
     wrapping, the costly part; with a `cache` (line -> strips, kept for one width), a
@@ -29,7 +31,7 @@ def text_strips(console: Console, text: Text, width: int, cache: dict | None = N
     strips: list[Strip] = []
     options = None
     seen: dict = {}
-    for line in text.split("\n", allow_blank=True):
+    for line in safe_text(text).split("\n", allow_blank=True):
         key = (line.plain, line.style, tuple(line.spans))
         done = seen.get(key) or (cache.get(key) if cache is not None else None)
         if done is None:

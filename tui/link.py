@@ -103,6 +103,13 @@ class _Autosave:
         self.writer.write()
 
 
+def save_trouble_notice(reason: str | None) -> str:
+    """What the player reads when autosaving fails (`reason`) or works again (None)."""
+    if reason is None:
+        return "Autosave works again: the save holds every step."
+    return f"Autosave failed ({reason}); the game goes on and every move tries again."
+
+
 def load_game(path: str | Path) -> tuple[Game, Any]:
     """A saved game replayed and verified to its last step (raises the saves module's errors)."""
     from cthulhu.net.savefile import load
@@ -134,6 +141,7 @@ class LocalLink(QueuedUpdates):
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
         self.seed: int | None = game.setup.seed
         self.autosave = autosave
+        self._save_trouble = False
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
 
@@ -211,9 +219,14 @@ class LocalLink(QueuedUpdates):
                 self.autosave.truncate(self.game.step)
             else:
                 self.autosave.record(seat, cmd, self.game.state_hash())
-        except Exception as exc:  # a full disk must not end the game; say so once and stop saving
-            self.autosave = None
-            self._queue.put_nowait(Update(self._view(), notice=f"autosave stopped: {exc}"))
+        except Exception as exc:  # a full disk must not end the game: say so once, retry every step
+            if not self._save_trouble:
+                self._save_trouble = True
+                self._queue.put_nowait(Update(self._view(), notice=save_trouble_notice(str(exc))))
+            return
+        if self._save_trouble:
+            self._save_trouble = False
+            self._queue.put_nowait(Update(self._view(), notice=save_trouble_notice(None)))
 
     async def _run_bots(self) -> None:
         while self.game.outcome is None:

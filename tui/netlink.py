@@ -22,7 +22,7 @@ from typing import Any
 from cthulhu.net.client import ConnectionTrouble, PeerSession
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
-from .link import QueuedUpdates, Update
+from .link import QueuedUpdates, Update, save_trouble_notice
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0)
 
@@ -70,6 +70,7 @@ class NetLink(QueuedUpdates):
         self._wanted = list(seats) if seats else [None]
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self.bytes_in = 0
         self._seats_seen: dict[int, tuple[str, str | None, bool]] = {}
@@ -79,6 +80,9 @@ class NetLink(QueuedUpdates):
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:
+        self._loop = asyncio.get_running_loop()
+        if self.embedded is not None:
+            self.embedded.on_save_trouble = self._save_trouble
         for n, wanted in enumerate(self._wanted):
             session = PeerSession(self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}", code=self.code, seat=wanted, watch=self.watch)
             conn = _Conn(session, wanted_seat=wanted)
@@ -146,6 +150,8 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Error) and msg.fatal:
                 conn.welcomed.set()
                 self._queue.put_nowait(Update(self._view(), rejected=f"the host closed the connection: {msg.reason}"))
+            elif isinstance(msg, Error) and msg.code == "rate_limited":
+                self._queue.put_nowait(Update(self._view(), notice=f"The host says: {msg.reason}"))
             elif isinstance(msg, Rejected):
                 self._queue.put_nowait(Update(self._view(), rejected=msg.reason))
             elif not primary:
@@ -198,6 +204,13 @@ class NetLink(QueuedUpdates):
             elif s.kind == "open" and before is not None:
                 news.append(f"Seat {s.seat + 1} is open.")
         return news
+
+    def _save_trouble(self, reason: str | None) -> None:
+        """From the embedded host's thread: autosave failed (`reason`) or works again (None)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            notice = save_trouble_notice(reason)
+            loop.call_soon_threadsafe(lambda: self._queue.put_nowait(Update(self._view(), notice=notice)))
 
     def lobby_info(self) -> dict[str, Any]:
         """What the table dialog shows: where to join, the code, and the host's latest seat list."""
@@ -335,6 +348,7 @@ class EmbeddedHost:
         self.code = code
         self.port: int | None = None
         self.host: Any = None
+        self.on_save_trouble: Any = None  # set by the link: autosave failed (reason) or works again (None)
         self.error: BaseException | None = None
         self._ready = threading.Event()
         self._token: Any = None
@@ -350,7 +364,8 @@ class EmbeddedHost:
             self._token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as scope:
                 self._scope = scope
-                self.host = Host(self.game, code=self.code, bots=self.bots, log=self.writer, bot_seed=self.bot_seed)
+                self.host = Host(self.game, code=self.code, bots=self.bots, log=self.writer, bot_seed=self.bot_seed,
+                                 on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason))
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
                     self._ready.set()

@@ -12,8 +12,11 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from cthulhu.net.textclean import clean_text
+
 from .dice import LEGEND
 from .options import MIN_SIZE, OPTION_KEYS
+from .safe import plain, safe_text
 
 HELP_KEYS = """\
 Keys
@@ -142,7 +145,7 @@ class QuitScreen(ModalScreen[str]):
         with Vertical(classes="dialog"):
             yield Static("Quit the game?", classes="title")
             if self.where:
-                yield Static(f"The game is saved after every move, in\n{self.where}\nLoad it later with: cthulhu play --load FILE\n")
+                yield Static(Text(f"The game is saved after every move, in\n{clean_text(self.where)}\nLoad it later with: cthulhu play --load FILE\n"))
             else:
                 yield Static("Saves are not available here; quitting ends this game.\n")
             yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
@@ -163,9 +166,9 @@ class ChoiceScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.text, classes="title")
+            yield Static(plain(self.text), classes="title")
             yield OptionList(
-                *[Option(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}", id=str(n)) for n, label in enumerate(self.labels)]
+                *[Option(plain(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
             )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -222,7 +225,7 @@ class GameOverScreen(ModalScreen[str]):
             body = summary_text(self.view)
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
-            yield Static(body, id="summary")
+            yield Static(safe_text(body), id="summary")
             yield Static(self.dice or "", id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
 

@@ -20,6 +20,7 @@ from .chat import ChatInput
 from .link import TableLink, Update
 from .narrate import Names, tell
 from .options import OPTION_KEYS, WIDE_SIZE
+from .safe import clean_update, safe_text
 from .screen_dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 from .widgets import InvestigatorsPane, LogPane, MapPane, PromptBar, StoryPane
 
@@ -175,6 +176,7 @@ class GameScreen(Screen[None]):
             self._apply_update(update)
 
     def _apply_update(self, update: Update) -> None:
+        update = clean_update(update)  # whatever a link delivers came from outside this program
         self.updates_seen += 1
         self.view = update.view
         names = Names(update.view)
@@ -219,7 +221,7 @@ class GameScreen(Screen[None]):
         status.append(f"  step {view.get('step', 0)}", style="dim")
         if status != getattr(self, "_status", None):
             self._status = status
-            self.query_one("#status", Static).update(status, layout=False)
+            self.query_one("#status", Static).update(safe_text(status), layout=False)
         footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")), self.can_undo)
         if footer_state != getattr(self, "_footer_state", None):
             self._footer_state = footer_state

@@ -15,9 +15,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from cthulhu.net.textclean import clean_text
+
+from .safe import safe_text
+
 
 def lobby_text(info: dict[str, Any]) -> Text:
-    """`info`: address, code, hosting, local_seats and table (a `Table` or its dict)."""
+    """`info`: address, code, hosting, local_seats and table (a `Table` or its dict). Names are a
+    peer's own words: cleaned, and appended as text, never markup."""
     table = info.get("table")
     if table is not None and hasattr(table, "model_dump"):
         table = table.model_dump()
@@ -48,9 +53,9 @@ def lobby_text(info: dict[str, Any]) -> Text:
             line.append("open", style="green")
             line.append(" - anyone with the code may take it", style="dim")
         elif kind == "bot":
-            line.append(f"{seat.get('name') or 'bot'} (bot)")
+            line.append(f"{clean_text(seat.get('name') or 'bot')} (bot)")
         else:
-            line.append(str(seat.get("name") or "player"))
+            line.append(clean_text(seat.get("name") or "player"))
             if n in mine:
                 line.append("  (you)", style="bold")
             if not seat.get("connected"):
@@ -61,7 +66,7 @@ def lobby_text(info: dict[str, Any]) -> Text:
         out.append("  (the host has not said yet)\n", style="dim")
     open_seats = sum(1 for s in seats if s.get("kind") == "open")
     out.append(f"\n{open_seats} open seat(s).", style="dim")
-    return out
+    return safe_text(out)  # the address, the code and the mode came over the wire too
 
 
 class LobbyScreen(ModalScreen[None]):

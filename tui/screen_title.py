@@ -13,7 +13,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from cthulhu.net.textclean import clean_text
+
 from .options import PlayOptions, random_seed
+from .safe import plain
 
 NONE = "(none)"
 DEFAULT = "(default)"
@@ -199,7 +202,7 @@ class TitleScreen(Screen[PlayOptions]):
                 try:
                     viewer = open_replay(path)
                 except Exception as exc:  # a damaged or mismatching save: say why, stay here
-                    self.notify(f"Cannot replay {getattr(path, 'name', path)}: {exc}", severity="error", timeout=10)
+                    self.notify(clean_text(f"Cannot replay {getattr(path, 'name', path)}: {exc}"), severity="error", timeout=10, markup=False)
                     return
                 self.app.push_screen(viewer)
 
@@ -214,7 +217,7 @@ class TitleScreen(Screen[PlayOptions]):
         folder = default_saves_dir(self.options.saves_dir)
         entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []
         if not entries:
-            self.notify(f"No saves in {folder}.", severity="warning")
+            self.notify(clean_text(f"No saves in {folder}."), severity="warning", markup=False)
         return entries
 
 
@@ -234,9 +237,9 @@ class LoadScreen(ModalScreen[Any]):
             yield OptionList(*[Option(self._label(e), id=str(n)) for n, e in enumerate(self.entries)])
 
     @staticmethod
-    def _label(e: Any) -> str:
-        h = e.save.header
-        return f"{e.path.name}  {h.mode}  step {h.step}  {h.outcome or 'in play'}  {str(h.updated)[:16]}"
+    def _label(e: Any) -> Text:
+        h = e.save.header  # read from a file: any of it may be hostile
+        return plain(f"{e.path.name}  {h.mode}  step {h.step}  {h.outcome or 'in play'}  {str(h.updated)[:16]}")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.entries[int(event.option.id or 0)].path)

@@ -11,6 +11,7 @@ from .dice import face_glyph, faces_rich
 from .lines import LinesView, LogLines
 from .narrate import KIND_STYLES
 from .options import OPTION_KEYS
+from .safe import plain, safe_text
 from .render_map import render_legend, render_map
 from .render_panes import render_generic, render_investigators, render_story
 from . import render_shamblers as shamblers
@@ -105,7 +106,7 @@ class LogPane(LogLines):
         return [text.plain for text in self.entries]
 
     def say(self, kind: str, sentence: str) -> None:
-        self.write(Text(sentence, style=KIND_STYLES.get(kind, "")))
+        self.write(plain(sentence, KIND_STYLES.get(kind, "")))
 
 
 class PromptBar(Static):
@@ -168,7 +169,7 @@ class PromptBar(Static):
         if out != self._shown:
             same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
             self._shown = out
-            self.update(out, layout=not same_height)
+            self.update(safe_text(out), layout=not same_height)
 
 
 def bar_rows(text: Text, width: int) -> int:
