@@ -226,13 +226,13 @@ class GameOverScreen(ModalScreen[str]):
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
             yield Static(safe_text(body), id="summary")
-            yield Static(self.dice or "", id="dice")
+            yield Static(plain(self.dice or ""), id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
 
     def show_dice(self, text: str) -> None:
         """The peer's own check of every roll, once it is done (networked games)."""
         self.dice = text
-        self.query_one("#dice", Static).update(text)
+        self.query_one("#dice", Static).update(plain(text))  # names what the host sent: never markup
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
