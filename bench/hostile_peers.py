@@ -381,7 +381,7 @@ class TmpfsHost(HostProcess):
 
     def __init__(self, tmp: Path, folder: Path, size_kb: int, *args: str) -> None:
         self.folder = folder
-        inner = " ".join(["exec", *map(_quote, [sys.executable, "-m", "cthulhu.tui.cli", "host", "--headless", "--port", "0",
+        inner = " ".join(["exec", *map(_quote, [sys.executable, "-m", "cthulhu.cli", "host", "--headless", "--port", "0",
                                                  "--code", CODE, *args])])
         script = f"mount -t tmpfs -o size={size_kb}k tmpfs {_quote(str(folder))} && {inner}"
         self.err_path = tmp / f"host-{id(self)}.err"

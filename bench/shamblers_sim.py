@@ -32,7 +32,7 @@ def shamblers_content(root: str | None = None):
 
     files = {p: t for p, t in read_tree(root).items() if p.startswith("shamblers/")}
     docs = {p: tomllib.loads(t) for p, t in files.items()}
-    return Content(version=digest(files), main=None, shamblers=load_shamblers(docs))
+    return Content(version=digest(files), modes={"shamblers": load_shamblers(docs)})
 
 
 def play(content, bot_kind: str, seed: int, players: int, difficulty: str | None = None) -> Game:

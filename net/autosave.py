@@ -52,10 +52,11 @@ class HostSave:
         from .savewriter import write_atomic
 
         with self._lock:
-            if version <= self._written:
-                return  # a newer state is already on disk
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, data, fsync=bool(getattr(self.log, "fsync", True)))
+            path = self.path
+            if version <= self._written or path is None:
+                return  # a newer state is already on disk (or there is no file to write)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, data, fsync=bool(getattr(self.log, "fsync", True)))
             self._written = version
 
     async def save(self) -> bool:

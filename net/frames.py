@@ -121,7 +121,7 @@ def decode_body(body: bytes, limits: DecodeLimits = HOST_FRAME) -> dict[str, Any
 
 
 def encode_body(message: dict[str, Any]) -> bytes:
-    body = msgpack.packb(message, use_bin_type=True)
+    body: bytes = msgpack.packb(message, use_bin_type=True)
     if len(body) > MAX_FRAME:
         raise FrameTooLarge(f"refusing to send a {len(body)}-byte frame (limit {MAX_FRAME})")
     return body
@@ -152,7 +152,7 @@ class FrameDecoder:
     def buffered(self) -> int:
         return len(self._buf)
 
-    def feed(self, data: bytes, *, max_frames: int | None = None) -> list[dict[str, Any] | FrameError]:
+    def feed(self, data: bytes | bytearray, *, max_frames: int | None = None) -> list[dict[str, Any] | FrameError]:
         if self._failed is not None:
             raise self._failed
         self._buf += data

@@ -14,6 +14,7 @@ second up to `burst`; the clock is passed in (trio's), so tests can drive it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,7 @@ class Limits:
     max_chat_queued: int = 32  # chat lines queued for one peer; more are dropped
     lobby_interval: float = 0.1  # lobby updates within this long go out as one
 
-    def but(self, **changes: object) -> "Limits":
+    def but(self, **changes: Any) -> "Limits":
         """A copy with some fields changed (tests and benches)."""
         return replace(self, **changes)
 

@@ -26,7 +26,7 @@ CHAT_MAX = 300  # characters in one chat line, after cleaning
 _SPACES = frozenset("\t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u2028\u2029")
 
 
-def clean_text(text: Any, limit: int | None = None, *, newlines: bool = False) -> str:
+def clean_text(text: object, limit: int | None = None, *, newlines: bool = False) -> str:
     """`text` as a string of printable characters only, at most `limit` characters long.
 
     Tabs, line breaks and other spacing controls become one space (with

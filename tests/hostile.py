@@ -102,4 +102,4 @@ def reached(data: bytes) -> dict[str, tuple[int, bool]]:
 
 
 def cthulhu(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cthulhu.tui.cli", *args]
+    return [sys.executable, "-m", "cthulhu.cli", *args]

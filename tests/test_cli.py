@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cthulhu.tui import cli
+from cthulhu import cli
 
 
 def test_bare_options_and_no_arguments_start_play(monkeypatch):
@@ -12,7 +12,7 @@ def test_bare_options_and_no_arguments_start_play(monkeypatch):
         seen.append(args.seed)
         return 0
 
-    monkeypatch.setattr("cthulhu.tui.cmd_play.run", fake)
+    monkeypatch.setattr("cthulhu.cli.play.run", fake)
     assert cli.main(["--seed", "3"]) == 0
     assert cli.main([]) == 0
     assert seen == [3, None]
@@ -50,8 +50,8 @@ def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
 
 
 def test_host_builds_its_table_at_the_chosen_difficulty():
-    from cthulhu.tui.cli import build_parser
-    from cthulhu.tui.cmd_host import build_host
+    from cthulhu.cli import build_parser
+    from cthulhu.cli.host import build_host
 
     args = build_parser().parse_args(["host", "--mode", "shamblers", "--difficulty", "easy", "--seats", "2", "--no-save", "--seed", "4"])
     host, _ = build_host(args)

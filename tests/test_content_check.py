@@ -10,7 +10,7 @@ import pytest
 from cthulhu.content import HERE, read_tree
 from cthulhu.core import ContentError, Game, Setup
 from cthulhu.core.content import Content
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 
 
 @pytest.fixture

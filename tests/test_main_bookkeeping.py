@@ -116,7 +116,8 @@ def test_a_mythos_card_whose_reader_dies_is_resolved_to_its_end():
 
 
 def test_every_task_kind_says_what_a_death_does_to_it():
-    from cthulhu.core.main.engine import ANSWERS, OUTLIVES_DEATH, PERSONAL, SKIPPED_PHASES, STEPS
+    from cthulhu.core.main.engine import ANSWERS, STEPS
+    from cthulhu.core.main.tasks import OUTLIVES_DEATH, PERSONAL, SKIPPED_PHASES
 
     kinds = set(STEPS) | set(ANSWERS)
     groups = (PERSONAL, SKIPPED_PHASES, OUTLIVES_DEATH)
@@ -144,7 +145,7 @@ def test_cthulhu_play_refuses_one_investigator_solo_in_one_line():
     import sys
 
     out = subprocess.run(
-        [sys.executable, "-m", "cthulhu.tui.cli", "play", "--players", "1", "--investigators", "ada_whitlock"],
+        [sys.executable, "-m", "cthulhu.cli", "play", "--players", "1", "--investigators", "ada_whitlock"],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert out.returncode == 2

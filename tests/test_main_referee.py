@@ -33,7 +33,10 @@ import pytest
 from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
 from cthulhu.core.main import engine as engine_module
-from cthulhu.core.main.engine import ELDER, PERSONAL, Engine
+from cthulhu.core.main.engine import Engine
+from cthulhu.core.main.state import ELDER
+from cthulhu.core.main.tasks import PERSONAL
+from cthulhu.core.main.turn import summoning_symbols
 from cthulhu.core.rng import Rng
 from cthulhu.core.sim import game_seed
 
@@ -86,8 +89,8 @@ class Referee:
             self.advanced += 1
             if self.advanced > 1:
                 self.fail(f"the Elder One advanced {self.advanced} times in turn {s.turn}")
-            if eng.summoning_symbols() < 3:
-                self.fail(f"the Elder One advanced with {eng.summoning_symbols()} summoning symbols in the discard")
+            if summoning_symbols(eng) < 3:
+                self.fail(f"the Elder One advanced with {summoning_symbols(eng)} summoning symbols in the discard")
         elif type_ == "investigator_died":
             self.seen["death"] += 1
             if s.phase == "end_of_turn" and data["inv"] == s.active and self.advanced:
@@ -170,9 +173,9 @@ def referee(monkeypatch) -> Referee:
     ref = Referee()
     emit, push = Engine.emit, Engine.push
 
-    def watched_emit(self, type_, **data):
-        emit(self, type_, **data)
-        ref.on_event(self, type_, data)
+    def watched_emit(self, event):
+        emit(self, event)
+        ref.on_event(self, event["type"], {k: v for k, v in event.items() if k != "type"})
 
     def watched_push(self, *tasks):
         ref.on_push(tasks)
@@ -276,10 +279,10 @@ def test_the_referee_catches_a_hit_on_a_fallen_stage(referee, content):
     elder = hastur_summoned(game, stage=1, space="yard_gate")
     referee.start("hand-built")
     eng = game.rules.engine(game.state)
-    eng.emit("attack_declared", inv=0, name="Ada", targets=["elder_one"])
+    eng.emit({"type": "attack_declared", "inv": 0, "name": "Ada", "targets": ["elder_one"]})
     game.state.stage = 2  # the Stage fell, then a later hit of the same roll arrives
     elder.wounds = 1
-    eng.emit("enemy_wounded", inv=0, figure="elder_one", name="Hastur", n=1, wounds=1, health=3)
+    eng.emit({"type": "enemy_wounded", "inv": 0, "figure": "elder_one", "name": "Hastur", "n": 1, "wounds": 1, "health": 3})
     assert referee.violations == ["hand-built: a hit rolled against Stage 2 landed on Stage 3"]
 
 

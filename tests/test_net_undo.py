@@ -45,7 +45,7 @@ async def player(port: int, seat: int, *, undo_every: int, out: dict) -> None:
                 session.send_undo()
                 out[name]["undos"] += 1
             else:
-                session.send_command(chooser.choose(session.mirror.view), answered)
+                session.send_command(chooser.choose(session.mirror.view, session.table.mode), answered)
             await peer.flush()
     finally:
         await peer.aclose()

@@ -12,7 +12,7 @@ import pytest
 from cthulhu.core import Game, Setup
 from cthulhu.net import savefile
 from cthulhu.net.saves import SaveWriter, decode, encode, load
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 from saveplay import any_mode, play
 
 
@@ -21,6 +21,7 @@ def folder(tmp_path, content):
     game = Game.new(Setup(mode=any_mode(), seed=8, players=2), content)
     writer = SaveWriter(tmp_path / "good.save", game, players=[{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Bo"}], snapshot_every=10)
     log = play(game, writer.append, steps=40)
+    writer.close()
     data = (tmp_path / "good.save").read_bytes()
     flipped = bytearray(data)
     flipped[-10] ^= 1
@@ -42,7 +43,9 @@ def folder(tmp_path, content):
     (tmp_path / "reseeded.save").write_bytes(encode(reseeded))
     # A careful forger: a whole consistent game on another seed, under this game's commitment.
     forged_game = Game.new(Setup(mode=any_mode(), seed=10, players=2), content)
-    play(forged_game, SaveWriter(tmp_path / "forged.save", forged_game, snapshot_every=10).append, steps=40)
+    forger = SaveWriter(tmp_path / "forged.save", forged_game, snapshot_every=10)
+    play(forged_game, forger.append, steps=40)
+    forger.close()
     forged = load(tmp_path / "forged.save")
     (tmp_path / "forged.save").write_bytes(encode(forged.model_copy(update={"dice": save.dice})))
     return tmp_path, game, log
@@ -127,7 +130,7 @@ def test_replay_of_a_missing_file_or_step_exits_2(folder, capsys):
 def test_replay_in_a_real_process_prints_no_traceback(folder):
     path, _, _ = folder
     result = subprocess.run(
-        [sys.executable, "-m", "cthulhu.tui.cli", "replay", str(path / "edited.save"), "--verify"],
+        [sys.executable, "-m", "cthulhu.cli", "replay", str(path / "edited.save"), "--verify"],
         capture_output=True,
         text=True,
     )

@@ -31,7 +31,9 @@ def check_invariants(game: Game) -> None:
     for m in s.mats:
         assert 0 <= m.chaos <= cfg.chaos_capacity
         assert 0 <= m.delirium <= cfg.delirium_capacity
-    assert len(s.bag) + sum(t.madness(s.colors) + t.tentacles[CHAOS] for t in s.towns) >= 0
+    # Nothing but the box's tentacles and Shamblers is ever in the bag or on the Shambler Track.
+    assert set(s.bag) <= {*s.colors, CHAOS}, f"unknown tentacles in the bag: {set(s.bag) - {*s.colors, CHAOS}}"
+    assert set(s.track) <= set(s.colors), f"unknown Shamblers on the track: {set(s.track) - set(s.colors)}"
 
 
 def check_events(game: Game, events) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cthulhu.core import Command, Game, Setup, script_dice
+from cthulhu.core import Command, ContentError, Game, Setup, script_dice
 
 
 @pytest.fixture
@@ -272,8 +272,8 @@ def test_prompt_texts_are_english(game):
 def test_unknown_content_fails_clearly():
     from cthulhu.core.content import Content
 
-    with pytest.raises(ValueError, match="no Shamblers mode"):
-        Game.new(Setup(mode="shamblers"), Content(version="x", main=None, shamblers=None))
+    with pytest.raises(ContentError, match="no content for mode 'shamblers'"):
+        Game.new(Setup(mode="shamblers"), Content(version="x", modes={}))
 
 
 def test_a_game_is_played_at_the_difficulty_its_setup_names(content):

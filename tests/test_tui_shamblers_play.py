@@ -10,7 +10,7 @@ from cthulhu.core import Command, Game, Setup, script_dice
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.tui.link import LocalLink
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.render_shamblers import short_name
+from cthulhu.tui.modes.shamblers.render import short_name
 
 
 def _turn_seed() -> tuple[int, str]:
@@ -165,7 +165,7 @@ def test_many_payment_choices_open_in_the_choices_list():
         return LocalLink(game)
 
     async def main():
-        from cthulhu.tui.screen_dialogs import ChoiceScreen
+        from cthulhu.tui.screens.dialogs import ChoiceScreen
 
         app = CthulhuApp(PlayOptions(mode="shamblers", seed=2, skip_title=True), link_factory=factory)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -187,7 +187,7 @@ def test_many_payment_choices_open_in_the_choices_list():
 
 def test_the_title_screen_chooses_the_shamblers_difficulty():
     async def main():
-        from cthulhu.tui.screen_title import TitleScreen
+        from cthulhu.tui.screens.title import TitleScreen
 
         app = CthulhuApp(PlayOptions(seed=7, local=True), link_factory=local_link)
         async with app.run_test(size=(80, 24)) as pilot:

@@ -9,9 +9,9 @@ from tui_drive import SEED, choose, options, screen_text, started, wait_for
 from cthulhu.core.rng import Rng
 from cthulhu.net.saves import check_dice, load, replay
 from cthulhu.tui.app import CthulhuApp, local_link
-from cthulhu.tui.cli import main as cli
+from cthulhu.cli import main as cli
 from cthulhu.tui.options import OPTION_KEYS, PlayOptions
-from cthulhu.tui.screen_dialogs import ChoiceScreen, GameOverScreen
+from cthulhu.tui.screens.dialogs import ChoiceScreen, GameOverScreen
 
 
 def footer_offers_undo(app) -> bool:
