@@ -9,7 +9,7 @@ import trio
 
 from cthulhu.core import Game, Setup
 from cthulhu.core.rng import Rng
-from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
+from cthulhu.net.client import PeerSession, TrioPeer, ViewBot, play_bot
 from cthulhu.net.delta import view_hash
 from cthulhu.net.host import Host
 from cthulhu.net.messages import Delta, Rejected
@@ -120,3 +120,31 @@ async def test_an_undo_from_a_seat_that_is_not_deciding_or_after_a_reveal_is_ref
             assert p.session.rejections[-1].code == "cannot_undo" and why in p.session.rejections[-1].reason
         assert game.state_hash() == before and game.step == 0
         nursery.cancel_scope.cancel()
+
+
+async def test_bots_never_take_anything_back():
+    """A whole game of bots (in the host and as peers), watched: no take-back is ever made."""
+    game = Game.new(Setup(mode="main", seed=23, players=2))
+    host = Host(game, bots={1: "heuristic"})
+    seen: list[str] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(host.serve)
+        watcher = PeerSession("watcher", watch=True)
+        wpeer = await TrioPeer.connect("127.0.0.1", host.port, watcher)
+
+        async def watching() -> None:
+            while watcher.game_over is None:
+                messages = await wpeer.receive()
+                if not messages:
+                    break
+                seen.extend(e.get("type") for m in messages if isinstance(m, Delta) for e in m.events)
+            await wpeer.aclose()
+
+        nursery.start_soon(watching)
+        bot = await play_bot("127.0.0.1", host.port, bot="random", seed=4, name="bot peer")
+        with trio.fail_after(30):
+            while watcher.game_over is None:
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    assert game.outcome is not None and bot.dice.verified and len(seen) > game.step
+    assert "undone" not in seen
