@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
-# (q quit, s save, o choices, h/? help, l log, c chat, z zoom are taken).
-RESERVED = set("qsohlcz")
+# (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
+RESERVED = set("qsohlcuz")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
 
 MIN_SIZE = (80, 24)

@@ -21,20 +21,15 @@ from ..safe import plain, safe_text
 
 HELP_KEYS = """\
 Keys
-  1-9, a, b ...  pick an option from the prompt bar
-  o              the options as a list (arrows, Enter)
-  tab, shift+tab move to the next (previous) pane: Map, Investigators,
-                 Story Board, Log (a small terminal shows the one chosen)
-  up, down, PgUp, PgDn, Home, End   scroll the pane that has the focus
-  z              zoom the focused pane to the whole screen, and back
-  l              the whole Log (again to go back)
-  s              save now (also saved after every move)
-  c              chat with the table (networked games)
-  L              the table: code, who sits where, open seats
-  q              save and quit (asks first)
-  ctrl+q         quit at once
-  ? or f1        this help      ctrl+p  command palette
-  escape         close a dialog
+  1-9, a, b ...  pick an option          o  the options as a list
+  u or ctrl+z    take back your last choice (never past a roll or a card)
+  tab, shift+tab the next (previous) pane: Map, Investigators, Story, Log
+  arrows, PgUp, PgDn, Home, End   scroll the focused pane
+  z  zoom the focused pane and back      l  the whole Log and back
+  s  save now (the game also saves itself after every move)
+  c  chat (networked games)              L  the table: code, seats
+  q  save and quit (asks first)          ctrl+q  quit at once
+  ? or f1  this help    ctrl+p  command palette    escape  close a dialog
 """
 
 def help_text(mode: str, content: Any, view: dict[str, Any] | None = None, options: Any = None, width: int = 62) -> str:
@@ -148,10 +143,11 @@ class GameOverScreen(ModalScreen[OverChoice]):
         Binding("escape,enter", "choose('board')", "See the board"),
     ]
 
-    def __init__(self, view: dict[str, Any], seed: int | None) -> None:
+    def __init__(self, view: dict[str, Any], seed: int | None, dice: str | None = None) -> None:
         super().__init__()
         self.view = view
         self.seed = seed
+        self.dice = dice
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -160,7 +156,13 @@ class GameOverScreen(ModalScreen[OverChoice]):
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
             yield Static(safe_text(body), id="summary")
+            yield Static(plain(self.dice or ""), id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
+
+    def show_dice(self, text: str) -> None:
+        """The peer's own check of every roll, once it is done (networked games)."""
+        self.dice = text
+        self.query_one("#dice", Static).update(plain(text))  # names what the host sent: never markup
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices

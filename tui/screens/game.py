@@ -34,6 +34,13 @@ PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investiga
 MANY_OPTIONS = 12  # more than this opens the list dialog by itself
 
 
+def dice_text(verdict: Any) -> str:
+    """The peer's verdict on the host's dice, for the game-over dialog."""
+    if verdict.verified:
+        return f"Dice: every roll verified ({verdict.steps} steps replayed from the revealed seed)."
+    return f"Dice NOT verified: {verdict.message}"
+
+
 class GameScreen(Screen[None]):
     """The table: four panes, the Log strip, the dice and hint lines, the prompt bar.
 
@@ -50,6 +57,7 @@ class GameScreen(Screen[None]):
         Binding("z", "zoom", "Zoom"),
         Binding("l", "full_log", "Log"),
         Binding("o", "choices", "Choices"),
+        Binding("u,ctrl+z", "undo", "Undo"),
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
         Binding("L", "lobby", "Table"),
@@ -158,6 +166,8 @@ class GameScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choices":
             return bool(self.query_one(PromptBar).options) or None
+        if action == "undo":
+            return self.can_undo
         if action == "chat":
             return self.chat_ok
         if action == "lobby":
@@ -273,6 +283,9 @@ class GameScreen(Screen[None]):
             self.say("info", update.notice)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
+        dice = getattr(self.link, "dice", None)
+        if dice is not None and isinstance(self.app.screen, GameOverScreen):
+            self.app.screen.show_dice(dice_text(dice))
         self.pending = False
         prompt = view.get("prompt")
         version = prompt["version"] if prompt is not None else None
@@ -303,7 +316,7 @@ class GameScreen(Screen[None]):
         if status != getattr(self, "_status", None):
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
-        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")))
+        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")), self.can_undo)
         if footer_state != getattr(self, "_footer_state", None):
             self._footer_state = footer_state
             self.refresh_bindings()
@@ -329,6 +342,24 @@ class GameScreen(Screen[None]):
             return
         self.pending = True
         await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
+
+    @property
+    def can_undo(self) -> bool:
+        """One of our seats is deciding and may take back its last decision (nothing revealed since)."""
+        prompt = self.view.get("prompt") or {}
+        return (
+            not self.pending
+            and hasattr(self.link, "undo")
+            and prompt.get("seat") in self.link.local_seats
+            and int(prompt.get("undo") or 0) > 0
+        )
+
+    async def action_undo(self) -> None:
+        if not self.can_undo:
+            return
+        prompt = self.view["prompt"]
+        self.pending = True
+        await self.link.undo(int(prompt["seat"]), prompt.get("version"))
 
     def action_choices(self) -> None:
         prompt = self.view.get("prompt")
@@ -406,7 +437,9 @@ class GameScreen(Screen[None]):
             elif what == "new":
                 await self.action_new_game()
 
-        self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
+        dice = getattr(self.link, "dice", None)
+        checking = "Checking every roll against the seed..." if hasattr(self.link, "dice") else None
+        self.app.push_screen(GameOverScreen(self.view, self.link.seed, dice_text(dice) if dice else checking), decided)
 
     async def action_new_game(self) -> None:
         await self.link.close()
