@@ -42,8 +42,11 @@ class ViewPane(LinesView):
             self.call_after_refresh(self._width_kept, width)
 
     def _width_kept(self, width: int) -> None:
-        """A scrollbar that came (or went) with these lines changed the width they were drawn for: draw again."""
-        if self.text_width and max(10, self.text_width) != width:
+        """A scrollbar that came with these lines narrowed the pane they were drawn for: draw them again, narrower.
+
+        Only narrower: a pane drawn one column short of the room left when a scrollbar goes keeps that
+        column, so lines that need a scrollbar at one width and not at the next cannot redraw forever."""
+        if self.text_width and max(10, self.text_width) < width:
             self.redraw()
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:
