@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from textual._compositor import CompositorUpdate
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -20,6 +21,7 @@ from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
 from .screens.title import TitleScreen
+from .terminal import DiffUpdate, Terminal
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -47,6 +49,7 @@ class CthulhuApp(App[None]):
     TITLE = "cthulhu"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
+        Binding("ctrl+l", "repaint", "Repaint", show=False),
     ]
 
     def __init__(self, options: PlayOptions | None = None, link_factory: LinkFactory | None = None) -> None:
@@ -54,6 +57,7 @@ class CthulhuApp(App[None]):
         self.options = options or PlayOptions()
         self.link_factory = link_factory or default_link
         self.ascii_mode = self.options.ascii
+        self.terminal = Terminal(ascii=self.ascii_mode, no_color=self.no_color)
         self.link: TableLink | None = None
         self._content: Any = None
 
@@ -142,6 +146,20 @@ class CthulhuApp(App[None]):
             return binding.key.split(",")[0].replace("question_mark", "?")
         return shown
 
+    # -- the terminal ----------------------------------------------------------
+
+    def _display(self, screen: Screen, renderable: Any) -> None:
+        """Every frame goes out through `self.terminal`: only the cells that changed are sent."""
+        if isinstance(renderable, CompositorUpdate) and not isinstance(renderable, DiffUpdate) and not self.is_inline:
+            self.terminal.resize(*self.size)
+            renderable = DiffUpdate(self.terminal, renderable)
+        super()._display(screen, renderable)
+
+    def action_repaint(self) -> None:
+        """Send the whole screen again (something else wrote to the terminal)."""
+        self.terminal.forget()
+        self.screen.refresh()
+
     # -- size --------------------------------------------------------------
 
     def on_resize(self) -> None:
@@ -174,6 +192,8 @@ class CthulhuApp(App[None]):
 
     def toggle_ascii(self) -> None:
         self.ascii_mode = not self.ascii_mode
+        self.terminal.set_modes(ascii=self.ascii_mode)
+        self.screen.refresh()
         for screen in self.screen_stack:
             screen.set_class(self.ascii_mode, "ascii")
             for pane in screen.query(".pane"):

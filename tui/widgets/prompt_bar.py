@@ -13,7 +13,15 @@ from ..safe import safe_text
 
 
 class PromptBar(Static):
-    """The legal choices with a key each, the last dice, and whose decision it is."""
+    """The legal choices with a key each, the last dice, and whose decision it is.
+
+    Its height moves everything above it, so it grows at once but shrinks only to the
+    tallest of its last `HOLD` prompts: a bar that jumps between two and four lines
+    with every choice would relay out (and, over a slow link, resend) the panes each time.
+    """
+
+    MAX_ROWS = 8  # below the border line
+    HOLD = 6
 
     def __init__(self, *, id: str) -> None:
         super().__init__(Text("Setting up the table..."), id=id)
@@ -21,6 +29,11 @@ class PromptBar(Static):
         self.local = False
         self._last: tuple[Any, ...] | None = None
         self._shown: Text | None = None
+        self._needed: list[int] = []
+        self.rows = 1
+
+    def on_mount(self) -> None:
+        self.styles.height = self.rows + 1
 
     def on_resize(self) -> None:
         if self._last is not None:
@@ -56,10 +69,14 @@ class PromptBar(Static):
             out.append(who + prompt["text"] + header, style="bold")
             out.append_text(pack_options(labels, width))
         self.set_class(not self.local, "waiting")
+        self._needed = [*self._needed[-(self.HOLD - 1) :], min(self.MAX_ROWS, bar_rows(out, width))]
+        rows = max(self._needed)
+        if rows != self.rows:
+            self.rows = rows
+            self.styles.height = rows + 1  # a layout, but only when the reserved height changes
         if out != self._shown:
-            same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
             self._shown = out
-            self.update(safe_text(out), layout=not same_height)
+            self.update(safe_text(out), layout=False)
 
 
 def bar_rows(text: Text, width: int) -> int:
