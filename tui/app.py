@@ -12,7 +12,9 @@ from typing import Any, Callable, Iterable
 from textual._compositor import CompositorUpdate
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from cthulhu.net.textclean import clean_text
 
@@ -21,7 +23,7 @@ from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
 from .screens.title import TitleScreen
-from .terminal import DiffUpdate, Terminal
+from .terminal import DiffUpdate, PlainScrollBarRender, Terminal, speaks_utf8
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -56,8 +58,8 @@ class CthulhuApp(App[None]):
         super().__init__()
         self.options = options or PlayOptions()
         self.link_factory = link_factory or default_link
-        self.ascii_mode = self.options.ascii
-        self.terminal = Terminal(ascii=self.ascii_mode, no_color=self.no_color)
+        self.terminal = Terminal(no_color=self.no_color)
+        self.ascii_mode = self.options.ascii or not speaks_utf8()
         self.link: TableLink | None = None
         self._content: Any = None
 
@@ -134,11 +136,28 @@ class CthulhuApp(App[None]):
             view = getattr(self.screen, "view", None) or {}
             self.push_screen(HelpScreen(help_text(view.get("mode") or self.options.mode, self.content, view, self.options)))
 
-    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        """Every screen (dialogs too) follows the ASCII setting."""
-        if isinstance(screen, Screen):
-            screen.set_class(self.ascii_mode, "ascii")
-        return super().push_screen(screen, *args, **kwargs)
+    @property
+    def ascii_mode(self) -> bool:
+        """Only 7-bit characters on screen: ASCII borders and scrollbars, and a terminal that sends nothing else."""
+        return self.terminal.ascii
+
+    @ascii_mode.setter
+    def ascii_mode(self, on: bool) -> None:
+        self.terminal.set_modes(ascii=on)
+        self.set_class(on, "ascii")  # the stylesheet's `.ascii` rules, for every screen and dialog
+        ScrollBar.renderer = PlainScrollBarRender if on or self.no_color else ScrollBarRender
+        if self.is_running:
+            for screen in self.screen_stack:
+                for pane in screen.query(".pane"):
+                    if hasattr(pane, "ascii"):
+                        pane.ascii = on
+                        pane.redraw()
+            self.screen.refresh()
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            placeholder = "Search for commands..." if self.ascii_mode else "Search for commands…"
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=placeholder))
 
     def get_key_display(self, binding: Binding) -> str:
         shown = super().get_key_display(binding)
@@ -151,8 +170,7 @@ class CthulhuApp(App[None]):
     def _display(self, screen: Screen, renderable: Any) -> None:
         """Every frame goes out through `self.terminal`: only the cells that changed are sent."""
         if isinstance(renderable, CompositorUpdate) and not isinstance(renderable, DiffUpdate) and not self.is_inline:
-            self.terminal.resize(*self.size)
-            renderable = DiffUpdate(self.terminal, renderable)
+            renderable = self.terminal.update(renderable, *self.size)
         super()._display(screen, renderable)
 
     def action_repaint(self) -> None:
@@ -192,14 +210,6 @@ class CthulhuApp(App[None]):
 
     def toggle_ascii(self) -> None:
         self.ascii_mode = not self.ascii_mode
-        self.terminal.set_modes(ascii=self.ascii_mode)
-        self.screen.refresh()
-        for screen in self.screen_stack:
-            screen.set_class(self.ascii_mode, "ascii")
-            for pane in screen.query(".pane"):
-                if hasattr(pane, "ascii"):
-                    pane.ascii = self.ascii_mode
-                    pane.redraw()
 
 
 def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:

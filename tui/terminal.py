@@ -10,21 +10,25 @@ widget, present or future, gets this for free: it works on frames, not on widget
 
 It is also the last stop before the wire, so two promises are kept here whatever a
 widget draws: `ascii` sends only 7-bit bytes (other characters become a look-alike,
-and `substituted` counts them, so tests can insist that none were needed), and
+and `replaced` counts them, so tests can insist that none were needed), and
 `no_color` sends no color at all, only bold, dim, italic, underline and reverse.
 """
 
 from __future__ import annotations
 
+import os
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rich.color import ColorSystem
+from rich.color import Color, ColorSystem
+from rich.segment import Segment, Segments
 from rich.style import Style
 from textual._cells import cell_len
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
+from textual.scrollbar import ScrollBarRender
 from textual.strip import Strip
 
 Cell = tuple[str, Style | None]  # one character (or "" for the right half of a wide one) and its style
@@ -42,6 +46,53 @@ _LOOKALIKE = {
     "▆": "=", "▇": "#", "▔": "~", "▌": "|", "▐": "|", "▍": "|", "▎": "|", "▏": "|", "▕": "|", "▊": "|",
     "▋": "|", "▉": "#",
 }
+
+
+def speaks_utf8(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the terminal's locale is UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that is set, as C does).
+
+    Python runs in UTF-8 mode under the C locale whatever the terminal does, so its own
+    encoding says nothing about the terminal's."""
+    env = os.environ if env is None else env
+    locale = next((env[name] for name in ("LC_ALL", "LC_CTYPE", "LANG") if env.get(name)), "")
+    return "utf-8" in locale.lower() or "utf8" in locale.lower()
+
+
+class PlainScrollBarRender(ScrollBarRender):
+    """Scrollbars drawn with characters, not shades: a `:` track and a `#` thumb.
+
+    Textual's own draw the thumb with eighth-block glyphs and tell it from the track by
+    color alone; these show the position in ASCII and without color too."""
+
+    TRACK = ":"
+    THUMB = "#"
+
+    @classmethod
+    def render_bar(  # type: ignore[override]
+        cls,
+        size: int = 25,
+        virtual_size: float = 50,
+        window_size: float = 20,
+        position: float = 0,
+        thickness: int = 1,
+        vertical: bool = True,
+        back_color: Color = Color.parse("#555555"),
+        bar_color: Color = Color.parse("bright_magenta"),
+    ) -> Segments:
+        width = thickness if vertical else 1
+        size = int(size)
+        if not (window_size and size and virtual_size and size != virtual_size and virtual_size > window_size):
+            segments = [Segment(" " * width, Style(bgcolor=back_color))] * size
+        else:
+            thumb = max(1, min(size, round(window_size * size / virtual_size)))
+            start = round((size - thumb) * max(0.0, min(1.0, position / (virtual_size - window_size))))
+            up = Segment(cls.TRACK * width, Style(color=bar_color, bgcolor=back_color, meta={"@mouse.down": "scroll_up"}))
+            down = Segment(cls.TRACK * width, Style(color=bar_color, bgcolor=back_color, meta={"@mouse.down": "scroll_down"}))
+            grab = Segment(cls.THUMB * width, Style(color=bar_color, bgcolor=back_color, bold=True, meta={"@mouse.down": "grab"}))
+            segments = [up] * start + [grab] * thumb + [down] * (size - start - thumb)
+        if vertical:
+            return Segments(segments, new_lines=True)
+        return Segments((segments + [Segment.line()]) * thickness, new_lines=False)
 
 
 @lru_cache(maxsize=4096)
@@ -103,7 +154,7 @@ class Terminal:
         self.width = 0
         self.height = 0
         self.rows: list[list[Cell]] = []
-        self.substituted = 0  # non-ASCII characters replaced in ASCII mode (a well-made screen needs none)
+        self.replaced: Counter[str] = Counter()  # ASCII mode: characters replaced (a well-made screen needs none)
         self._pens: dict[Style | None, Pen] = {}
         self._system: ColorSystem | None = None
 
@@ -124,6 +175,11 @@ class Terminal:
             self.width, self.height = width, height
             self.forget()
 
+    def update(self, update: CompositorUpdate, width: int, height: int) -> "DiffUpdate":
+        """Textual's `update` for a terminal of this size, as one that sends only what changed."""
+        self.resize(width, height)
+        return DiffUpdate(self, update)
+
     # -- cells ---------------------------------------------------------------
 
     def cells(self, strip: Strip) -> list[Cell]:
@@ -141,7 +197,7 @@ class Terminal:
             for ch in text:
                 width = cell_len(ch)
                 if ascii_only and not ch.isascii():
-                    self.substituted += 1
+                    self.replaced[ch] += 1
                     out.append((ascii_lookalike(ch), style))
                     out.extend([(" ", style)] * (width - 1))
                 elif width == 0:

@@ -71,7 +71,6 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         ascii_mode = getattr(self.app, "ascii_mode", False)
-        self.set_class(ascii_mode, "ascii")
         for pane in self.query(".pane"):
             if hasattr(pane, "ascii"):
                 pane.ascii = ascii_mode

@@ -118,7 +118,6 @@ class TitleScreen(Screen[PlayOptions]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_class(self.app.ascii_mode, "ascii")
         self.redraw()
 
     def redraw(self) -> None:
