@@ -2,7 +2,9 @@
 
 Prints the join command and the table code, starts play as soon as every seat
 is taken, autosaves after every command, and on Ctrl+C / SIGTERM writes the
-save inside a shielded, time-limited scope before closing.
+save inside a shielded, time-limited scope before closing. A loaded game is
+the same table as before (its id is in the save): its seats wait for their
+players' tokens, and on this machine the same table code is served again.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 import argparse
 import secrets
 import signal
-import socket
 import sys
+from pathlib import Path
+
+from .common import add_interface_options, default_name, refuse, theme_of
 
 from . import mode_names
 
@@ -27,14 +31,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--episode", help="episode id (main game)")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots")
+    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
     p.add_argument("--bot-delay", type=float, default=0.0, help="seconds between bot moves (to watch them)")
-    p.add_argument("--code", help="table code peers must give (default: a fresh random one)")
+    p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    p.add_argument("--code", help="table code peers must give (default: the table's code on this machine, else a fresh one)")
     p.add_argument("--open", action="store_true", help="no table code at all (trusted networks only)")
-    p.add_argument("--load", metavar="FILE", help="carry on a saved game (seats reclaimed by their tokens)")
-    p.add_argument("--save", metavar="FILE", help="autosave here (default: a new file in the saves folder)")
+    p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
+    p.add_argument("--save", metavar="FILE", help="autosave here (default: the loaded file, or a new file in the saves folder)")
     p.add_argument("--no-save", action="store_true", help="keep the command log in memory only")
+    p.add_argument("--saves", metavar="DIR", help="the saves folder (default: the checkout's saves/ or the user data folder)")
+    p.add_argument(
+        "--away-bot",
+        type=float,
+        metavar="SECONDS",
+        help="a player away this long has a bot play their seat until they come back (a headless host has no table dialog)",
+    )
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
+    add_interface_options(p)
     p.set_defaults(func=run)
 
 
@@ -42,20 +55,25 @@ def run(args: argparse.Namespace) -> int:
     import trio
 
     if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
-        print("cthulhu host: --seats must be 1-5 and --bots at most --seats", file=sys.stderr)
-        return 2
+        return refuse("host", "--seats must be 1-5 and --bots at most --seats")
+    if args.away_bot is not None and args.away_bot < 0:
+        return refuse("host", "--away-bot must be 0 seconds or more")
+    if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
+        return refuse("host", "--code must be 1-64 characters and not begin with '-'")
+    try:
+        load, held = _hold_saves(args)
+    except Exception as exc:  # no such save, or another process has it: one line, file untouched
+        return refuse("host", str(exc))
+    args.load = load
     if not args.headless:
-        return run_app(args)
+        return run_app(args, held)
     log_warnings_to_stderr()
     try:
         host, log = build_host(args)
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
-        from cthulhu.net.textclean import clean_text
-
         from .play import one_line
 
-        print(clean_text(f"cthulhu host: {one_line(exc)}"), file=sys.stderr)  # it may quote the save file
-        return 2
+        return refuse("host", one_line(exc))  # it may quote the save file: `refuse` cleans it
     return trio.run(serve_headless, host, log, args)
 
 
@@ -84,19 +102,53 @@ def log_warnings_to_stderr() -> None:
     logger.setLevel(logging.WARNING)
 
 
-def run_app(args: argparse.Namespace) -> int:
-    """The hosting player's own game interface; the other human seats stay open for `cthulhu join`."""
-    from pathlib import Path
+def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
+    """Find the save to load and lock it (and the one to write), before anything else happens."""
+    from cthulhu.net.saves import find_save, hold
 
-    from cthulhu.net.host import new_table_code
+    load = find_save(args.load, args.saves) if args.load else None
+    held = []
+    targets = [] if args.no_save else [Path(args.save) if args.save else load]
+    for path in [load, *targets]:
+        if path is not None and path not in held:
+            hold(path)  # SaveLocked names the holder
+            held.append(path)
+    return load, held
+
+
+def _table(args: argparse.Namespace) -> tuple[str, str | None, object | None]:
+    """The table id (a loaded game keeps its own), the table code, and the loaded save."""
+    from cthulhu.net.invite import new_table_code, new_table_id
+    from cthulhu.net.saves import load
+    from cthulhu.net.seatstore import SeatStore
+
+    save = load(args.load) if args.load else None
+    table_id = (save.header.table if save is not None else None) or new_table_id()
+    if args.open:
+        return table_id, None, save
+    store = SeatStore()
+    code = args.code or store.code_for(table_id) or new_table_code()
+    try:
+        store.remember_code(table_id, code)  # `host --load` serves the same code again
+    except OSError:
+        pass
+    return table_id, code, save
+
+
+def run_app(args: argparse.Namespace, held: list[Path]) -> int:
+    """The hosting player's own game interface; the other human seats stay open for `cthulhu join`."""
+    from cthulhu.net.invite import join_address, join_command
+    from cthulhu.net.saves import default_saves_dir
 
     from cthulhu.tui.app import run as run_app_
     from cthulhu.tui.options import PlayOptions
 
-    if args.bots >= args.seats:
-        print("cthulhu host: leave at least one seat for yourself (or use --headless)", file=sys.stderr)
-        return 2
-    code = None if args.open else (args.code or new_table_code())
+    if args.bots >= args.seats and not args.load:
+        return refuse("host", "leave at least one seat for yourself (or use --headless)")
+    try:
+        table_id, code, _ = _table(args)
+    except Exception as exc:
+        return refuse("host", str(exc))
     humans = args.seats - args.bots
     options = PlayOptions(
         mode=args.mode,
@@ -105,13 +157,22 @@ def run_app(args: argparse.Namespace) -> int:
         episode=args.episode,
         elder_one=args.elder_one,
         players=humans,
-        bots=args.bots,
+        bots=0 if args.load else args.bots,
         bot_kind=args.bot,
-        load=Path(args.load) if args.load else None,
+        ascii=args.ascii,
+        theme=theme_of(args),
+        load=args.load,
+        save_to=Path(args.save) if args.save else None,
+        no_save=args.no_save,
+        saves_dir=default_saves_dir(args.saves),
+        name=args.name or default_name(),
         code=code,
+        host_table=True,
         host_bind=args.bind,
         host_port=args.port,
         remote_seats=humans - 1,
+        table_id=table_id,
+        away_bot=args.away_bot,
         skip_title=True,
     )
     if options.load is None:
@@ -121,25 +182,30 @@ def run_app(args: argparse.Namespace) -> int:
 
         problem = setup_problem(options, builtin())
         if problem is not None:
-            print(f"cthulhu host: {problem}", file=sys.stderr)
-            return 2
-    print(f"Table code: {code or '(none)'}; others join with: cthulhu join {args.bind}:{args.port}" + (f" --code {code}" if code else ""), file=sys.stderr)
-    return run_app_(options)
+            return refuse("host", problem)
+    if args.port:
+        print(f"Table code: {code or '(none)'}; others join with: {join_command(join_address(args.bind, args.port), code)}", file=sys.stderr)
+    try:
+        return run_app_(options)
+    finally:
+        from cthulhu.net.saves import release
+
+        for path in held:
+            release(path)
 
 
 def build_host(args: argparse.Namespace):
     from cthulhu.core import Game, Setup
-    from cthulhu.net.host import Host, new_table_code
+    from cthulhu.net.host import Host
     from cthulhu.net.log import MemoryLog
 
+    table_id, code, save = _table(args)
     players = None
-    if args.load:
-        from cthulhu.net.saves import SaveWriter, load, resolve_save, resume
+    if save is not None:
+        from cthulhu.net.saves import SaveWriter, resume
 
-        path = resolve_save(args.load)
-        save = load(path)
         game = resume(save)
-        log = SaveWriter.resume(args.save or path, save, game) if not args.no_save else MemoryLog()
+        log = SaveWriter.resume(args.save or args.load, save, game) if not args.no_save else MemoryLog()
         players = list(save.header.players)
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
@@ -151,23 +217,32 @@ def build_host(args: argparse.Namespace):
         else:
             from cthulhu.net.saves import SaveWriter, default_saves_dir, new_save_path
 
-            path = args.save or new_save_path(default_saves_dir(), f"net-{args.mode}")
+            path = args.save or new_save_path(default_saves_dir(args.saves), f"net-{args.mode}")
             log = SaveWriter(path, game)
+    if hasattr(log, "table"):
+        log.table = table_id
+        if save is not None and save.header.table is None:
+            log.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
     n = game.setup.players
     bots = {seat: args.bot for seat in range(n - args.bots, n)}
-    code = None if args.open else (args.code or new_table_code())
-    host = Host(game, code=code, bots=bots, log=log, bot_delay=args.bot_delay, players=players)
+    host = Host(
+        game,
+        code=code,
+        bots=bots,
+        log=log,
+        bot_delay=args.bot_delay,
+        players=players,
+        table_id=table_id,
+        away_bot=args.away_bot,
+        stand_in_kind=args.bot,
+    )
     return host, log
-
-
-def _join_address(bind: str, port: int) -> str:
-    if bind in ("0.0.0.0", "::", ""):
-        bind = socket.gethostname()
-    return f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}"
 
 
 async def serve_headless(host, log, args: argparse.Namespace) -> int:
     import trio
+
+    from cthulhu.net.invite import join_address, join_command
 
     stopped_by: int | None = None  # the signal that stopped us, if one did
     # Catch the signals before printing anything: whoever reads "Autosave:" may
@@ -190,9 +265,8 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 nursery.cancel_scope.cancel()
                 return 2
             try:
-                code_part = f" --code {host.code}" if host.code else ""
                 print(f"Table code: {host.code or '(none: open table)'}", flush=True)
-                print(f"Join with:  cthulhu join {_join_address(args.bind, port)}{code_part}", flush=True)
+                print(f"Join with:  {join_command(join_address(args.bind, port), host.code)}", flush=True)
                 path = getattr(log, "path", None)
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .common import add_interface_options, refuse, theme_of
+
 from . import mode_names
 
 
@@ -20,17 +22,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="which bot plays the bot seats")
-    p.add_argument("--load", metavar="FILE", help="carry on a saved game")
+    p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
     p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
-    p.add_argument("--ascii", action="store_true", help="plain ASCII, no box drawing")
-    p.add_argument("--ansi", action="store_true", help="use the terminal's own 16 colors")
-    p.add_argument("--theme", default=None, help="a Textual theme name (default textual-dark)")
+    add_interface_options(p)
     p.add_argument("--start", action="store_true", help="skip the title screen")
     p.add_argument("--local", action="store_true", help="play in this process without the embedded host (no sockets)")
     p.set_defaults(func=run)
 
 
-def _saves_dir(arg: str | None) -> Path:
+def _saves_dir(arg: str | None) -> Path | None:
     from cthulhu.net.savedir import default_saves_dir
 
     return default_saves_dir(arg)
@@ -47,12 +47,14 @@ def options_from(args: argparse.Namespace):
         raise SystemExit("cthulhu play: --seed must be between 0 and 2**63-1")
     load = None
     if args.load:
-        from cthulhu.net.savedir import resolve_save
+        from cthulhu.net.saves import SaveError, find_save, hold
 
-        load = resolve_save(args.load, args.saves)
-        if not load.exists():
-            raise SystemExit(f"cthulhu play: no save at {load}")
-    theme = args.theme or ("ansi-dark" if args.ansi else "textual-dark")
+        try:
+            load = find_save(args.load, args.saves)
+            hold(load)  # before the terminal check: a second process is told who has the save
+        except SaveError as exc:
+            raise SystemExit(refuse("play", str(exc))) from None
+    theme = theme_of(args)
     return PlayOptions(
         mode=args.mode,
         difficulty=args.difficulty,

@@ -13,6 +13,8 @@ from typing import Any
 
 from cthulhu.net.textclean import clean_text
 
+from .common import add_interface_options, theme_of
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -26,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the header and the spectator view as JSON")
     p.add_argument("--saves", metavar="DIR", help="the saves folder FILE is looked up in")
     p.add_argument("--tui", action="store_true", help="open the replay viewer at the step (keys step forward and back)")
+    add_interface_options(p)  # for --tui
     p.add_argument(
         "--any-content",
         action="store_true",
@@ -74,10 +77,11 @@ def _lines(view: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import SaveError, load, replay, resolve_save
+    from cthulhu.net.saves import SaveError, find_save, load, replay
 
-    path = resolve_save(args.file, args.saves)
+    path = args.file
     try:
+        path = find_save(args.file, args.saves)
         save = load(path)
         step = save.last_step if args.seek is None else args.seek
         if not 0 <= step <= save.last_step:
@@ -86,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
     except SaveError as exc:
         return _fail(str(exc) if exc.path else f"{path}: {exc}")
     if args.tui:
+        from cthulhu.tui.options import PlayOptions
         from cthulhu.tui.screens.replay import run_replay
 
-        return run_replay(save, path, step=step, allow_other_content=args.any_content)
+        options = PlayOptions(ascii=args.ascii, theme=theme_of(args))
+        return run_replay(save, path, step=step, allow_other_content=args.any_content, options=options)
     view = game.view(None)
     if args.json:
         doc = {

@@ -20,6 +20,10 @@ Shape (see DESIGN.md "Protocol"):
 * Peers only ever receive `Game.view(seat)` (as a welcome/snapshot or as a
   delta against the last view sent), events, lobby info, and at the end the seed.
   Tokens and the table code never leave except a token to its owner in `welcome`.
+* A person's seat without a connection is *away*: it stays theirs (their token
+  brings them back, even past a changed table code). The table waits for it,
+  unless the host hands it to a stand-in bot (`hand_to_bot`, or by itself after
+  `away_bot` seconds) or frees it for someone new (`free_seat`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from __future__ import annotations
 import hmac
 import itertools
 import logging
-import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -40,6 +43,7 @@ from .autosave import HostSave
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import Gate, Quiet, Refusal
+from .invite import new_seat_token, new_table_id
 from .limits import Limits, TokenBucket
 from .listen import accept_forever, refuse
 from .log import CommandLog, MemoryLog
@@ -64,20 +68,6 @@ from .textclean import clean_chat, clean_name
 log = logging.getLogger(__name__)
 
 MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed (a repeated hello counts)
-
-
-def new_secret(nbytes: int) -> str:
-    """`secrets.token_urlsafe(nbytes)` that never starts with '-': on a command line
-    (`cthulhu join HOST --code -x...`) such a value would read as an option."""
-    while True:
-        secret = secrets.token_urlsafe(nbytes)
-        if not secret.startswith("-"):
-            return secret
-
-
-def new_table_code() -> str:
-    """Short enough to read out loud (8 characters from `secrets`)."""
-    return new_secret(6)
 
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
@@ -143,6 +133,14 @@ class Peer:
         self.gone = True
         self.scope.cancel()
 
+    def close_with(self, frame: bytes, grace: float = 2.0) -> None:
+        """Send a last (fatal) frame, then close: it gets `grace` seconds to leave."""
+        if not self.gone and not self.outbox.closed:
+            self.outbox.put(frame)
+            self.outbox.close()  # the sender ends once the frame is out
+        self.gone = True
+        self.scope.deadline = min(self.scope.deadline, trio.current_time() + grace)
+
 
 @dataclass(eq=False)
 class Seat:
@@ -152,11 +150,24 @@ class Seat:
     token: str | None = None  # in memory only: never logged, never broadcast
     token_hash: str | None = None  # a seat restored from a save knows only its token's hash
     bot: Any = None
+    bot_kind: str | None = None
     peer: Peer | None = None
+    stand_in: Any = None  # a bot playing this away player's turns until they come back
+    away_since: float | None = None  # trio clock; for `away_bot`
+
+    @property
+    def away(self) -> bool:
+        """A person's seat with nobody connected to it."""
+        return self.kind == "human" and (self.peer is None or self.peer.gone)
+
+    @property
+    def player(self) -> Any:
+        """The bot that decides for this seat now, if any."""
+        return self.bot if self.kind == "bot" else self.stand_in if self.away else None
 
     def info(self) -> SeatInfo:
-        connected = self.kind == "bot" or (self.peer is not None and not self.peer.gone)
-        return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected)
+        connected = self.kind == "bot" or (self.kind == "human" and not self.away)
+        return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected, stand_in=self.stand_in is not None)
 
 
 class Host:
@@ -167,6 +178,8 @@ class Host:
     `code` (None: open table) must be presented by every `hello`. `limits`
     bounds what each connection may cost (`net.limits.Limits`).
     `on_save_trouble(reason or None)` hears when saving fails and works again.
+    `table_id` names the game's table (a loaded game passes the one in its save);
+    `away_bot` seconds after a player leaves, a `stand_in_kind` bot plays their seat.
     """
 
     def __init__(
@@ -182,9 +195,16 @@ class Host:
         players: list[Any] | None = None,
         limits: Limits | None = None,
         on_save_trouble: Any = None,
+        table_id: str | None = None,
+        away_bot: float | None = None,
+        stand_in_kind: str = "heuristic",
     ) -> None:
         self.game = game
         self.code = code
+        self.table_id = table_id or new_table_id()
+        self.away_bot = away_bot
+        self.stand_in_kind = stand_in_kind
+        self.bot_seed = bot_seed
         self.log: CommandLog = log if log is not None else MemoryLog()
         self.saves = HostSave(self.log, on_save_trouble)
         self.autostart = autostart
@@ -193,13 +213,15 @@ class Host:
         self.gate = Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
         for index, kind in (bots or {}).items():
-            seat = self.seats[index]
-            seat.kind, seat.name = "bot", f"{kind} bot"
-            seat.bot = make_bot(kind, game.setup.mode, bot_seed * 1009 + index)
+            self._seat_bot(self.seats[index], kind)
         for record in players or []:  # seats of a loaded save: their owners reclaim them by token
             saved = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
-            if saved is not None and saved.kind == "open" and record.token_hash:
+            if saved is None or saved.kind != "open":
+                continue
+            if record.token_hash:
                 saved.kind, saved.name, saved.token_hash = "human", clean_name(record.name) or "player", record.token_hash
+            elif getattr(record, "bot", None) in ("random", "heuristic"):
+                self._seat_bot(saved, record.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
@@ -214,9 +236,13 @@ class Host:
         self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
         self._lobby_dirty = trio.Event()
-        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer, CommandMsg]](64)
+        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | None]](64)
         if game.outcome is not None:
             self.finished.set()
+
+    def _seat_bot(self, seat: Seat, kind: str) -> None:
+        seat.kind, seat.name, seat.bot_kind = "bot", f"{kind} bot", kind
+        seat.bot = make_bot(kind, self.game.setup.mode, self.bot_seed * 1009 + seat.index)
 
     # ---- lifecycle --------------------------------------------------------
 
@@ -230,6 +256,8 @@ class Host:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
             nursery.start_soon(self._lobby_loop)
+            if self.away_bot is not None:
+                nursery.start_soon(self._away_watch, self.away_bot)
             for listener in listeners:
                 nursery.start_soon(accept_forever, listener, self._handle, full, nursery)
             self._maybe_start()
@@ -262,7 +290,7 @@ class Host:
         from .savewriter import hash_token
 
         players = [
-            {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash}
+            {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash, "bot": s.bot_kind}
             for s in self.seats
             if s.kind != "open"
         ]
@@ -274,6 +302,7 @@ class Host:
 
     def table(self) -> Table:
         return Table(
+            id=self.table_id,
             mode=self.game.setup.mode,
             seats=[s.info() for s in self.seats],
             started=self.started.is_set(),
@@ -286,15 +315,27 @@ class Host:
         await self.started.wait()
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
-            await self._apply_from_peer(peer, msg)
+            if peer is not None and msg is not None:  # (None, None): seats changed, a bot may have a turn to play
+                await self._apply_from_peer(peer, msg)
+            elif self._record_players():  # a seat was freed: on disk before anyone takes it
+                await self.saves.save()
             await self._play_bots()
+
+    def _wake(self) -> None:
+        try:
+            self._cmd_send.send_nowait((None, None))
+        except trio.WouldBlock:
+            pass  # commands are queued: the loop plays bots after each of them anyway
 
     async def _play_bots(self) -> None:
         while self.game.outcome is None:
             prompt = self.game.prompt
-            if prompt is None or self.seats[prompt.seat].kind != "bot":
+            if prompt is None:
                 return
-            command = self.seats[prompt.seat].bot.choose(self.game, prompt.seat)
+            bot = self.seats[prompt.seat].player
+            if bot is None:
+                return
+            command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version)
             await trio.sleep(self.bot_delay)
 
@@ -500,14 +541,17 @@ class Host:
 
     def _refuse(self, hello: Hello, address: str) -> Refusal | None:
         """Why this hello may not sit down (logged, a flood of the same in one line), or None."""
+        # A valid seat token is the stronger secret: its owner comes back even to a host
+        # restarted with another table code.
+        owner = hello.token is not None and self._seat_for_token(hello) is not None
         if hello.proto != PROTOCOL_VERSION:
             refusal = Refusal("protocol_version", f"this host speaks protocol {PROTOCOL_VERSION}, not {hello.proto}")
-        elif self.code is not None and not _same_secret(hello.code, self.code):
+        elif not owner and self.code is not None and not _same_secret(hello.code, self.code):
             self.gate.wrong_code(address)  # counts, throttles and logs
             return Refusal("bad_code", "wrong table code")
         elif not clean_name(hello.name):
             refusal = Refusal("bad_name", "a name needs at least one printable character")
-        elif hello.token is not None and self._seat_for_token(hello) is None:
+        elif hello.token is not None and not owner:
             refusal = Refusal("bad_token", "that seat token is not valid here")
         elif self._would_watch(hello) and sum(1 for p in self.peers if p.seat is None) >= self.limits.max_spectators:
             refusal = Refusal("table_full", "no room for more spectators at this table")
@@ -548,16 +592,17 @@ class Host:
         if hello.token is not None:
             seat = self._seat_for_token(hello)
             assert seat is not None
-            if seat.peer is not None:
-                seat.peer.close()  # the rightful owner is back; the old connection is stale
+            if seat.peer is not None:  # the rightful owner is back; the old connection is stale
+                seat.peer.close_with(self._error_frame("replaced", "your seat was taken back with its token from another connection", fatal=True))
                 self._drop(seat.peer)
+            seat.stand_in = seat.away_since = None  # back: their stand-in, if any, leaves the seat
             token = seat.token
         elif not hello.watch:
             open_seats = [s for s in self.seats if s.kind == "open"]
             wanted = [s for s in open_seats if s.index == hello.seat]
             if wanted or open_seats:
                 seat = (wanted or open_seats)[0]
-                seat.kind, seat.token = "human", new_secret(24)
+                seat.kind, seat.token = "human", new_seat_token()
                 token = seat.token
         limits = self.limits
         outbox = Outbox(max_backlog=limits.max_backlog, lag_backlog=limits.lag_backlog, max_chat=limits.max_chat_queued)
@@ -584,7 +629,49 @@ class Host:
             self.peers.remove(peer)
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
+                self.seats[peer.seat].away_since = trio.current_time()
             self._broadcast_lobby()
+
+    # ---- away players -----------------------------------------------------
+
+    def _away_seat(self, index: int) -> Seat:
+        if not 0 <= index < len(self.seats) or not self.seats[index].away:
+            raise ValueError(f"seat {index + 1} has no away player")
+        return self.seats[index]
+
+    def hand_to_bot(self, index: int, kind: str | None = None) -> None:
+        """Let a bot play an away player's turns until they come back with their token."""
+        seat = self._away_seat(index)
+        if seat.stand_in is None:
+            seed = self.bot_seed * 1009 + index
+            try:
+                seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
+            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
+                seat.stand_in = make_bot("random", self.game.setup.mode, seed)
+            log.info("seat %d (%s) is away; a bot plays it until they return", index, seat.name)
+            self._broadcast_lobby()
+            self._wake()
+
+    def free_seat(self, index: int) -> None:
+        """Give an away player's seat up: their token stops working, a new joiner may take it."""
+        seat = self._away_seat(index)
+        log.info("seat %d (%s) freed for a new player", index, seat.name)
+        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since = "open", None, None, None, None, None
+        self._broadcast_lobby()
+        self._wake()  # the game loop writes the seats down
+
+    async def _away_watch(self, after: float) -> None:
+        """`away_bot`: a seat away for `after` seconds is handed to a bot (a headless host has no dialog)."""
+        while True:
+            now = trio.current_time()
+            for seat in self.seats:
+                if not seat.away or seat.stand_in is not None:
+                    continue
+                if seat.away_since is None:
+                    seat.away_since = now  # restored from a save: away from the moment we listen
+                elif now - seat.away_since >= after:
+                    self.hand_to_bot(seat.index)
+            await trio.sleep(min(1.0, max(0.05, after / 4)))
 
     async def _run_peer(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
         with peer.scope:
@@ -605,6 +692,8 @@ class Host:
                 peer.warn("not reading", "read nothing for %.0f s; disconnected it", self.limits.send_timeout)
                 peer.close()
                 return
+        if peer.gone:
+            peer.scope.cancel()  # `close_with`: the last frame is out, end the connection now
 
     async def _receiver(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
         """Frames in, at most `limits.frames` a second; a peer silent past the idle deadline is

@@ -28,6 +28,7 @@ from typing import Any
 
 from cthulhu.core import Command, Game, Setup, modes
 
+from .savelock import hold, release
 from .savefile import (
     FORMAT_VERSION,
     PlayerRecord,
@@ -189,6 +190,8 @@ class SaveWriter:
         if snapshot_every < 1:
             raise ValueError("snapshot_every must be at least 1")
         self.path = Path(path)
+        hold(self.path)  # before anything is written or swept: SaveLocked if another process has it
+        self._held = True
         self.game = game
         self.players = _player_records(players)
         self.snapshot_every = snapshot_every
@@ -199,6 +202,7 @@ class SaveWriter:
         self.content_version = str(game.content.version)
         self.setup_dict = game.setup.model_dump(mode="json")
         self.initial_hash = _initial_hash or game.state_hash()
+        self.table: str | None = None  # the table id a host serves this game as (kept across restarts)
         self.hashes: list[str] = []
         self._steps: list[bytes] = []
         self._snapshots: list[bytes] = []
@@ -232,19 +236,28 @@ class SaveWriter:
         """Seats, names and token hashes (e.g. when someone joins); saved on the next write."""
         self.players = _player_records(players)
 
+    def close(self) -> None:
+        """Let other processes have the save (at exit this happens by itself)."""
+        if self._held:
+            self._held = False
+            release(self.path)
+
     def header(self) -> dict[str, Any]:
-        return {
+        header = {
             "format": FORMAT_VERSION,
             "content_version": self.content_version,
             "rules_version": rules_version(),
             "mode": self.game.setup.mode,
             "created": self.created,
             "updated": self.clock(),
-            "players": [p.model_dump(mode="json") for p in self.players],
+            "players": [p.wire() for p in self.players],
             "step": self.step,
             "outcome": self.game.outcome if self.game.step == self.step else None,
             "summary": summarize(self.game) if self.game.step == self.step else {},
         }
+        if self.table is not None:
+            header["table"] = self.table
+        return header
 
     def to_bytes(self) -> bytes:
         body = pack_body(self.header(), self.setup_dict, self.initial_hash, self.snapshot_every, self._steps, self._snapshots)
@@ -281,6 +294,7 @@ class SaveWriter:
             _initial_hash=save.initial_hash,
         )
         writer.content_version = save.header.content_version
+        writer.table = save.header.table
         writer._steps = [pack_step(s.seat, s.command, s.hash) for s in save.steps]
         writer.hashes = [s.hash for s in save.steps]
         writer._snapshots = [pack_snapshot(k, v) for k, v in sorted(save.snapshots.items())]

@@ -20,6 +20,7 @@ def folder(tmp_path, content):
     game = Game.new(Setup(mode=any_mode(), seed=8, players=2), content)
     writer = SaveWriter(tmp_path / "good.save", game, players=[{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Bo"}], snapshot_every=10)
     log = play(game, writer.append, steps=40)
+    writer.close()
     data = (tmp_path / "good.save").read_bytes()
     flipped = bytearray(data)
     flipped[-10] ^= 1

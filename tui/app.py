@@ -61,6 +61,8 @@ class CthulhuApp(App[None]):
         self.terminal = Terminal(no_color=self.no_color)
         self.ascii_mode = self.options.ascii or not speaks_utf8()
         self.link: TableLink | None = None
+        self.farewell: str | None = None  # printed after the app closes: how to carry on
+        self.failure: str | None = None  # why a game asked for on the command line could not start
         self._content: Any = None
 
     @property
@@ -84,30 +86,31 @@ class CthulhuApp(App[None]):
     def show_title(self) -> None:
         def chosen(options: PlayOptions | None) -> None:
             if options is not None:
-                self.call_later(self.start_game, options)
+                self.call_later(self.start_game, options, True)
 
         self.push_screen(TitleScreen(self.options, self.content), chosen)
         self.check_size()
 
-    async def start_game(self, options: PlayOptions) -> None:
+    async def start_game(self, options: PlayOptions, from_title: bool = False) -> None:
         self.options = options
         try:
             link = self.link_factory(options)
             if hasattr(link, "__await__"):
                 link = await link
-        except Exception as exc:  # bad options or a broken save: say why and go back to the title
+        except Exception as exc:  # bad options or a broken save: say why
+            if not from_title and (options.hosting or options.join is not None):
+                self.failure = clean_text(str(exc))  # `cthulhu host` / `join` asked for this table, not a title screen
+                self.exit()
+                return
             self.notify(clean_text(f"Could not start the game: {exc}"), severity="error", timeout=10, markup=False)
             self.show_title()
             return
         self.link = link
-        if options.join is not None:
-            mode = f"joined {options.join[0]}:{options.join[1]}"
-        elif options.remote_seats:
+        mode = getattr(link, "label", "")
+        if options.hosting:
             mode = f"hosting on port {getattr(link, 'port', '?')}" + (f", code {options.code}" if options.code else "")
-        elif options.players <= 1 and not options.bots:
-            mode = "solo"
-        else:
-            mode = f"{options.players} here, {options.bots} bot(s)"
+        elif not mode:
+            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {options.bots} bot(s)"
         await self.push_screen(GameScreen(link, title=mode))
         self.check_size()
 
@@ -122,6 +125,7 @@ class CthulhuApp(App[None]):
     async def leave(self) -> None:
         """Close the table link (final save, stop any host), then exit."""
         if self.link is not None:
+            self.farewell = getattr(self.link, "comeback", None)
             try:
                 await self.link.close()
             except Exception:
@@ -215,7 +219,16 @@ class CthulhuApp(App[None]):
 def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
     """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
-    CthulhuApp(options, link_factory).run()
+    app = CthulhuApp(options, link_factory)
+    app.run()
+    if app.failure:
+        import sys
+
+        command = "join" if options.join is not None else "host"
+        print(f"cthulhu {command}: {app.failure}", file=sys.stderr)
+        return 2
+    if app.farewell:
+        print(app.farewell)
     return 0
 
 

@@ -24,7 +24,9 @@ class Update:
     `view` is a full per-seat view (a plain dict). `events` are wire dicts.
     `rejected` is the engine's reason when our own command was refused (then the
     view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
-    line about the link itself (saved, reconnecting...).
+    line about the link itself for the Log (saved, reconnected...). `status`
+    is the link's state while it cannot play (reconnecting...): shown in place
+    of the choices until an update without it arrives.
     """
 
     view: dict[str, Any]
@@ -32,6 +34,11 @@ class Update:
     rejected: str | None = None
     chat: tuple[str, str] | None = None
     notice: str | None = None
+    status: str | None = None
+
+
+class SaveUnavailable(Exception):
+    """`save()` cannot save this game here; the message tells the player why (and who can)."""
 
 
 class TableLink(Protocol):
@@ -47,7 +54,7 @@ class TableLink(Protocol):
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     def updates(self) -> AsyncIterator[Update]: ...
     async def chat(self, text: str) -> None: ...
-    async def save(self) -> str | None: ...
+    async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
 
 
@@ -94,6 +101,17 @@ class _Autosave:
     def flush(self) -> None:
         self.writer.fsync = True
         self.writer.write()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def play_hint(path: Path) -> str:
+    import shlex
+
+    from cthulhu.net.savedir import save_name
+
+    return f"Carry the game on later with: cthulhu play --load {shlex.quote(save_name(path))}"
 
 
 def save_trouble_notice(reason: str | None) -> str:
@@ -218,10 +236,15 @@ class LocalLink(QueuedUpdates):
     async def chat(self, text: str) -> None:
         await self._queue.put(Update(self._view(), chat=("you", text)))
 
+    @property
+    def comeback(self) -> str | None:
+        """One line for after the game closes: how to carry on."""
+        return play_hint(self.autosave.path) if self.autosave is not None and self.game.outcome is None else None
+
     async def save(self) -> str | None:
-        """Write the save now; the file name, or None when saves are not available."""
+        """Write the save now and return its file name."""
         if self.autosave is None:
-            return None
+            raise SaveUnavailable("This game is not being saved.")
         self.autosave.flush()
         return str(self.autosave.path)
 
@@ -233,6 +256,7 @@ class LocalLink(QueuedUpdates):
                     self.autosave.flush()
                 except Exception:
                     pass
+                self.autosave.close()
             await self._queue.put(None)
 
 

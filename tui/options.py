@@ -39,12 +39,24 @@ class PlayOptions:
     local: bool = False  # play in this process without the embedded host (no sockets)
     name: str = "you"
     code: str | None = None  # table code a host asks for / a peer presents
+    save_to: Path | None = None  # `--save FILE`: autosave here instead of a new file in saves_dir
+    no_save: bool = False  # `--no-save`: keep the game in memory only
+    host_table: bool = False  # `cthulhu host`: this terminal plays one seat, the others join over the network
     host_bind: str | None = None  # hosting: listen here (default loopback only)
     host_port: int = 0
-    remote_seats: int = 0  # hosting: seats left open for players on other terminals
+    remote_seats: int = 0  # hosting a new game: seats left open for players on other terminals
+    table_id: str | None = None  # hosting: the table's id (a loaded game keeps the one in its save)
+    away_bot: float | None = None  # hosting: hand a seat away this many seconds to a bot
     join: tuple[str, int] | None = None  # joining: the host's address
+    join_address: str | None = None  # joining: that address as the player typed it
     join_seat: int | None = None
+    token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
+
+    @property
+    def hosting(self) -> bool:
+        """A table others join: `cthulhu host`, or any game started with seats left open for them."""
+        return self.host_table or self.remote_seats > 0
 
     def with_(self, **changes) -> "PlayOptions":
         return replace(self, **changes)

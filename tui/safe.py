@@ -51,4 +51,5 @@ def clean_update(update: Update) -> Update:
         chat=(clean_text(update.chat[0]), clean_text(update.chat[1])) if update.chat else None,
         rejected=clean_text(update.rejected) if update.rejected is not None else None,
         notice=clean_text(update.notice) if update.notice is not None else None,
+        status=clean_text(update.status) if update.status is not None else None,
     )

@@ -75,18 +75,20 @@ class QuitScreen(ModalScreen[QuitChoice]):
         Binding("escape", "choose('stay')", "Keep playing"),
     ]
 
-    def __init__(self, where: str | None) -> None:
+    def __init__(self, where: str | None, comeback: str | None = None) -> None:
         super().__init__()
         self.where = where
+        self.comeback = comeback  # how to carry on (load the save, or join again)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Quit the game?", classes="title")
             if self.where:
-                yield Static(Text(f"The game is saved after every move, in\n{clean_text(self.where)}\nLoad it later with: cthulhu play --load FILE\n"))
+                yield Static(Text(clean_text(f"The game is saved after every move, in\n{self.where}\n{self.comeback or ''}\n", newlines=True)))
+                yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
             else:
-                yield Static("Saves are not available here; quitting ends this game.\n")
-            yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
+                yield Static(Text(clean_text(f"{self.comeback or 'This game is not being saved; quitting ends it.'}\n", newlines=True)))
+                yield Static("y / Enter  quit\nescape     keep playing")
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices

@@ -16,7 +16,7 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..link import TableLink, Update
+from ..link import SaveUnavailable, TableLink, Update
 from ..modes import check_view, tui_mode
 from ..narrate import tell
 from ..options import OPTION_KEYS, WIDE_SIZE
@@ -53,6 +53,7 @@ class GameScreen(Screen[None]):
         self.over_shown = False
         self.side = "investigators"
         self.note: Text | None = None
+        self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.updates_seen = 0
 
     def compose(self) -> ComposeResult:
@@ -178,6 +179,9 @@ class GameScreen(Screen[None]):
         for ev in update.events:
             self.say(*tell(ev, view))
         self.note = None
+        self.link_status = update.status
+        if update.status:
+            self.note = Text(update.status, style="bold yellow")
         if update.rejected:
             self.say("error", f"Refused: {update.rejected}")
             self.note = Text(f"Refused: {update.rejected}", style="bold red")
@@ -197,7 +201,7 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note)
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
         status = Text(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
         if self.title_text:
@@ -234,7 +238,8 @@ class GameScreen(Screen[None]):
 
     async def choose(self, index: int) -> None:
         prompt = self.view.get("prompt")  # the view is {} until the table's first update
-        if prompt is None or self.pending or index >= len(prompt["options"]) or prompt["seat"] not in self.link.local_seats:
+        if (prompt is None or self.pending or self.link_status or index >= len(prompt["options"])
+                or prompt["seat"] not in self.link.local_seats):
             return
         self.pending = True
         await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
@@ -267,7 +272,7 @@ class GameScreen(Screen[None]):
         if self.check_action("lobby", ()):
             from .lobby import LobbyScreen
 
-            self.app.push_screen(LobbyScreen(self.link.lobby_info()))
+            self.app.push_screen(LobbyScreen(self.link))
 
     async def on_chat_input_said(self, message: ChatInput.Said) -> None:
         try:
@@ -278,19 +283,30 @@ class GameScreen(Screen[None]):
     # -- saving, quitting, the end -------------------------------------------
 
     async def action_save(self) -> None:
-        where = await self.link.save()
-        self.say("info", f"Saved to {where}." if where else "Saves are not available in this build.")
+        try:
+            where = await self.link.save()
+        except SaveUnavailable as exc:
+            self.say("info", str(exc))
+            return
+        except Exception as exc:  # e.g. a full disk: say so, keep playing
+            self.say("error", f"Not saved: {exc}")
+            return
+        self.say("info", f"Saved to {where}.")
 
     def action_quit_menu(self) -> None:
         where = getattr(getattr(self.link, "autosave", None), "path", None)
+        comeback = getattr(self.link, "comeback", None)
 
         async def decided(what: str | None) -> None:
-            if what == "save":
-                await self.link.save()
+            if what == "save" and where:
+                try:
+                    await self.link.save()
+                except Exception as exc:  # a failed save must not trap the player in the game
+                    self.say("error", f"Not saved: {exc}")
             if what in ("save", "quit"):
                 await self.app.leave()
 
-        self.app.push_screen(QuitScreen(str(where) if where else None), decided)
+        self.app.push_screen(QuitScreen(str(where) if where else None, comeback), decided)
 
     def action_summary(self) -> None:
         if not self.view.get("outcome"):

@@ -39,9 +39,10 @@ class PromptBar(Static):
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None) -> None:
-        """Draw the bar for a checked view (or `{}` before the first one arrives)."""
-        self._last = (view, local_seats, note)
+    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False) -> None:
+        """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
+        down (the note says why); the prompt is shown without its choices."""
+        self._last = (view, local_seats, note, paused)
         width = max(20, (self.size.width or self.app.size.width) - 2)
         prompt = view.get("prompt")
         out = Text()
@@ -59,6 +60,8 @@ class PromptBar(Static):
             out.append(f"The game is over: {view['outcome']}.  Enter: summary   n: new game   q: quit", style="bold")
         elif prompt is None:
             out.append("Waiting for the table...", style="dim")
+        elif paused:
+            out.append(f"{prompt['text']}  (the choices come back with the connection)", style="dim")
         elif prompt["seat"] not in local_seats:
             out.append(f"Waiting for seat {prompt['seat'] + 1}: {prompt['text']}", style="dim")
         else:
