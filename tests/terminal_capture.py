@@ -16,12 +16,37 @@ from textual._compositor import CompositorUpdate
 from cthulhu.tui.terminal import DiffUpdate
 
 
+class Emulator:
+    """A pyte terminal that follows the app's size (a new, blank one after a resize, as `Terminal` assumes)."""
+
+    def __init__(self) -> None:
+        self.screen = pyte.Screen(1, 1)
+        self.stream = pyte.Stream(self.screen)
+
+    def feed(self, data: str, width: int, height: int) -> None:
+        if (self.screen.columns, self.screen.lines) != (width, height):
+            self.screen = pyte.Screen(width, height)
+            self.stream = pyte.Stream(self.screen)
+        self.stream.feed(data)
+
+    def cells(self) -> list[list[tuple[Any, ...]]]:
+        """Every cell as (character, fg, bg, bold, italics, underscore, reverse, strikethrough)."""
+        return [
+            [tuple(getattr(self.screen.buffer[y][x], f) for f in ("data", "fg", "bg", "bold", "italics", "underscore", "reverse", "strikethrough"))
+             for x in range(self.screen.columns)]
+            for y in range(self.screen.lines)
+        ]
+
+
 class Capture:
-    def __init__(self, app: Any, color_system: ColorSystem = ColorSystem.TRUECOLOR) -> None:
+    """`reference=True` also plays Textual's own output (every region in full) into a second emulator."""
+
+    def __init__(self, app: Any, color_system: ColorSystem = ColorSystem.TRUECOLOR, *, reference: bool = False) -> None:
         self.app = app
         self.chunks: list[str] = []
-        self.screen: pyte.Screen | None = None
-        self.stream: pyte.Stream | None = None
+        self.ours = Emulator()
+        self.reference = Emulator() if reference else None
+        self.reference_bytes = 0
         app.console._color_system = color_system
         display = app._display
 
@@ -34,13 +59,13 @@ class Capture:
 
     def take(self, update: CompositorUpdate) -> None:
         width, height = self.app.size
-        if self.screen is None or (self.screen.columns, self.screen.lines) != (width, height):
-            self.screen = pyte.Screen(width, height)
-            self.stream = pyte.Stream(self.screen)
         data = self.app.terminal.update(update, width, height).render_segments(self.app.console)
         self.chunks.append(data)
-        assert self.stream is not None
-        self.stream.feed(data)
+        self.ours.feed(data, width, height)
+        if self.reference is not None:
+            full = update.render_segments(self.app.console)
+            self.reference_bytes += len(full.encode())
+            self.reference.feed(full, width, height)
 
     @property
     def raw(self) -> bytes:
@@ -48,5 +73,4 @@ class Capture:
 
     def text(self) -> str:
         """The emulated terminal's screen as text, one line per row."""
-        assert self.screen is not None
-        return "\n".join(self.screen.display)
+        return "\n".join(self.ours.screen.display)
