@@ -7,16 +7,17 @@ import getpass
 import sys
 
 NAME_LIMIT = 24
+THEME_NAMES = ("dark", "ansi")  # the themes of cthulhu.tui.themes (named here: headless commands import no Textual)
 
 
 def add_interface_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ascii", action="store_true", help="plain ASCII, no box drawing")
-    p.add_argument("--ansi", action="store_true", help="use the terminal's own 16 colors")
-    p.add_argument("--theme", default=None, help="a Textual theme name (default textual-dark)")
+    p.add_argument("--ascii", action="store_true", help="plain ASCII only, no box drawing (the default when the locale is not UTF-8)")
+    p.add_argument("--ansi", action="store_true", help="the terminal's own 16 colors (the same as --theme ansi)")
+    p.add_argument("--theme", choices=THEME_NAMES, default=None, help=f"color theme: {', '.join(THEME_NAMES)} (default {THEME_NAMES[0]})")
 
 
 def theme_of(args: argparse.Namespace) -> str:
-    return args.theme or ("ansi-dark" if args.ansi else "textual-dark")
+    return args.theme or ("ansi" if args.ansi else "dark")
 
 
 def default_name() -> str:

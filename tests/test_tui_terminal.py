@@ -102,6 +102,18 @@ def test_a_frame_that_changes_nothing_sends_nothing():
     assert "hello" in terminal.paint(iter_pieces(update), ColorSystem.TRUECOLOR)
 
 
+def test_cells_never_drawn_are_skipped_not_sent():
+    """Two changes close together around cells Textual never drew: the cursor jumps over them."""
+    terminal = Terminal()
+    terminal.resize(20, 1)
+    pieces = [(0, 0, Strip([Segment("ab")])), (0, 5, Strip([Segment("cd")]))]
+    data = terminal.paint(iter(pieces), ColorSystem.TRUECOLOR)
+    assert "\0" not in data
+    screen = Emulator()
+    screen.feed("\x1b[1;1Hxxxxxxxxxxxxxxxxxxxx" + data, 20, 1)
+    assert screen.screen.display[0] == "abxxxcdxxxxxxxxxxxxx"
+
+
 def test_style_changes_send_only_what_differs():
     system = ColorSystem.TRUECOLOR
     bold_red = Pen.of(Style(bold=True, color="red"), system)

@@ -12,6 +12,8 @@ from typing import Any, Callable, Iterable
 from textual._compositor import CompositorUpdate
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.reactive import Reactive
+from textual.theme import Theme
 from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
@@ -24,6 +26,7 @@ from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
 from .screens.title import TitleScreen
 from .terminal import DiffUpdate, PlainScrollBarRender, Terminal, speaks_utf8
+from .themes import THEMES, VGA
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -47,6 +50,7 @@ async def default_link(options: PlayOptions) -> TableLink:
 
 
 class CthulhuApp(App[None]):
+    ansi_theme_dark = Reactive(VGA, init=False)  # what named colors look like in true color: see tui.themes
     CSS_PATH = Path(__file__).with_name("cthulhu.tcss")  # absolute: subclasses live in other folders
     TITLE = "cthulhu"
     BINDINGS = [
@@ -59,6 +63,8 @@ class CthulhuApp(App[None]):
         self.options = options or PlayOptions()
         self.link_factory = link_factory or default_link
         self.terminal = Terminal(no_color=self.no_color)
+        for theme in THEMES.values():
+            self.register_theme(theme)
         self.ascii_mode = self.options.ascii or not speaks_utf8()
         self.link: TableLink | None = None
         self.farewell: str | None = None  # printed after the app closes: how to carry on
@@ -76,7 +82,7 @@ class CthulhuApp(App[None]):
     # -- start and screens --------------------------------------------------
 
     def on_mount(self) -> None:
-        self.theme = self.options.theme
+        self.use_theme(self.options.theme)
         if self.options.skip_title or self.options.load is not None or self.options.join is not None:
             self.call_later(self.start_game, self.options)
         else:
@@ -158,6 +164,18 @@ class CthulhuApp(App[None]):
                         pane.redraw()
             self.screen.refresh()
 
+    def use_theme(self, name: str) -> None:
+        """The theme at start (and every change after it, from the palette) sets the terminal writer too."""
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.theme = name
+        self._theme_changed(self.current_theme)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """A theme of the terminal's own colors gets no faint text: terminals draw it as they please."""
+        self.terminal.set_modes(faint=not theme.ansi)
+        if self.is_running:
+            self.screen.refresh()
+
     def action_command_palette(self) -> None:
         if self.use_command_palette and not CommandPalette.is_open(self):
             placeholder = "Search for commands..." if self.ascii_mode else "Search for commands…"
@@ -209,8 +227,28 @@ class CthulhuApp(App[None]):
             for name, title in (("investigators", "Investigators"), ("story", "Story Board"), ("log", "Log")):
                 yield SystemCommand(f"Show {title}", f"Show the {title} pane (small terminals)", lambda n=name: screen.show_pane(n))
         yield SystemCommand("Toggle ASCII", "Plain ASCII borders for terminals without box drawing", self.toggle_ascii)
-        yield SystemCommand("ANSI theme", "Use the terminal's own 16 colors", lambda: setattr(self, "theme", "ansi-dark"))
-        yield from super().get_system_commands(screen)
+        for name, about in (("dark", "Dark colors, the same at every color depth"), ("ansi", "The terminal's own 16 colors")):
+            yield SystemCommand(f"Theme: {name}", about, lambda name=name: setattr(self, "theme", name))
+        yield SystemCommand("Screenshot", "Save a picture (SVG) of the screen in the saves folder", self.action_screenshot)
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Screenshot"):  # only our own themes; pictures go to the saves folder
+                yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """An SVG of the screen, written to the saves folder (the one place this app writes to)."""
+        from datetime import datetime
+
+        from cthulhu.net.savedir import default_saves_dir
+
+        folder = Path(path) if path else default_saves_dir(self.options.saves_dir)
+        target = folder / (filename or f"screenshot-{datetime.now().strftime('%Y%m%d-%H%M%S')}.svg")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_text(self.export_screenshot(), encoding="utf-8")
+        except OSError as exc:
+            self.notify(clean_text(f"Could not save the screenshot in {folder}: {exc.strerror or exc}"), severity="error", markup=False)
+            return
+        self.notify(clean_text(f"Screenshot saved: {target}"), markup=False)
 
     def toggle_ascii(self) -> None:
         self.ascii_mode = not self.ascii_mode

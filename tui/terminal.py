@@ -11,7 +11,8 @@ widget, present or future, gets this for free: it works on frames, not on widget
 It is also the last stop before the wire, so two promises are kept here whatever a
 widget draws: `ascii` sends only 7-bit bytes (other characters become a look-alike,
 and `replaced` counts them, so tests can insist that none were needed), and
-`no_color` sends no color at all, only bold, dim, italic, underline and reverse.
+`no_color` sends no color at all, only bold, dim, italic, underline and reverse;
+without `faint`, no dim either (for themes of the terminal's own colors).
 """
 
 from __future__ import annotations
@@ -127,6 +128,14 @@ def colorless(style: Style) -> Style:
     )
 
 
+@lru_cache(maxsize=1024)
+def unfaint(style: Style) -> Style:
+    return style + NOT_DIM
+
+
+NOT_DIM = Style(dim=False)
+
+
 def update_pieces(update: CompositorUpdate) -> Iterator[tuple[int, int, Strip]]:
     """(y, x, strip) for every strip Textual would write for `update`, cropped as Textual crops them."""
     if isinstance(update, LayoutUpdate):
@@ -148,9 +157,10 @@ def update_pieces(update: CompositorUpdate) -> Iterator[tuple[int, int, Strip]]:
 class Terminal:
     """A copy of the terminal's cells; `paint` returns the bytes (as str) that bring it up to a frame."""
 
-    def __init__(self, *, ascii: bool = False, no_color: bool = False) -> None:
+    def __init__(self, *, ascii: bool = False, no_color: bool = False, faint: bool = True) -> None:
         self.ascii = ascii
         self.no_color = no_color
+        self.faint = faint
         self.width = 0
         self.height = 0
         self.rows: list[list[Cell]] = []
@@ -162,11 +172,13 @@ class Terminal:
         """The terminal's content is unknown (resized, cleared, or written by someone else): paint all."""
         self.rows = [[UNKNOWN] * self.width for _ in range(self.height)]
 
-    def set_modes(self, *, ascii: bool | None = None, no_color: bool | None = None) -> None:
+    def set_modes(self, *, ascii: bool | None = None, no_color: bool | None = None, faint: bool | None = None) -> None:
         if ascii is not None:
             self.ascii = ascii
         if no_color is not None:
             self.no_color = no_color
+        if faint is not None:
+            self.faint = faint
         self._pens.clear()
         self.forget()
 
@@ -185,12 +197,15 @@ class Terminal:
     def cells(self, strip: Strip) -> list[Cell]:
         """The cells a strip covers, after the ASCII and NO_COLOR promises."""
         out: list[Cell] = []
-        ascii_only, no_color = self.ascii, self.no_color
+        ascii_only, no_color, faint = self.ascii, self.no_color, self.faint
         for text, style, control in strip:
             if control or not text:
                 continue
-            if style is not None and no_color:
-                style = colorless(style)
+            if style is not None:
+                if no_color:
+                    style = colorless(style)
+                if not faint and style.dim:
+                    style = unfaint(style)
             if text.isascii():
                 out.extend([(ch, style) for ch in text])
                 continue
@@ -248,15 +263,22 @@ class Terminal:
         for y in sorted(changed):
             row = self.rows[y]
             for start, end in _runs(sorted(set(changed[y])), row):
-                if cursor is not None and cursor[1] == y and start > cursor[0] and start - cursor[0] < 4:
-                    out.append(f"\x1b[{start - cursor[0]}C")
-                elif cursor != (start, y):
-                    out.append(f"\x1b[{y + 1};{start + 1}H")
                 text: list[str] = []
                 last_style: Style | None | bool = False
-                for ch, style in row[start:end]:
+                for x in range(start, end):
+                    ch, style = row[x]
                     if not ch:
                         continue  # the right half of a wide character, written with its left half
+                    if ch == UNKNOWN[0]:
+                        continue  # never drawn (Textual left it out): not ours to write, and the cursor must skip it
+                    if cursor != (x, y):
+                        if text:
+                            out.append("".join(text))
+                            text.clear()
+                        if cursor is not None and cursor[1] == y and 0 < x - cursor[0] < 4:
+                            out.append(f"\x1b[{x - cursor[0]}C")
+                        else:
+                            out.append(f"\x1b[{y + 1};{x + 1}H")
                     if style is not last_style:
                         last_style = style
                         new_pen = self._pen(style)
@@ -267,8 +289,9 @@ class Terminal:
                             out.append(new_pen.full if pen is None else pen.to(new_pen))
                             pen = new_pen
                     text.append(ch)
+                    step = x + 1 + (1 if x + 1 < width and row[x + 1][0] == "" else 0)
+                    cursor = (step, y) if step < width else None
                 out.append("".join(text))
-                cursor = (end, y) if end < width else None
         if pen is not None and pen != PLAIN:
             out.append("\x1b[0m")
         return "".join(out)

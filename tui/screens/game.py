@@ -154,7 +154,7 @@ class GameScreen(Screen[None]):
                 self.apply_update(update)
         except Exception as exc:  # a broken link is shown, never a crash
             self.say("error", f"No connection to the table: {exc}")
-            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold red")
+            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold bright_red")
             self.query_one(PromptBar).show(self.view, frozenset(), self.note)
             raise
 
@@ -181,10 +181,10 @@ class GameScreen(Screen[None]):
         self.note = None
         self.link_status = update.status
         if update.status:
-            self.note = Text(update.status, style="bold yellow")
+            self.note = Text(update.status, style="bold bright_yellow")
         if update.rejected:
             self.say("error", f"Refused: {update.rejected}")
-            self.note = Text(f"Refused: {update.rejected}", style="bold red")
+            self.note = Text(f"Refused: {update.rejected}", style="bold bright_red")
             self.app.bell()
         if update.notice:
             self.say("info", update.notice)
@@ -202,7 +202,8 @@ class GameScreen(Screen[None]):
             self.query_one(pane).show(view)
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
-        status = Text(" cthulhu", style="bold")
+        status = Text()
+        status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
         if self.title_text:
             status.append(f"  {self.title_text}", style="dim")

@@ -121,7 +121,8 @@ class TitleScreen(Screen[PlayOptions]):
         self.redraw()
 
     def redraw(self) -> None:
-        out = Text("CTHULHU\n", style="bold")
+        out = Text()
+        out.append("CTHULHU\n", style="bold")
         out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
         applies = tui_mode(self.row("mode").value).setup_rows
         optional = {"difficulty", "episode", "elder_one", "investigators"}
