@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from textual import events
 from textual._compositor import CompositorUpdate
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import Reactive
 from textual.theme import Theme
 from textual.command import CommandPalette
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
@@ -202,12 +204,12 @@ class CthulhuApp(App[None]):
 
     # -- size --------------------------------------------------------------
 
-    def on_resize(self) -> None:
-        self.check_size()
+    def on_resize(self, event: events.Resize) -> None:
+        self.check_size(event.size)  # the new size: `self.size` may not have caught up yet
 
-    def check_size(self) -> None:
+    def check_size(self, size: Size | None = None) -> None:
         """Cover everything with a message while the terminal is below the minimum size."""
-        w, h = self.size
+        w, h = size or self.size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
         if small and not isinstance(self.screen, TooSmallScreen):
             self.push_screen(TooSmallScreen())

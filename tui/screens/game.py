@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -55,6 +56,7 @@ class GameScreen(Screen[None]):
         self.note: Text | None = None
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.updates_seen = 0
+        self.resized_to: Size | None = None  # from the last Resize event
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -78,12 +80,13 @@ class GameScreen(Screen[None]):
         self.relayout()
         self.pump()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        self.resized_to = event.size  # the new size (the app's may lag behind the event)
         self.relayout()
 
     @property
     def compact(self) -> bool:
-        w, h = self.app.size
+        w, h = self.resized_to or self.app.size
         return w < WIDE_SIZE[0] or h < WIDE_SIZE[1]
 
     def relayout(self) -> None:

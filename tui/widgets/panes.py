@@ -31,7 +31,9 @@ class ViewPane(LinesView):
         self.redraw()
 
     def redraw(self) -> None:
-        if self.view is not None:
+        for _ in range(2):  # twice if a scrollbar came or went and changed the width
+            if self.view is None:
+                return
             width = max(10, self.text_width)
             text = self.render_view(self.view, width)
             if (text, width) == self._shown:
@@ -39,6 +41,8 @@ class ViewPane(LinesView):
             self._shown = (text, width)
             self.set_lines(self.strips_of(text, width))
             self.content_lines = len(self.lines)
+            if max(10, self.text_width) == width:
+                return
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:
         raise NotImplementedError  # each pane draws its own part of the view
