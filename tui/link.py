@@ -26,7 +26,8 @@ class Update:
     view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
     line about the link itself for the Log (saved, reconnected...). `status`
     is the link's state while it cannot play (reconnecting...): shown in place
-    of the choices until an update without it arrives.
+    of the choices until an update without it arrives. `warning` is something
+    the player must not miss (the game is not being saved where they think).
     """
 
     view: dict[str, Any]
@@ -35,6 +36,7 @@ class Update:
     chat: tuple[str, str] | None = None
     notice: str | None = None
     status: str | None = None
+    warning: str | None = None
 
 
 class SaveUnavailable(Exception):
@@ -153,6 +155,7 @@ class LocalLink(QueuedUpdates):
         self.seed: int | None = game.setup.seed
         self.autosave = autosave
         self._save_trouble = False
+        self.warning: str | None = None  # told with the first update (an unwritable saves folder)
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
 
@@ -166,10 +169,15 @@ class LocalLink(QueuedUpdates):
         saves_dir: Path | None = None,
     ) -> "LocalLink":
         """A fresh game; the last `bots` seats are played by bots; autosaved into `saves_dir` if given."""
+        from cthulhu.net.savedir import autosave_folder
+
         game = Game.new(setup)
         bot_seats = _make_bots(game, bots, bot_kind)
-        autosave = _Autosave.start(game, saves_dir, f"{setup.mode}-{setup.seed}") if saves_dir else None
-        return cls(game, bot_seats=bot_seats, autosave=autosave)
+        folder, warning = autosave_folder(saves_dir) if saves_dir else (None, None)
+        autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
+        link = cls(game, bot_seats=bot_seats, autosave=autosave)
+        link.warning = warning
+        return link
 
     @classmethod
     def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic") -> "LocalLink":
@@ -190,13 +198,13 @@ class LocalLink(QueuedUpdates):
 
     async def open(self) -> Update:
         events = [e.wire() for e in self.game.start_events] if self.game.step == 0 else []
-        first = Update(self._view(), events)
+        first = Update(self._view(), events, warning=self.warning)
         await self._run_bots()
         return first
 
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         if seat not in self.local_seats:
-            await self._queue.put(Update(self._view(), rejected=f"seat {seat} is not played at this terminal"))
+            await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
             return
         try:
             cmd = Command.from_wire(command)

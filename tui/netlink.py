@@ -84,6 +84,7 @@ class NetLink(QueuedUpdates):
         self.watch = watch
         self.seed = seed
         self.embedded = embedded
+        self.warning: str | None = None  # told with the first update (an unwritable saves folder)
         self.hosting = embedded is not None and hosting
         """This terminal's process hosts a table others join (`cthulhu host`)."""
         self.chat_ok = embedded is None or hosting
@@ -128,7 +129,7 @@ class NetLink(QueuedUpdates):
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table in this process" if self.embedded is not None else "the table"
         back = " (your seat, kept on this machine)" if self._conns[0].stored_token else ""
-        return Update(view, notice=f"Joined {where} at {self.address}; your seat(s): {seats}{back}.")
+        return Update(view, notice=f"Joined {where} at {self.address}; your seat(s): {seats}{back}.", warning=self.warning)
 
     def _stored_token(self, name: str) -> str | None:
         if self.store is None or self.watch:
@@ -600,22 +601,26 @@ class EmbeddedHost:
         return self._thread.is_alive()
 
 
-def _writer_for(options: Any, game: Any, save: Any) -> Any:
-    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`."""
+def _writer_for(options: Any, game: Any, save: Any) -> tuple[Any, str | None]:
+    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`.
+    Also what the player must be told: a saves folder that cannot be written, and where the game goes instead."""
     if options.no_save:
-        return None
-    from cthulhu.net.savedir import new_save_path
+        return None, None
+    from cthulhu.net.savedir import autosave_folder, new_save_path
     from cthulhu.net.savewriter import SaveWriter
 
     if save is not None:
-        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False)
+        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False), None
     if options.save_to is not None:
-        return SaveWriter(options.save_to, game, fsync=False)
+        return SaveWriter(options.save_to, game, fsync=False), None
     if options.saves_dir is not None:
         setup = game.setup
         prefix = "net-" if options.hosting else ""
-        return SaveWriter(new_save_path(options.saves_dir, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False)
-    return None
+        folder, warning = autosave_folder(Path(options.saves_dir))
+        if folder is None:
+            return None, warning
+        return SaveWriter(new_save_path(folder, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False), warning
+    return None, None
 
 
 def _label(options: Any, humans: list[int], bots: int) -> str:
@@ -642,7 +647,7 @@ async def embedded_link(options: Any) -> NetLink:
         game, save = load_game(options.load)
     else:
         game = Game.new(options.setup())
-    writer = _writer_for(options, game, save)
+    writer, warning = _writer_for(options, game, save)
     seats = game.setup.players
     kind = usable_bot(options.bot_kind, game.setup.mode)
     bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
@@ -710,6 +715,7 @@ async def embedded_link(options: Any) -> NetLink:
         label=_label(options, humans, len(bot_seats)),
         save_hint=save_hint,
     )
+    link.warning = warning
     return link
 
 

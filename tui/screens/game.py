@@ -191,6 +191,9 @@ class GameScreen(Screen[None]):
             self.app.bell()
         if update.notice:
             self.say("info", update.notice)
+        if update.warning:  # in the Log, and where nobody can miss it
+            self.say("error", update.warning)
+            self.app.notify(update.warning, severity="warning", timeout=20, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         self.pending = False
