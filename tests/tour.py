@@ -126,6 +126,9 @@ STOPS = [
     Stop("replay", _replay, _replay_steps, _game_with(lambda s: s.replayer.step == 14)),
 ]
 
+# The main game on a table in this process (no port number in the Log): for pictures that must not change.
+LOCAL_GAME = Stop("main-game", _play(skip_title=True), _game, _game_with(lambda s: s.view["mode"] == "main"))
+
 
 @contextlib.asynccontextmanager
 async def visit(
@@ -153,4 +156,4 @@ async def visit(
         shutil.rmtree(saves, ignore_errors=True)
 
 
-__all__ = ["STOPS", "Stop", "TooSmallScreen", "visit"]
+__all__ = ["LOCAL_GAME", "STOPS", "Stop", "TooSmallScreen", "visit"]
