@@ -15,7 +15,7 @@ from rich.text import Text
 from cthulhu.core.main.view import EnemyView, MainView, TileView
 
 from ...render import MARK_STYLES, abbreviate, legend_text
-GATE_STYLES = {"bright_red": "bold bright_red", "bright_yellow": "bold bright_yellow", "bright_white on blue": "bold bright_white on blue", "green": "bold green"}
+GATE_STYLES = {"red": "bold bright_red", "yellow": "bold bright_yellow", "blue": "bold bright_white on blue", "green": "bold green"}
 
 UNICODE_BOX = {"tl": "┌", "tr": "┐", "bl": "└", "br": "┘", "h": "─", "v": "│"}
 ASCII_BOX = {"tl": "+", "tr": "+", "bl": "+", "br": "+", "h": "-", "v": "|"}

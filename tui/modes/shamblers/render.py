@@ -18,7 +18,7 @@ from cthulhu.core.shamblers.view import ColorView, ShamblersView, TownView
 from ...render import MARK_STYLES, abbreviate, legend_text, track
 
 CHAOS = "chaos"
-COLOR_STYLES = {"bright_red": "bold bright_red", "bright_white on blue": "bold bright_white on blue", "green": "bold green", CHAOS: "bold bright_magenta"}
+COLOR_STYLES = {"red": "bold bright_red", "blue": "bold bright_white on blue", "green": "bold green", CHAOS: "bold bright_magenta"}
 WHEEL_STYLE = "bold bright_yellow"
 
 BOX = {"tl": "┌", "tr": "┐", "bl": "└", "br": "┘", "h": "─", "v": "│"}
