@@ -24,7 +24,7 @@ def same_folder(text: str) -> str:
     return re.sub(r"cthulhu-tour-\w{8}", "cthulhu-tour-XXXXXXXX", text)
 
 
-def runs_of_resizes(seed: int, count: int = 5) -> list[tuple[int, int]]:
+def runs_of_resizes(seed: int, count: int = 4) -> list[tuple[int, int]]:
     rng = random.Random(seed)
     sizes = [rng.choice(SIZES) for _ in range(count - 1)]
     sizes.append(rng.choice([s for s in SIZES if s[0] >= MIN_SIZE[0] and s[1] >= MIN_SIZE[1]]))

@@ -137,7 +137,7 @@ def test_every_screen_is_drawn_right_with_fewer_bytes(stop):
             assert capture.ours.cells() == capture.reference.cells()
             for size in ((80, 24), (120, 40)):
                 await pilot.resize_terminal(*size)
-                await pilot.pause(0.2)
+                await pilot.pause(0.1)
                 assert capture.ours.cells() == capture.reference.cells(), size
             assert len(capture.raw) < capture.reference_bytes
 
