@@ -20,7 +20,8 @@ SIZES = [(60, 20), (80, 24), (100, 30), (120, 40), (250, 80), (79, 24), (80, 23)
 
 
 def same_folder(text: str) -> str:
-    """Each visit has its own temporary saves folder (as long a name as any other)."""
+    """Each visit has its own temporary saves folder and host port (as long as any other's)."""
+    text = re.sub(r"127\.0\.0\.1:\d{5}", "127.0.0.1:NNNNN", text)
     return re.sub(r"cthulhu-tour-\w{8}", "cthulhu-tour-XXXXXXXX", text)
 
 

@@ -23,7 +23,7 @@ from ..narrate import tell
 from ..options import OPTION_KEYS, WIDE_SIZE
 from ..safe import clean_update, safe_text
 from ..widgets.chat import ChatInput
-from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane
+from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
@@ -119,6 +119,9 @@ class GameScreen(Screen[None]):
         if rows != getattr(self, "_rows", None):
             self._rows = rows
             body.styles.grid_rows = rows
+
+    def on_view_pane_grew(self, message: ViewPane.Grew) -> None:
+        self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_pane":
