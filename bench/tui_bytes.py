@@ -21,6 +21,7 @@ import os
 import pty
 import random
 import select
+import shlex
 import shutil
 import struct
 import sys
@@ -56,11 +57,11 @@ class Pty:
 
     def __init__(self, argv: list[str], cols: int, rows: int, env: dict[str, str]) -> None:
         pid, fd = pty.fork()
-        if pid == 0:
+        if pid == 0:  # the size is set before the program starts (ssh reads it once, at the start)
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
             os.environ.update(env)
             os.execvp(argv[0], argv)
         self.pid, self.fd = pid, fd
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.data = bytearray()
 
     def read_until(self, needle: bytes, timeout: float) -> bool:
@@ -103,10 +104,15 @@ class Pty:
             os.close(self.fd)
 
 
-def measure(seed: int, keys: list[str], cols: int, rows: int, extra: list[str], env: dict[str, str]) -> dict[str, object]:
-    """Bytes written for the key sequence in one configuration, and whether every key was taken."""
+def measure(seed: int, keys: list[str], cols: int, rows: int, extra: list[str], env: dict[str, str], ssh: str | None = None) -> dict[str, object]:
+    """Bytes written for the key sequence in one configuration, and whether every key was taken.
+    With `ssh` (a command such as "ssh -p 2222 me@127.0.0.1"), the game runs at the other end of an
+    SSH session to this same machine and the bytes are those the ssh client hands the terminal."""
     saves = tempfile.mkdtemp(prefix="cthulhu-bytes-")
     argv = [sys.executable, "-m", "cthulhu.cli", "play", "--start", "--seed", str(seed), "--saves", saves, *extra]
+    if ssh:
+        remote = " ".join(shlex.quote(a) for a in ["env", *(f"{k}={v}" for k, v in env.items()), *argv])
+        argv = [*shlex.split(ssh), "-tt", f"cd {shlex.quote(os.getcwd())} && exec {remote}"]
     term = Pty(argv, cols, rows, env)
     try:
         if not term.read_until(b"Setting up", 30):
@@ -146,6 +152,7 @@ def main() -> int:
     ap.add_argument("--keys", type=int, default=60)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--only", help="one configuration, e.g. 80x24:default")
+    ap.add_argument("--ssh", metavar="COMMAND", help='run the game over SSH to this machine, e.g. "ssh -p 2222 me@127.0.0.1"')
     args = ap.parse_args()
     keys, turns = key_sequence(args.seed, args.keys)
     env = {"TERM": "xterm-256color", "COLORTERM": "truecolor", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
@@ -157,7 +164,7 @@ def main() -> int:
         for theme, extra in THEMES.items():
             if args.only and args.only != f"{cols}x{rows}:{theme}":
                 continue
-            got = measure(args.seed, keys, cols, rows, extra, env)
+            got = measure(args.seed, keys, cols, rows, extra, env, args.ssh)
             per_turn = got["bytes"] / max(1, turns) / 1024
             target = TARGET_KB[(cols, rows)] / (2 if extra else 1)
             taken = got["steps_saved"] == len(keys)
@@ -180,7 +187,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(rows_out, indent=2))
     else:
-        print(f"{len(keys)} keys, {turns} turns, seed {args.seed}")
+        print(f"{len(keys)} keys, {turns} turns, seed {args.seed}" + (f", over `{args.ssh}`" if args.ssh else ""))
         print("| size | theme | KB per turn | target | bytes per key (median / max) | all keys taken | 7-bit |")
         print("|---|---|---:|---:|---|---|---|")
         for r in rows_out:
