@@ -128,6 +128,12 @@ def colorless(style: Style) -> Style:
     )
 
 
+@lru_cache(maxsize=4096)
+def visible(style: Style) -> Style:
+    """`style` as the terminal shows it: no meta (Textual's mouse offsets differ line by line), no link."""
+    return style.clear_meta_and_links() if style._meta or style._link else style
+
+
 @lru_cache(maxsize=1024)
 def unfaint(style: Style) -> Style:
     return style + NOT_DIM
@@ -202,6 +208,7 @@ class Terminal:
             if control or not text:
                 continue
             if style is not None:
+                style = visible(style)  # mouse offsets and links do not show: equal cells stay unsent
                 if no_color:
                     style = colorless(style)
                 if not faint and style.dim:
