@@ -32,10 +32,15 @@ def checkout_root(start: Path = _PACKAGE_ROOT) -> Path | None:
     return start if name == "cthulhu" else None
 
 
-def user_saves_dir(env: dict[str, str] | None = None) -> Path:
+def user_data_dir(env: dict[str, str] | None = None) -> Path:
+    """This user's folder for cthulhu's own files: `$XDG_DATA_HOME/cthulhu`, else `~/.local/share/cthulhu`."""
     env = os.environ if env is None else env
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
-    return Path(base) / "cthulhu" / "saves"
+    return Path(base) / "cthulhu"
+
+
+def user_saves_dir(env: dict[str, str] | None = None) -> Path:
+    return user_data_dir(env) / "saves"
 
 
 def default_saves_dir(override: str | Path | None = None) -> Path:

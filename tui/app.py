@@ -78,6 +78,10 @@ class CthulhuApp(App[None]):
         self.check_size()
 
     def show_title(self) -> None:
+        if self.options.kiosk:  # a served visitor has this table only: leaving it ends the session
+            self.exit()
+            return
+
         def chosen(options: PlayOptions | None) -> None:
             if options is not None:
                 self.call_later(self.start_game, options)
@@ -92,6 +96,9 @@ class CthulhuApp(App[None]):
             if hasattr(link, "__await__"):
                 link = await link
         except Exception as exc:  # bad options or a broken save: say why and go back to the title
+            if options.kiosk:
+                self.exit(return_code=1, message=f"cthulhu: could not join the table: {exc}")
+                return
             self.notify(f"Could not start the game: {exc}", severity="error", timeout=10)
             self.show_title()
             return
@@ -167,12 +174,16 @@ class CthulhuApp(App[None]):
             yield SystemCommand("Save game", "Write the save file now", screen.action_save)
             yield SystemCommand("Save and quit", "Ask, then save and quit", screen.action_quit_menu)
             yield SystemCommand("Choices", "Show the current choices as a list", screen.action_choices)
-            yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
+            if not self.options.kiosk:
+                yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
             for name, title in (("investigators", "Investigators"), ("story", "Story Board"), ("log", "Log")):
                 yield SystemCommand(f"Show {title}", f"Show the {title} pane (small terminals)", lambda n=name: screen.show_pane(n))
         yield SystemCommand("Toggle ASCII", "Plain ASCII borders for terminals without box drawing", self.toggle_ascii)
         yield SystemCommand("ANSI theme", "Use the terminal's own 16 colors", lambda: setattr(self, "theme", "ansi-dark"))
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if self.options.kiosk and command.title == "Screenshot":
+                continue  # a visitor writes no files on the host
+            yield command
 
     def toggle_ascii(self) -> None:
         self.ascii_mode = not self.ascii_mode
@@ -187,8 +198,9 @@ class CthulhuApp(App[None]):
 def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
     """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
-    CthulhuApp(options, link_factory).run()
-    return 0
+    app = CthulhuApp(options, link_factory)
+    app.run()
+    return app.return_code or 0
 
 
 __all__ = ["CthulhuApp", "local_link", "run", "Path"]

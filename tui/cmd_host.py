@@ -32,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--save", metavar="FILE", help="autosave here (default: a new file in the saves folder)")
     p.add_argument("--no-save", action="store_true", help="keep the command log in memory only")
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
+    p.add_argument("--ssh", type=int, metavar="PORT", help="also serve the game over SSH: friends type `ssh -p PORT CODE@HOST`")
+    p.add_argument("--web", type=int, metavar="PORT", help="also serve the game to browsers at http://HOST:PORT/")
     p.set_defaults(func=run)
 
 
@@ -81,7 +83,43 @@ def run_app(args: argparse.Namespace) -> int:
         skip_title=True,
     )
     print(f"Table code: {code or '(none)'}; others join with: cthulhu join {args.bind}:{args.port}" + (f" --code {code}" if code else ""), file=sys.stderr)
-    return run_app_(options)
+    doors = open_doors(args, code)
+    if doors is False:
+        return 2
+    if doors is None:
+        return run_app_(options)
+    for line in doors.lines:
+        print(line, file=sys.stderr)
+
+    async def link_and_doors(opts: PlayOptions):
+        from .app import default_link
+
+        link = await default_link(opts)
+        doors.open_table(args.bind, link.port)
+        return link
+
+    try:
+        return run_app_(options, link_and_doors)
+    finally:
+        doors.stop()
+
+
+def open_doors(args: argparse.Namespace, code: str | None):
+    """The SSH and web doors when asked for (None when not, False after saying why they cannot open)."""
+    if args.ssh is None and args.web is None:
+        return None
+    try:
+        from cthulhu.serve.doors import DoorError, FrontDoors
+    except ImportError as exc:
+        print(f"cthulhu host: --ssh and --web need the serve extra (pip install 'cthulhu[serve]'): {exc}", file=sys.stderr)
+        return False
+    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web)
+    try:
+        doors.start()
+    except DoorError as exc:
+        print(f"cthulhu host: {exc}", file=sys.stderr)
+        return False
+    return doors
 
 
 def build_host(args: argparse.Namespace):
@@ -145,10 +183,18 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 print(f"cthulhu host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
                 nursery.cancel_scope.cancel()
                 return 2
+            doors = await trio.to_thread.run_sync(open_doors, args, host.code)
+            if doors is False:
+                nursery.cancel_scope.cancel()
+                return 2
             try:
                 code_part = f" --code {host.code}" if host.code else ""
                 print(f"Table code: {host.code or '(none: open table)'}", flush=True)
                 print(f"Join with:  cthulhu join {_join_address(args.bind, port)}{code_part}", flush=True)
+                if doors is not None:
+                    doors.open_table(args.bind, port)
+                    for line in doors.lines:
+                        print(line, flush=True)
                 path = getattr(log, "path", None)
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)
@@ -157,6 +203,9 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                     while host.peers:
                         await trio.sleep(0.05)
             finally:
+                if doors is not None:
+                    with trio.CancelScope(shield=True):
+                        await trio.to_thread.run_sync(doors.stop)
                 with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
                     await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)
                 if saving.cancelled_caught:

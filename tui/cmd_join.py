@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
     p.add_argument("--ascii", action="store_true", help="plain ASCII, no box drawing")
+    p.add_argument("--token-file", metavar="FILE", help="keep the seat token in FILE (0600) and take the seat back with it")
+    p.add_argument("--kiosk", action="store_true", help="this table only: no title screen, no new games, no files "
+                   "(what `cthulhu host --ssh/--web` runs for each visitor)")
     p.set_defaults(func=run)
 
 
@@ -58,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
             watch=args.watch,
             ascii=args.ascii,
             skip_title=True,
+            token_file=Path(args.token_file) if args.token_file else None,
+            kiosk=args.kiosk,
         )
         return run_app(options)
     if args.bot is None and not args.watch:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -75,7 +76,7 @@ def options_from(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     options = options_from(args)
-    if not sys.stdout.isatty():
+    if not sys.stdout.isatty() and not os.environ.get("TEXTUAL_DRIVER"):  # a driver (textual-serve) needs no terminal
         print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
         return 2
     from cthulhu.core import ContentError

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cthulhu.net.client import ConnectionTrouble, PeerSession
+from cthulhu.net.tokenfile import forget_token, read_token, write_token
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
 from .link import QueuedUpdates, Update
@@ -56,6 +57,7 @@ class NetLink(QueuedUpdates):
         seed: int | None = None,
         embedded: "EmbeddedHost | None" = None,
         chat: bool | None = None,
+        token_file: Path | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -66,6 +68,8 @@ class NetLink(QueuedUpdates):
         self.embedded = embedded
         self.chat_ok = embedded is None if chat is None else chat
         """Others may be at the table (a joined host, or ours with open seats): offer chat."""
+        self.token_file = token_file
+        """Where this (single) seat's token is kept between runs; see `cthulhu.net.tokenfile`."""
         self.local_seats: frozenset[int] = frozenset()
         self._wanted = list(seats) if seats else [None]
         self._conns: list[_Conn] = []
@@ -78,15 +82,13 @@ class NetLink(QueuedUpdates):
 
     async def open(self) -> Update:
         for n, wanted in enumerate(self._wanted):
-            session = PeerSession(self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}", code=self.code, seat=wanted, watch=self.watch)
-            conn = _Conn(session, wanted_seat=wanted)
-            await self._connect(conn)
-            self._conns.append(conn)
-            conn.task = asyncio.create_task(self._read(conn, primary=n == 0))
-            try:
-                await asyncio.wait_for(conn.welcomed.wait(), 10)
-            except asyncio.TimeoutError:
-                raise LinkError(f"no welcome from {self.host}:{self.port}") from None
+            name = self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
+            kept = read_token(self.token_file) if self.token_file is not None and not self.watch else None
+            session = PeerSession(name, code=self.code, seat=kept[0] if kept else wanted, token=kept[1] if kept else None, watch=self.watch)
+            conn = await self._open_conn(session, primary=n == 0)
+            if kept and conn.session.closed is not None and conn.session.closed.code == "bad_token":
+                forget_token(self.token_file)  # another table's token: sit down as a newcomer
+                conn = await self._open_conn(PeerSession(name, code=self.code, seat=wanted, watch=self.watch), primary=n == 0)
             if conn.session.closed is not None:
                 raise LinkError(f"the host refused us: {conn.session.closed.reason}")
         self.local_seats = frozenset(c.session.seat for c in self._conns if c.session.seat is not None)
@@ -94,6 +96,21 @@ class NetLink(QueuedUpdates):
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table in this process" if self.embedded is not None else "the table"
         return Update(view, notice=f"Joined {where} at {self.host}:{self.port}; your seat(s): {seats}.")
+
+    async def _open_conn(self, session: PeerSession, primary: bool) -> _Conn:
+        conn = _Conn(session, wanted_seat=session.seat)
+        await self._connect(conn)
+        self._conns.append(conn)
+        conn.task = asyncio.create_task(self._read(conn, primary=primary))
+        try:
+            await asyncio.wait_for(conn.welcomed.wait(), 10)
+        except asyncio.TimeoutError:
+            raise LinkError(f"no welcome from {self.host}:{self.port}") from None
+        if session.closed is not None:  # refused: this connection is over
+            self._conns.remove(conn)
+            if conn.writer is not None:
+                conn.writer.close()
+        return conn
 
     async def _connect(self, conn: _Conn) -> None:
         try:
@@ -137,6 +154,8 @@ class NetLink(QueuedUpdates):
         for msg in messages:
             if isinstance(msg, Welcome):
                 conn.welcomed.set()
+                if primary and self.token_file is not None and msg.token:
+                    write_token(self.token_file, msg.seat, msg.token)
                 if primary:
                     self._seat_news(msg.table)
                 if primary and self._queue_ready:
@@ -428,4 +447,4 @@ async def embedded_link(options: Any) -> NetLink:
 def join_link(options: Any) -> NetLink:
     """`cthulhu join`: this terminal as a peer of a host elsewhere (reconnects with its seat token)."""
     host, port = options.join
-    return NetLink(host, port, name=options.name, code=options.code, seats=[options.join_seat], watch=options.watch)
+    return NetLink(host, port, name=options.name, code=options.code, seats=[options.join_seat], watch=options.watch, token_file=options.token_file)

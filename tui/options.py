@@ -44,6 +44,8 @@ class PlayOptions:
     join: tuple[str, int] | None = None  # joining: the host's address
     join_seat: int | None = None
     watch: bool = False
+    token_file: Path | None = None  # joining: keep this seat's token here, and reclaim the seat with it
+    kiosk: bool = False  # a front end the host serves (SSH, browser): this table only, no title, no files
     extra: dict = field(default_factory=dict)
 
     def with_(self, **changes) -> "PlayOptions":

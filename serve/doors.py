@@ -1,0 +1,159 @@
+"""Both front doors on one asyncio loop in a thread of their own, beside whatever runs the host.
+
+The host may be a headless trio program or the hosting player's Textual app;
+either way it only calls `start()` (binds the ports, returns the lines to
+print), `open_table()` once its game port listens, and `stop()`. The doors
+never call into the host: their visitors reach it through its port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+
+from .admission import Admission
+
+
+class DoorError(Exception):
+    """A door could not open (a port in use, an unusable host key); the message says which."""
+
+
+def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a visitor's interface: the host's, minus its own terminal's settings."""
+    env = {k: v for k, v in (os.environ if base is None else base).items()
+           if not k.startswith(("TEXTUAL", "TMUX", "TERM", "COLORTERM", "COLUMNS", "LINES", "SSH_"))}
+    if "UTF-8" not in (env.get("LC_ALL") or env.get("LANG") or "").upper().replace("UTF8", "UTF-8"):
+        env["LANG"] = "C.UTF-8"
+        env.pop("LC_ALL", None)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def show_address(bind: str) -> str:
+    if bind in ("0.0.0.0", "::", ""):
+        import socket
+
+        return socket.gethostname()
+    return f"[{bind}]" if ":" in bind else bind
+
+
+class FrontDoors:
+    """`--ssh PORT` and/or `--web PORT` for one table."""
+
+    def __init__(
+        self,
+        *,
+        bind: str,
+        code: str | None,
+        ssh_port: int | None = None,
+        web_port: int | None = None,
+        data_dir: Path | None = None,
+        admission: Admission | None = None,
+    ) -> None:
+        if data_dir is None:
+            from cthulhu.net.savedir import user_data_dir
+
+            data_dir = user_data_dir()
+        self.bind = bind
+        self.ssh_port = ssh_port
+        self.web_port = web_port
+        self.data_dir = data_dir
+        self.admission = admission or Admission(code=code)
+        self.ssh = None
+        self.web = None
+        self.fingerprint: str | None = None
+        self.lines: list[str] = []
+        self.error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cthulhu-doors", daemon=True)
+
+    # -- called from the host's side (any thread) -------------------------------
+
+    def start(self, timeout: float = 20) -> list[str]:
+        """Open the doors; the lines tell visitors how to come in. Raises `DoorError`."""
+        self._thread.start()
+        self._ready.wait(timeout)
+        if self.error is not None or not self._ready.is_set():
+            self.stop()
+            raise DoorError(str(self.error) if self.error else "the front doors did not open in time")
+        return self.lines
+
+    def open_table(self, host: str, port: int) -> None:
+        """Where visitors' interfaces connect: the host's game port (on loopback when it listens on all)."""
+        if host in ("0.0.0.0", ""):
+            host = "127.0.0.1"
+        elif host == "::":
+            host = "::1"
+        self.admission.table = (host, port)
+
+    def stop(self, timeout: float = 15) -> None:
+        """Close both doors and end every visitor's process; blocks until done."""
+        if self.loop is not None and self._stop is not None and self._thread.is_alive():
+            try:
+                self.loop.call_soon_threadsafe(self._stop.set)
+            except RuntimeError:
+                pass
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    # -- the doors' own thread -------------------------------------------------
+
+    def _run(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        try:
+            self.loop.run_until_complete(self._main())
+        finally:
+            self.loop.close()
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        try:
+            await self._open()
+        except BaseException as exc:  # reported by start(), as one line
+            self.error = exc
+            self._ready.set()
+            await self._close()
+            return
+        self._ready.set()
+        await self._stop.wait()
+        await self._close()
+
+    async def _open(self) -> None:
+        env = child_env()
+        code = self.admission.code
+        where = show_address(self.bind)
+        if self.ssh_port is not None:
+            from . import hostkey
+            from .ssh import SSHDoor
+
+            key = hostkey.load_or_create(self.data_dir)
+            self.fingerprint = hostkey.fingerprint(key)
+            self.ssh = SSHDoor(self.admission, key, env)
+            try:
+                port = await self.ssh.start(self.bind, self.ssh_port)
+            except OSError as exc:
+                raise DoorError(f"cannot listen for SSH on {self.bind}:{self.ssh_port}: {exc.strerror or exc}") from None
+            user = f"{code}@" if code else "YOURNAME@"
+            self.lines.append(f"Over SSH:   ssh -p {port} {user}{where}   (host key {self.fingerprint})")
+        if self.web_port is not None:
+            from .web import WebDoor
+
+            self.web = WebDoor(self.admission, env)
+            try:
+                port = await self.web.start(self.bind, self.web_port)
+            except OSError as exc:
+                raise DoorError(f"cannot listen for the web on {self.bind}:{self.web_port}: {exc.strerror or exc}") from None
+            query = f"/?code={code}" if code else "/"
+            self.lines.append(f"In a browser: http://{where}:{port}{query}")
+
+    async def _close(self) -> None:
+        for door in (self.ssh, self.web):
+            if door is not None:
+                try:
+                    await door.stop()
+                except Exception:
+                    pass

@@ -1,0 +1,359 @@
+"""The SSH door: `ssh -p PORT CODE@HOST` gives the game interface and nothing else.
+
+Each SSH session that asks for a shell with a terminal gets one `cthulhu join
+--kiosk` process on a pseudo-terminal of its own (its size, resize events and
+TERM are the client's). Nothing else is granted: a command (`ssh host ls`), a
+subsystem (sftp), port forwarding, agent or X11 forwarding are refused, each
+with one line. The user name carries the table code (`CODE`, or `NAME+CODE` to
+choose a name); a wrong one is refused before any process starts.
+
+Clients that offer a public key are identified by it, so a dropped player who
+comes back with the same key takes the same seat. Clients without a key are
+let in by keyboard-interactive with no prompt; they play, but come back as
+newcomers (their seat waits for its token, as for any dropped joiner).
+
+Why a process per session rather than a Textual driver per session inside the
+host: each visitor's interface then has its own interpreter, so one busy or
+crashing session cannot stall the others or the host, the host process never
+loads Textual, and a PTY is exactly what `cthulhu join` already runs on.
+The cost is memory (one interpreter per visitor; see the README figures).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import pty
+import signal
+import struct
+import termios
+from typing import Any
+
+import asyncssh
+
+from .admission import Admission, Refused, Ticket
+
+log = logging.getLogger(__name__)
+
+LOGIN_TIMEOUT = 20  # seconds from TCP connect to authenticated
+KEEPALIVE = 30  # seconds between keepalives; 3 unanswered ones close a vanished client
+MAX_CONNECTIONS = 64  # open SSH connections in all (authenticated or not)
+MAX_CONNECTIONS_PER_ADDRESS = 16
+STOP_GRACE = 3.0  # seconds a join process gets to leave before it is killed
+
+
+def split_user(username: str, coded: bool) -> tuple[str | None, str | None]:
+    """`CODE`, `NAME+CODE` -> (name, code); on an open table the whole user name is the name."""
+    if not coded:
+        return username.partition("+")[0] or None, None
+    name, plus, code = username.rpartition("+")
+    return (name or None) if plus else None, code
+
+
+class _Connection(asyncssh.SSHServer):
+    """One SSH connection: who it is (its key, if it proved one) and how it may log in."""
+
+    def __init__(self, door: "SSHDoor") -> None:
+        self.door = door
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
+        self.last_key: str | None = None
+        self.keyless = False
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername") or ("?",)
+        self.address = str(peer[0])
+        self.door.connections.append(self)
+        if len(self.door.connections) > MAX_CONNECTIONS or sum(1 for c in self.door.connections if c.address == self.address) > MAX_CONNECTIONS_PER_ADDRESS:
+            conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, "too many connections")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self in self.door.connections:
+            self.door.connections.remove(self)
+
+    # -- authentication: a key if the client has one, else no questions -------
+
+    def begin_auth(self, username: str) -> bool:
+        return True  # ask, so that a client with a key shows it
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called for the key query and again with its signature; auth only completes after a good
+        # signature, and that validation is the last one before it, so `last_key` is then proven.
+        self.last_key = key.get_fingerprint("sha256")
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self.keyless = True
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    @property
+    def identity(self) -> str | None:
+        return None if self.keyless or self.last_key is None else f"ssh:{self.last_key}"
+
+    def session_requested(self) -> "_Session":
+        return _Session(self)
+
+    # -- everything else is refused (asyncssh's defaults, said out loud) ------
+
+    def connection_requested(self, *args: Any) -> bool:
+        return False
+
+    def server_requested(self, *args: Any) -> bool:
+        return False
+
+    def unix_connection_requested(self, *args: Any) -> bool:
+        return False
+
+    def unix_server_requested(self, *args: Any) -> bool:
+        return False
+
+
+class _Session(asyncssh.SSHServerSession):
+    """One SSH session: the game on a PTY, or one line saying why not."""
+
+    def __init__(self, owner: _Connection) -> None:
+        self.owner = owner
+        self.chan: asyncssh.SSHServerChannel | None = None
+        self.term = "xterm-256color"
+        self.size = (80, 24)
+        self.has_pty = False
+        self.wants = "nothing"
+        self.master: int | None = None
+        self.proc: asyncio.subprocess.Process | None = None
+        self.ticket: Ticket | None = None
+        self.task: asyncio.Task | None = None
+        self._pending = b""
+        self._paused = False
+        self._done = False
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
+        self.chan = chan
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
+        self.has_pty = True
+        self.term = term_type or self.term
+        if term_size[0] > 0 and term_size[1] > 0:
+            self.size = (term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        self.wants = "shell"
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self.wants = "exec"
+        return True  # accepted only to answer with our own line, then closed
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False  # sftp and friends: the client says "subsystem request failed"
+
+    def session_started(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        door = self.owner.door
+        try:
+            if self.wants == "exec":
+                raise Refused("this server runs the game only; commands are refused (connect without a command)")
+            if not self.has_pty:
+                raise Refused("the game needs a terminal; connect without -T (and without -N)")
+            username = self.owner.conn.get_extra_info("username") if self.owner.conn else ""
+            name, code = split_user(username or "", door.admission.code is not None)
+            self.ticket = await door.admission.admit(address=self.owner.address, code=code, name=name, identity=self.owner.identity)
+            await self._play(self.ticket)
+        except Refused as exc:
+            log.warning("ssh: refused %s: %s", self.owner.address, exc)
+            self._refuse(str(exc))
+        except Exception:  # never a traceback to the visitor; one line in the host's log
+            log.exception("ssh: a session failed")
+            self._refuse("the server could not start the game")
+        finally:
+            if self.ticket is not None:
+                door.admission.release(self.ticket)
+
+    def _refuse(self, line: str) -> None:
+        if self.chan is not None and not self._done:
+            self._done = True
+            self.chan.write_stderr(f"cthulhu: {line}\r\n".encode())
+            self.chan.exit(1)
+
+    # -- the game on a pseudo-terminal ---------------------------------------
+
+    async def _play(self, ticket: Ticket) -> None:
+        master, slave = pty.openpty()
+        self.master = master
+        self._set_size(slave)
+        env = self.owner.door.child_env(self.term)
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *ticket.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+            )
+        finally:
+            os.close(slave)
+        self.owner.door.children.add(self.proc)
+        os.set_blocking(master, False)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(master, self._pty_readable)
+        try:
+            code = await self.proc.wait()
+        finally:
+            self.owner.door.children.discard(self.proc)
+            self._pty_readable()  # the last frame, if any
+            self._close_pty()
+        if self.chan is not None and not self._done:
+            self._done = True
+            self.chan.exit(code if code >= 0 else 1)
+
+    def _set_size(self, fd: int) -> None:
+        cols, rows = self.size
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def _pty_readable(self) -> None:
+        if self.master is None:
+            return
+        while not self._paused:
+            try:
+                data = os.read(self.master, 65536)
+            except BlockingIOError:
+                return
+            except OSError:  # EIO: the interface has closed its terminal
+                self._close_pty()
+                return
+            if not data:
+                self._close_pty()
+                return
+            if self.chan is not None and not self._done:
+                self.chan.write(data)
+
+    def _close_pty(self) -> None:
+        if self.master is not None:
+            asyncio.get_running_loop().remove_reader(self.master)
+            asyncio.get_running_loop().remove_writer(self.master)
+            os.close(self.master)
+            self.master = None
+
+    def pause_writing(self) -> None:  # the client reads slowly: stop reading the PTY (the app waits)
+        self._paused = True
+        if self.master is not None:
+            asyncio.get_running_loop().remove_reader(self.master)
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        if self.master is not None:
+            asyncio.get_running_loop().add_reader(self.master, self._pty_readable)
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        if self.master is None:
+            return
+        self._pending += data
+        self._flush_keys()
+
+    def _flush_keys(self) -> None:
+        if self.master is None:
+            return
+        try:
+            written = os.write(self.master, self._pending) if self._pending else 0
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            return
+        self._pending = self._pending[written:]
+        loop = asyncio.get_running_loop()
+        if self._pending:
+            loop.add_writer(self.master, self._flush_keys)
+        else:
+            loop.remove_writer(self.master)
+        if len(self._pending) > 65536:  # keys nobody reads: drop them, not the host's memory
+            self._pending = b""
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if width <= 0 or height <= 0:
+            return
+        self.size = (width, height)
+        if self.master is not None:
+            self._set_size(self.master)
+            if self.proc is not None and self.proc.returncode is None:
+                self.proc.send_signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
+
+    def eof_received(self) -> bool:
+        return False
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._done = True
+        if self.proc is not None and self.proc.returncode is None:
+            asyncio.get_running_loop().create_task(stop_child(self.proc))
+
+
+async def stop_child(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM, then SIGKILL after a grace period: the seat is left for its token, the process gone."""
+    if proc.returncode is not None:
+        return
+    try:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), STOP_GRACE)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
+    except ProcessLookupError:
+        pass
+
+
+class SSHDoor:
+    """The SSH server of one table (run on an asyncio loop; see `doors.FrontDoors`)."""
+
+    def __init__(self, admission: Admission, host_key: asyncssh.SSHKey, env: dict[str, str]) -> None:
+        self.admission = admission
+        self.host_key = host_key
+        self.env = env
+        self.connections: list[_Connection] = []
+        self.children: set[asyncio.subprocess.Process] = set()
+        self.server: Any = None
+        self.port: int | None = None
+
+    def child_env(self, term: str) -> dict[str, str]:
+        env = dict(self.env)
+        env["TERM"] = "".join(ch for ch in term if ch.isalnum() or ch in "-_.+")[:64] or "xterm"
+        return env
+
+    async def start(self, bind: str, port: int) -> int:
+        self.server = await asyncssh.create_server(
+            lambda: _Connection(self),
+            bind,
+            port,
+            server_host_keys=[self.host_key],
+            encoding=None,
+            allow_pty=True,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            sftp_factory=None,
+            login_timeout=LOGIN_TIMEOUT,
+            keepalive_interval=KEEPALIVE,
+            keepalive_count_max=3,
+            server_version="cthulhu",
+        )
+        self.port = self.server.sockets[0].getsockname()[1]
+        return self.port
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for c in list(self.connections):
+            if c.conn is not None:
+                c.conn.close()
+        await asyncio.gather(*(stop_child(p) for p in list(self.children)), return_exceptions=True)
