@@ -108,13 +108,13 @@ class _Connection(asyncssh.SSHServer):
     # -- everything else is refused (asyncssh's defaults, said out loud) ------
 
     def connection_requested(self, *args: Any) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, "port forwarding is refused: this server runs the game only")
 
     def server_requested(self, *args: Any) -> bool:
         return False
 
     def unix_connection_requested(self, *args: Any) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, "forwarding is refused: this server runs the game only")
 
     def unix_server_requested(self, *args: Any) -> bool:
         return False
@@ -288,7 +288,7 @@ class _Session(asyncssh.SSHServerSession):
                 self.proc.send_signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
 
     def eof_received(self) -> bool:
-        return False
+        return True  # stay half-open: the exit status (or a refusal) still has to reach the client
 
     def break_received(self, msec: int) -> bool:
         return False
