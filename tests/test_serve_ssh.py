@@ -1,0 +1,173 @@
+"""`cthulhu host --ssh`: the real OpenSSH client, in tmux terminals, against the real host process.
+
+Two players join by `ssh`, play turns, one resizes, one drops and comes back to
+the same seat; commands, a terminal-less shell, sftp, port forwards and 50
+wrong codes are each refused with one line and no traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import stat
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from serve_helpers import CODE, HostProcess, Tmux, Watcher, need
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory):
+    need("ssh", "openssh-client")
+    keygen = need("ssh-keygen", "openssh-client")
+    home = tmp_path_factory.mktemp("ssh")
+    for who in ("alice", "bob"):
+        subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-C", who, "-f", str(home / who)], check=True)
+    host = HostProcess(home / "data", "--seats", "2", "--seed", "7", "--ssh", "0")
+    yield host, home
+    code = host.stop()
+    assert code in (0, 143), host.stderr
+    assert "Traceback" not in host.stderr
+
+
+def ssh_argv(host: HostProcess, home: Path, key: str | None, *extra: str, log_level: str = "ERROR") -> list[str]:
+    argv = ["ssh", "-p", str(host.ssh_port), "-o", f"UserKnownHostsFile={home / 'known_hosts'}", "-o", "StrictHostKeyChecking=accept-new",
+            "-o", "ConnectTimeout=10", "-o", f"LogLevel={log_level}"]
+    if key is None:
+        argv += ["-o", "PubkeyAuthentication=no", "-o", "KbdInteractiveAuthentication=yes"]
+    else:
+        argv += ["-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-i", str(home / key)]
+    return argv + list(extra)
+
+
+def ssh_once(host: HostProcess, home: Path, *options: str, command: str = "", key: str | None = "alice", user: str = CODE) -> subprocess.CompletedProcess:
+    argv = ssh_argv(host, home, key, *options, f"{user}@127.0.0.1") + ([command] if command else [])
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_two_players_play_resize_drop_and_return(table) -> None:
+    host, home = table
+    term = Tmux("cthulhu-ssh-test")
+    watcher = Watcher(host.port)
+    try:
+        for who in ("alice", "bob"):
+            term.open(who, " ".join(ssh_argv(host, home, who, f"{who}+{CODE}@127.0.0.1")) + "; echo SSH-EXIT=$?; sleep 60")
+        watcher.until(lambda: sorted(n for k, n, c in watcher.seats().values() if k == "human" and c) == ["alice", "bob"], "both seated")
+        watcher.until(lambda: watcher.deciding is not None, "the game to start")
+        seat_of = {name: seat for seat, (kind, name, _) in watcher.seats().items()}
+        window_of = {seat: name for name, seat in seat_of.items()}
+        for who in ("alice", "bob"):
+            term.wait_for(who, "Map")
+
+        def play(turns: int) -> None:
+            for _ in range(turns):
+                step, seat = watcher.step, watcher.deciding
+                term.wait_for(window_of[seat], "1 ")  # its prompt bar lists the choices
+                term.keys(window_of[seat], "1")
+                watcher.until(lambda: watcher.step > step, f"step {step} to be played by seat {seat}")
+
+        play(6)
+
+        # The host printed the key's fingerprint; OpenSSH recorded the same key.
+        listed = subprocess.run(["ssh-keygen", "-l", "-f", str(home / "known_hosts")], capture_output=True, text=True, check=True).stdout
+        assert host.fingerprint in listed
+        key_file = home / "data" / "cthulhu" / "ssh_host_ed25519_key"
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+
+        # Bob resizes his terminal: his interface lays itself out for the new size.
+        assert "Story Board" not in term.screen("bob").splitlines()[2]
+        term.resize("bob", 130, 40)
+        shown = term.wait_for("bob", "╭─ Story Board")
+        assert len(shown.splitlines()) == 40 and "╭─ Map" in shown.splitlines()[1]
+
+        # Bob's connection drops; his seat waits; the same key brings him back to the same seat.
+        term.kill("bob")
+        watcher.until(lambda: watcher.seats()[seat_of["bob"]] == ("human", "bob", False), "bob's seat to be away")
+        term.open("bob", " ".join(ssh_argv(host, home, "bob", f"{CODE}@127.0.0.1")) + "; sleep 60")
+        watcher.until(lambda: watcher.seats()[seat_of["bob"]][2], "bob back")
+        assert watcher.seats()[seat_of["bob"]][0] == "human"
+        assert sum(1 for kind, _, _ in watcher.seats().values() if kind == "human") == 2  # no third seat, no one watching instead
+        term.wait_for("bob", "Map")
+        play(4)  # and the game goes on, whoever's turn it is
+    finally:
+        watcher.close()
+        term.close()
+
+
+def test_commands_shells_forwards_and_files_are_refused(table) -> None:
+    host, home = table
+    line = "cthulhu: this server runs the game only; commands are refused"
+    for options, command in (((), "ls"), (("-tt",), "ls"), (("-T",), "cat /etc/passwd")):
+        done = ssh_once(host, home, *options, command=command)
+        assert done.returncode == 1 and line in done.stderr, done
+    shell = ssh_once(host, home, "-T")  # a shell without a terminal
+    assert shell.returncode == 1 and "cthulhu: the game needs a terminal" in shell.stderr
+
+    sftp = subprocess.run(["sftp", "-b", "/dev/null", "-P", str(host.ssh_port), "-o", f"UserKnownHostsFile={home / 'known_hosts'}",
+                           "-o", "IdentitiesOnly=yes", "-i", str(home / "alice"), f"{CODE}@127.0.0.1"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert sftp.returncode != 0 and "subsystem request failed" in sftp.stderr
+
+    remote = ssh_once(host, home, "-o", "ExitOnForwardFailure=yes", "-N", "-R", "0:127.0.0.1:9")
+    assert remote.returncode == 255 and "remote port forwarding failed" in remote.stderr
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        local_port = probe.getsockname()[1]
+    forward = subprocess.Popen(ssh_argv(host, home, "alice", "-N", "-L", f"{local_port}:127.0.0.1:{host.port}", f"{CODE}@127.0.0.1", log_level="INFO"),
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                tunnel = socket.create_connection(("127.0.0.1", local_port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "ssh -L never listened"
+                time.sleep(0.1)
+        with tunnel:
+            assert tunnel.recv(100) == b""  # closed at once: nothing reached the table through the tunnel
+    finally:
+        forward.terminate()
+        _, err = forward.communicate(timeout=10)
+    assert "administratively prohibited" in err
+
+    for log in (host.stderr,):
+        assert "Traceback" not in log
+
+
+def test_fifty_wrong_codes_are_refused_in_one_line_each(table) -> None:
+    host, home = table
+
+    def wrong(n: int) -> subprocess.CompletedProcess:
+        return ssh_once(host, home, "-tt", user=f"guess{n:02d}", key=None if n % 2 else "alice")
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        results = list(pool.map(wrong, range(50)))
+    for done in results:
+        assert done.returncode == 1, done
+        said = [l for l in (done.stderr + done.stdout).splitlines() if l.strip() and not l.startswith("Connection to")]
+        assert said == ["cthulhu: wrong table code"], said
+    assert "Traceback" not in host.stderr
+    assert len(re.findall(r"wrong table code", host.stderr)) >= 50  # each one said once in the host's log
+    # The door still opens for the right code afterwards.
+    assert "commands are refused" in ssh_once(host, home, command="ls").stderr
+
+
+def test_a_visitor_without_a_key_is_let_in_to_watch(table) -> None:
+    host, home = table
+    term = Tmux("cthulhu-ssh-keyless")
+    watcher = Watcher(host.port)
+    try:
+        before = watcher.session.table.spectators
+        term.open("carol", " ".join(ssh_argv(host, home, None, f"carol+{CODE}@127.0.0.1")) + "; sleep 60")
+        watcher.until(lambda: watcher.session.table.spectators == before + 1, "carol watching")
+        term.wait_for("carol", "Map")
+    finally:
+        watcher.close()
+        term.close()
