@@ -84,6 +84,7 @@ class WebDoor:
             [
                 web.get("/", self.index),
                 web.get("/ws/{pass_}", self.websocket),
+                web.get("/favicon.ico", lambda request: web.Response(status=204)),
                 web.static("/static", STATIC, show_index=False),
             ]
         )
