@@ -49,6 +49,8 @@ class CthulhuApp(App[None]):
     TITLE = "cthulhu"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
+        # Browsers keep ctrl+p (print) for themselves: ':' opens the command palette too.
+        Binding("colon", "command_palette", "Commands", show=False),
     ]
 
     def __init__(self, options: PlayOptions | None = None, link_factory: LinkFactory | None = None) -> None:

@@ -1,0 +1,52 @@
+"""Keys a browser keeps for itself have stand-ins in the interface (what the `host --web` page lists)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.command import CommandPalette
+from tui_drive import SEED, started, wait_for
+
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.chat import ChatInput
+from cthulhu.tui.options import PlayOptions
+from cthulhu.tui.screen_dialogs import HelpScreen, QuitScreen
+
+
+def test_stand_ins_for_ctrl_p_f1_and_ctrl_q(tmp_path):
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=SEED, players=2, remote_seats=1, skip_title=True, saves_dir=tmp_path))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await pilot.press("colon")  # for ctrl+p
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen)
+            await pilot.press("question_mark")  # for F1
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.press("escape")
+            await pilot.press("q")  # for ctrl+q: the quit menu
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen)
+            await pilot.press("c", *"a:b")  # typed into the chat line, ':' stays text
+            chat = screen.query_one(ChatInput)
+            assert chat.value == "a:b" and not isinstance(app.screen, CommandPalette)
+            await pilot.press("escape")
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_kiosk_offers_no_new_game_and_no_screenshot_and_leaves_instead_of_a_title(tmp_path):
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path, kiosk=True))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            titles = {c.title for c in app.get_system_commands(screen)}
+            assert "New game" not in titles and "Screenshot" not in titles and "Help" in titles
+            await screen.action_new_game()  # (the game-over dialog's "new game") ends a visitor's session
+            await wait_for(pilot, lambda: not app.is_running)
+            assert not any(type(s).__name__ == "TitleScreen" for s in app.screen_stack)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
