@@ -105,6 +105,11 @@ class Admission:
         self.sessions.append(ticket)
         return ticket
 
+    def leaving(self, ticket: Ticket) -> None:
+        """The visitor went away (its process is being stopped): the same visitor coming back at once
+        takes the seat, not a spectator's place. The ticket still counts until `release`."""
+        ticket.identity = None
+
     def release(self, ticket: Ticket) -> None:
         if ticket in self.sessions:
             self.sessions.remove(ticket)

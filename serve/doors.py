@@ -103,11 +103,22 @@ class FrontDoors:
     # -- the doors' own thread -------------------------------------------------
 
     def _run(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        loop = self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
         try:
-            self.loop.run_until_complete(self._main())
+            loop.run_until_complete(self._main())
+            loop.run_until_complete(self._finish())
+            loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
-            self.loop.close()
+            loop.close()
+
+    @staticmethod
+    async def _finish() -> None:
+        """Let every session finish its own cleanup (its process reaped) before the loop closes."""
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()

@@ -35,6 +35,7 @@ from typing import Any
 import asyncssh
 
 from .admission import Admission, Refused, Ticket
+from .visitor import stop_process
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,6 @@ LOGIN_TIMEOUT = 20  # seconds from TCP connect to authenticated
 KEEPALIVE = 30  # seconds between keepalives; 3 unanswered ones close a vanished client
 MAX_CONNECTIONS = 64  # open SSH connections in all (authenticated or not)
 MAX_CONNECTIONS_PER_ADDRESS = 16
-STOP_GRACE = 3.0  # seconds a join process gets to leave before it is killed
 
 
 def split_user(username: str, coded: bool) -> tuple[str | None, str | None]:
@@ -296,22 +296,10 @@ class _Session(asyncssh.SSHServerSession):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._done = True
+        if self.ticket is not None:
+            self.owner.door.admission.leaving(self.ticket)
         if self.proc is not None and self.proc.returncode is None:
-            asyncio.get_running_loop().create_task(stop_child(self.proc))
-
-
-async def stop_child(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM, then SIGKILL after a grace period: the seat is left for its token, the process gone."""
-    if proc.returncode is not None:
-        return
-    try:
-        proc.terminate()
-        await asyncio.wait_for(proc.wait(), STOP_GRACE)
-    except asyncio.TimeoutError:
-        proc.kill()
-        await proc.wait()
-    except ProcessLookupError:
-        pass
+            self.stopping = asyncio.get_running_loop().create_task(stop_process(self.proc))  # kept: tasks are weakly held
 
 
 class SSHDoor:
@@ -357,4 +345,4 @@ class SSHDoor:
         for c in list(self.connections):
             if c.conn is not None:
                 c.conn.close()
-        await asyncio.gather(*(stop_child(p) for p in list(self.children)), return_exceptions=True)
+        await asyncio.gather(*(stop_process(p) for p in list(self.children)), return_exceptions=True)

@@ -26,6 +26,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from .admission import Admission, Refused
+from .visitor import stop_process
 
 log = logging.getLogger(__name__)
 
@@ -99,13 +100,18 @@ class WebDoor:
         return self.port
 
     async def stop(self) -> None:
-        for service in list(self.services):
-            try:
-                await asyncio.wait_for(service.stop(), 3)
-            except Exception:
-                pass
+        await asyncio.gather(*(self._end(service) for service in list(self.services)), return_exceptions=True)
         if self.runner is not None:
             await self.runner.cleanup()
+
+    async def _end(self, service: AppService) -> None:
+        """Ask the app to quit (textual-serve's way), then make sure its process is gone and reaped."""
+        self.services.discard(service)
+        try:
+            await asyncio.wait_for(service.stop(), 3)
+        except Exception:
+            pass
+        await stop_process(service._process)
 
     # -- pages ---------------------------------------------------------------
 
@@ -174,12 +180,10 @@ class WebDoor:
         except Exception:
             log.exception("web: a session failed")
         finally:
+            if ticket is not None:
+                self.admission.leaving(ticket)
             if service is not None:
-                self.services.discard(service)
-                try:
-                    await asyncio.wait_for(service.stop(), 5)
-                except Exception:
-                    pass
+                await self._end(service)
             if ticket is not None:
                 self.admission.release(ticket)
             await ws.close()

@@ -32,7 +32,7 @@ def table(tmp_path_factory: pytest.TempPathFactory):
     yield host, home
     code = host.stop()
     assert code in (0, 143), host.stderr
-    assert "Traceback" not in host.stderr
+    assert "Traceback" not in host.stderr, host.stderr
 
 
 def ssh_argv(host: HostProcess, home: Path, key: str | None, *extra: str, log_level: str = "ERROR") -> list[str]:
@@ -153,7 +153,7 @@ def test_fifty_wrong_codes_are_refused_in_one_line_each(table) -> None:
         assert done.returncode == 1, done
         said = [l for l in (done.stderr + done.stdout).splitlines() if l.strip() and not l.startswith("Connection to")]
         assert said == ["cthulhu: wrong table code"], said
-    assert "Traceback" not in host.stderr
+    assert "Traceback" not in host.stderr, host.stderr
     assert len(re.findall(r"wrong table code", host.stderr)) >= 50  # each one said once in the host's log
     # The door still opens for the right code afterwards.
     assert "commands are refused" in ssh_once(host, home, command="ls").stderr

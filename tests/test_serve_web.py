@@ -94,6 +94,17 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
                 second.wait_for_text(r"step %d\b" % watcher.step)
                 second.wait_for_text(r"Wexley Mill Fire")
 
+                # The first tab is reloaded: the same visitor (cookie) takes the same seat back.
+                first.page.reload()
+                first.page.wait_for_selector("body.-first-byte", timeout=30000)
+                watcher.until(lambda: watcher.seats()[0] == ("human", "dana", True) and watcher.session.table.spectators == spectators + 1,
+                              "dana back in her seat")
+                watcher.until(lambda: watcher.deciding == 0, "dana's decision")
+                step = watcher.step
+                first.page.click("#terminal")
+                first.page.keyboard.press("1")
+                watcher.until(lambda: watcher.step > step, "the reloaded tab to play")
+
                 for tab in (first, second):
                     assert tab.requests and all(u.startswith(origin + "/") for u in tab.requests), tab.requests
             finally:
@@ -101,4 +112,4 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
     finally:
         watcher.close()
         assert host.stop() in (0, 143)
-    assert "Traceback" not in host.stderr
+    assert "Traceback" not in host.stderr, host.stderr
