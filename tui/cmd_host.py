@@ -66,6 +66,9 @@ def run_app(args: argparse.Namespace) -> int:
         print("cthulhu host: leave at least one seat for yourself (or use --headless)", file=sys.stderr)
         return 2
     code = None if args.open else (args.code or new_table_code())
+    doors = open_doors(args, code)
+    if doors is False:
+        return 2
     humans = args.seats - args.bots
     options = PlayOptions(
         mode=args.mode,
@@ -81,11 +84,9 @@ def run_app(args: argparse.Namespace) -> int:
         host_port=args.port,
         remote_seats=humans - 1,
         skip_title=True,
+        doors=tuple(doors.lines) if doors else (),
     )
     print(f"Table code: {code or '(none)'}; others join with: cthulhu join {args.bind}:{args.port}" + (f" --code {code}" if code else ""), file=sys.stderr)
-    doors = open_doors(args, code)
-    if doors is False:
-        return 2
     if doors is None:
         return run_app_(options)
     for line in doors.lines:

@@ -46,6 +46,7 @@ class PlayOptions:
     watch: bool = False
     token_file: Path | None = None  # joining: keep this seat's token here, and reclaim the seat with it
     kiosk: bool = False  # a front end the host serves (SSH, browser): this table only, no title, no files
+    doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)
     extra: dict = field(default_factory=dict)
 
     def with_(self, **changes) -> "PlayOptions":

@@ -263,7 +263,9 @@ class GameScreen(Screen[None]):
         if self.check_action("lobby", ()):
             from .screen_lobby import LobbyScreen
 
-            self.app.push_screen(LobbyScreen(self.link.lobby_info()))
+            options = getattr(self.app, "options", None)
+            info = dict(self.link.lobby_info(), doors=getattr(options, "doors", ()), visitor=getattr(options, "kiosk", False))
+            self.app.push_screen(LobbyScreen(info))
 
     async def on_chat_input_said(self, message: ChatInput.Said) -> None:
         try:

@@ -17,7 +17,8 @@ from textual.widgets import Static
 
 
 def lobby_text(info: dict[str, Any]) -> Text:
-    """`info`: address, code, hosting, local_seats and table (a `Table` or its dict)."""
+    """`info`: address, code, hosting, local_seats and table (a `Table` or its dict); for a host, the
+    `doors` lines (`--ssh`/`--web`); `visitor` for an interface served through one of them."""
     table = info.get("table")
     if table is not None and hasattr(table, "model_dump"):
         table = table.model_dump()
@@ -27,6 +28,10 @@ def lobby_text(info: dict[str, Any]) -> Text:
     if info.get("hosting"):
         out.append("You host this table. ", style="bold")
         out.append(f"Others join with:\n  cthulhu join {where}" + (f" --code {info['code']}" if info.get("code") else "") + "\n")
+        for line in info.get("doors") or ():
+            out.append(f"  {line}\n")
+    elif info.get("visitor"):
+        out.append("You came in through the host's SSH or web door.\n")
     else:
         out.append(f"Joined the table at {where}.\n")
     out.append("Table code: ")

@@ -1,4 +1,5 @@
-"""Keys a browser keeps for itself have stand-ins in the interface (what the `host --web` page lists)."""
+"""The interface as `host --ssh/--web` serves it: stand-ins for keys a browser keeps (the page lists
+them), the kiosk a visitor gets, and the doors shown in the host's table dialog."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.chat import ChatInput
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screen_dialogs import HelpScreen, QuitScreen
+from cthulhu.tui.screen_lobby import lobby_text
 
 
 def test_stand_ins_for_ctrl_p_f1_and_ctrl_q(tmp_path):
@@ -50,3 +52,12 @@ def test_kiosk_offers_no_new_game_and_no_screenshot_and_leaves_instead_of_a_titl
             assert not any(type(s).__name__ == "TitleScreen" for s in app.screen_stack)
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_the_table_dialog_shows_the_doors_to_the_host_and_no_loopback_address_to_a_visitor():
+    table = {"mode": "main", "started": True, "seats": [{"seat": 0, "kind": "human", "name": "ann", "connected": True}]}
+    doors = ("Over SSH:   ssh -p 2222 C0de@box   (host key SHA256:abc)", "In a browser: http://box:8000/?code=C0de")
+    host = lobby_text({"hosting": True, "address": "box:7777", "code": "C0de", "table": table, "doors": doors}).plain
+    assert "cthulhu join box:7777 --code C0de" in host and all(line in host for line in doors)
+    visitor = lobby_text({"hosting": False, "visitor": True, "address": "127.0.0.1:7777", "code": "C0de", "table": table}).plain
+    assert "127.0.0.1" not in visitor and "SSH or web door" in visitor
