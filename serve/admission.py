@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -44,12 +45,18 @@ class Ticket:
     address: str
     identity: str | None
     watch: bool
+    data_home: Path | None = None
+    """The visitor process's own XDG_DATA_HOME: whatever a joiner keeps in the user data folder
+    (seat tokens...) stays this visitor's, never shared with other visitors or the host's user."""
 
 
 @dataclass
 class Admission:
     code: str | None
     token_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cthulhu-visitors-")))
+    """Visitors' token files and data folders. A temporary folder by default; a saved game's own
+    folder (`kept`) outlives the host, so visitors take their seats back after `host --load`."""
+    kept: bool = False
     max_sessions: int = MAX_SESSIONS
     max_per_address: int = MAX_PER_ADDRESS
     free_wrong_codes: int = FREE_WRONG_CODES
@@ -101,7 +108,10 @@ class Admission:
             argv.append("--watch")
         elif identity is not None:
             argv.append(f"--token-file={self.token_file(identity)}")
-        ticket = Ticket(argv, address, identity, watch)
+        key = self._key(identity) if identity is not None else f"anonymous-{self.guests}"
+        data_home = self.token_dir / "homes" / key
+        data_home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ticket = Ticket(argv, address, identity, watch, data_home)
         self.sessions.append(ticket)
         return ticket
 
@@ -110,9 +120,22 @@ class Admission:
         takes the seat, not a spectator's place. The ticket still counts until `release`."""
         ticket.identity = None
 
+    def forget_all(self) -> None:
+        """The table is closing: the visitors' tokens and folders go with it (unless they are `kept`)."""
+        if not self.kept:
+            shutil.rmtree(self.token_dir, ignore_errors=True)
+
     def release(self, ticket: Ticket) -> None:
         if ticket in self.sessions:
             self.sessions.remove(ticket)
 
     def token_file(self, identity: str) -> Path:
-        return self.token_dir / (hashlib.sha256(identity.encode()).hexdigest()[:32] + ".token")
+        return self.token_dir / (self._key(identity) + ".token")
+
+    @staticmethod
+    def _key(identity: str) -> str:
+        return hashlib.sha256(identity.encode()).hexdigest()[:32]
+
+    @staticmethod
+    def env_for(ticket: Ticket, base: dict[str, str]) -> dict[str, str]:
+        return dict(base, XDG_DATA_HOME=str(ticket.data_home)) if ticket.data_home is not None else dict(base)

@@ -9,6 +9,7 @@ never call into the host: their visitors reach it through its port.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import threading
 from pathlib import Path
@@ -50,12 +51,18 @@ class FrontDoors:
         ssh_port: int | None = None,
         web_port: int | None = None,
         data_dir: Path | None = None,
+        save: Path | None = None,
         admission: Admission | None = None,
     ) -> None:
+        """`save`: the game's save file, if any; visitors' seat tokens are then kept with the table's
+        folder in `data_dir` so they survive a restart with `--load` of the same file."""
         if data_dir is None:
             from cthulhu.net.savedir import user_data_dir
 
             data_dir = user_data_dir()
+        if admission is None and save is not None:
+            table = hashlib.sha256(str(Path(save).resolve()).encode()).hexdigest()[:16]
+            admission = Admission(code=code, token_dir=data_dir / "visitors" / table, kept=True)
         self.bind = bind
         self.ssh_port = ssh_port
         self.web_port = web_port
@@ -168,3 +175,4 @@ class FrontDoors:
                     await door.stop()
                 except Exception:
                     pass
+        self.admission.forget_all()

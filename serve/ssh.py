@@ -196,7 +196,7 @@ class _Session(asyncssh.SSHServerSession):
         master, slave = pty.openpty()
         self.master = master
         self._set_size(slave)
-        env = self.owner.door.child_env(self.term)
+        env = self.owner.door.admission.env_for(ticket, self.owner.door.child_env(self.term))
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *ticket.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True

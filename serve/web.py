@@ -170,7 +170,7 @@ class WebDoor:
             ticket = await self.admission.admit(address=request.remote or "?", code=self.admission.code, name=name, identity=identity, watch=watch)
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
-            service = _App(ticket.argv, self.env, write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close, download_manager=self.downloads)
+            service = _App(ticket.argv, self.admission.env_for(ticket, self.env), write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close, download_manager=self.downloads)
             self.services.add(service)
             await service.start(width, height)
             await self._pump(ws, service)

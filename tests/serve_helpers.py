@@ -36,16 +36,17 @@ def need(tool: str, package: str) -> str:
 class HostProcess:
     """`cthulhu host --headless ...` in its own process, with its printed lines parsed."""
 
-    def __init__(self, data_dir: Path, *args: str) -> None:
+    def __init__(self, data_dir: Path, *args: str, save: Path | None = None) -> None:
         env = dict(os.environ, XDG_DATA_HOME=str(data_dir), PYTHONUNBUFFERED="1")
         self.stderr_path = data_dir / "host.stderr"
         data_dir.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "wb")
-        argv = [sys.executable, "-m", "cthulhu.tui.cli", "host", "--headless", "--port", "0", "--code", CODE, "--no-save", *args]
+        keep = ["--save", str(save)] if save is not None else ["--no-save"]
+        argv = [sys.executable, "-m", "cthulhu.tui.cli", "host", "--headless", "--port", "0", "--code", CODE, *keep, *args]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._stderr, env=env, text=True)
         self.lines: list[str] = []
         deadline = time.monotonic() + 30
-        wanted = 2 + ("--ssh" in args) + ("--web" in args)
+        wanted = 2 + ("--ssh" in args) + ("--web" in args) + (save is not None)
         while len(self.lines) < wanted and time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:

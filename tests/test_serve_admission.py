@@ -54,6 +54,9 @@ def test_admission_checks_caps_and_identities(tmp_path) -> None:
         back = await gate.admit(address="d", code="secret", name="ann", identity="ssh:KEY1")
         assert not back.watch and gate.token_file("ssh:KEY1").name in " ".join(back.argv)
         assert stat.S_IMODE((tmp_path / "tokens").stat().st_mode) == 0o700
+        # Each visitor's process keeps its own data folder: the same one when the same visitor returns.
+        assert back.data_home == first.data_home != third.data_home
+        assert Admission.env_for(back, {"HOME": "/root"})["XDG_DATA_HOME"] == str(back.data_home)
 
     asyncio.run(main())
 

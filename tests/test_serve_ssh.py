@@ -171,3 +171,25 @@ def test_a_visitor_without_a_key_is_let_in_to_watch(table) -> None:
     finally:
         watcher.close()
         term.close()
+
+
+def test_a_restarted_host_gives_an_ssh_player_the_same_seat(tmp_path: Path) -> None:
+    need("ssh", "openssh-client")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
+    save = tmp_path / "table.save"
+    term = Tmux("cthulhu-ssh-restart")
+    try:
+        for run in range(2):
+            args = ("--load", str(save)) if run else ("--seats", "2", "--seed", "7")
+            host = HostProcess(tmp_path / "data", *args, "--ssh", "0", save=save)
+            watcher = Watcher(host.port)
+            try:
+                term.open(f"alice{run}", " ".join(ssh_argv(host, tmp_path, "alice", f"alice+{CODE}@127.0.0.1")) + "; sleep 60")
+                watcher.until(lambda: watcher.seats().get(0) == ("human", "alice", True), f"alice in seat 1 (run {run + 1})")
+                assert [k for k, _, _ in watcher.seats().values()] == ["human", "open"]
+            finally:
+                watcher.close()
+                assert host.stop() in (0, 143)
+            assert "Traceback" not in host.stderr, host.stderr
+    finally:
+        term.close()

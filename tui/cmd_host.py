@@ -105,7 +105,7 @@ def run_app(args: argparse.Namespace) -> int:
         doors.stop()
 
 
-def open_doors(args: argparse.Namespace, code: str | None):
+def open_doors(args: argparse.Namespace, code: str | None, save=None):
     """The SSH and web doors when asked for (None when not, False after saying why they cannot open)."""
     if args.ssh is None and args.web is None:
         return None
@@ -114,7 +114,7 @@ def open_doors(args: argparse.Namespace, code: str | None):
     except ImportError as exc:
         print(f"cthulhu host: --ssh and --web need the serve extra (pip install 'cthulhu[serve]'): {exc}", file=sys.stderr)
         return False
-    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web)
+    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web, save=save)
     try:
         doors.start()
     except DoorError as exc:
@@ -184,7 +184,7 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 print(f"cthulhu host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
                 nursery.cancel_scope.cancel()
                 return 2
-            doors = await trio.to_thread.run_sync(open_doors, args, host.code)
+            doors = await trio.to_thread.run_sync(open_doors, args, host.code, getattr(log, "path", None))
             if doors is False:
                 nursery.cancel_scope.cancel()
                 return 2
