@@ -201,6 +201,9 @@ class _Session(asyncssh.SSHServerSession):
             self.proc = await asyncio.create_subprocess_exec(
                 *ticket.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
             )
+        except BaseException:
+            self._close_pty()
+            raise
         finally:
             os.close(slave)
         self.owner.door.children.add(self.proc)
