@@ -24,7 +24,7 @@ CAUSES = {
 
 
 def sim(elder_one: str, episode: str, bot: str, games: int, seed: int) -> dict:
-    cmd = [sys.executable, "-m", "cthulhu.tui.cli", "sim", "--json", "--games", str(games), "--seed", str(seed),
+    cmd = [sys.executable, "-m", "cthulhu.cli", "sim", "--json", "--games", str(games), "--seed", str(seed),
            "--bot", bot, "--elder-one", elder_one, "--episode", episode]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0 and not done.stdout:

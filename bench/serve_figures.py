@@ -48,7 +48,7 @@ CODE = "BenchCode"
 class Host:
     def __init__(self, data: Path, *args: str) -> None:
         env = dict(os.environ, XDG_DATA_HOME=str(data), PYTHONUNBUFFERED="1")
-        argv = [sys.executable, "-m", "cthulhu.tui.cli", "host", "--headless", "--port", "0", "--code", CODE, "--no-save", *args]
+        argv = [sys.executable, "-m", "cthulhu.cli", "host", "--headless", "--port", "0", "--code", CODE, "--no-save", *args]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
         lines = [self.proc.stdout.readline() for _ in range(2 + ("--ssh" in args) + ("--web" in args))]
         text = "".join(lines)

@@ -125,7 +125,7 @@ SAVES = tempfile.mkdtemp(prefix="cthulhu-bench-")  # keep the checkout's saves/ 
 
 
 def cthulhu_argv(*extra: str) -> list[str]:
-    return [sys.executable, "-m", "cthulhu.tui.cli", "play", "--start", "--saves", SAVES, *extra]
+    return [sys.executable, "-m", "cthulhu.cli", "play", "--start", "--saves", SAVES, *extra]
 
 
 def launch_time(seed: int, runs: int) -> list[float]:
@@ -163,7 +163,7 @@ async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
     """
     from cthulhu.tui.app import CthulhuApp, local_link
     from cthulhu.tui.options import PlayOptions
-    from cthulhu.tui.screen_game import GameScreen
+    from cthulhu.tui.screens.game import GameScreen
 
     t0 = time.perf_counter()
     app = CthulhuApp(PlayOptions(seed=seed, skip_title=True, local=local), link_factory=local_link if local else None)

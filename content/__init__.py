@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cthulhu.core.content import Content
 
 HERE = Path(__file__).resolve().parent
 
@@ -17,7 +21,7 @@ def read_tree(root: Path | str | None = None) -> dict[str, str]:
 
 
 @lru_cache(maxsize=1)
-def builtin():
+def builtin() -> Content:
     """The validated built-in content (cached: it never changes while running)."""
     from cthulhu.core.content import Content
 

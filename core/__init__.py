@@ -1,6 +1,14 @@
-"""The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`."""
+"""The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`.
 
-from .command import Command, Event, Option, Prompt
+The public surface is what this module exports (`__all__`, held by
+tests/test_surface.py): the façade (`Game`, `Setup`), the values that cross
+layers (`Command`, `Event`, `Prompt`, `Option` and their wire forms), the typed
+rejections, and the mode registry (`modes`, `Mode`, `Rules`). A mode's own
+types live in its package (`cthulhu.core.main.view.MainView` ...).
+"""
+
+from . import modes
+from .command import Command, Event, Option, OptionWire, Prompt, PromptWire
 from .errors import (
     ContentError,
     GameOver,
@@ -10,7 +18,8 @@ from .errors import (
     Rejected,
     StalePrompt,
 )
-from .game import Game, Rules, rules_for, script_dice
+from .game import Game, Rules, script_dice
+from .modes import Mode
 from .setup import Setup
 
 __all__ = [
@@ -21,13 +30,16 @@ __all__ = [
     "GameOver",
     "IllegalCommand",
     "MalformedCommand",
+    "Mode",
     "NotYourDecision",
     "Option",
+    "OptionWire",
     "Prompt",
+    "PromptWire",
     "Rejected",
     "Rules",
     "Setup",
     "StalePrompt",
-    "rules_for",
+    "modes",
     "script_dice",
 ]

@@ -1,13 +1,16 @@
-"""Bots choose among `Game.legal()` only; they never decide legality themselves.
+"""Bots choose among the prompt's options only; they never decide legality themselves.
 
-A bot's randomness is its own seeded stream, so a simulated game is a pure
-function of the game seed and the bot seed.
+A bot reads what its seat may see (the view, with the prompt in it), so the same
+bot plays inside the host, in a network peer, or in `cthulhu sim`. Its randomness
+is its own seeded stream, so a simulated game is a pure function of the game
+seed and the bot seed.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
+from . import modes
 from .command import Command
 from .game import Game
 from .rng import Rng
@@ -15,9 +18,23 @@ from .rng import Rng
 
 class Bot(Protocol):
     def choose(self, game: Game, seat: int) -> Command: ...
+    def choose_view(self, view: Any) -> dict[str, Any]: ...
 
 
-class RandomBot:
+class ViewBot:
+    """A bot that decides from its seat's view alone: `choose` is `choose_view(game.view(seat))`."""
+
+    def choose(self, game: Game, seat: int) -> Command:
+        prompt = game.prompt
+        if prompt is None or prompt.seat != seat or game.outcome is not None:
+            raise ValueError(f"seat {seat} has nothing to decide")
+        return Command.from_wire(self.choose_view(game.view(seat)))
+
+    def choose_view(self, view: Any) -> dict[str, Any]:  # pragma: no cover - every bot overrides it
+        raise NotImplementedError
+
+
+class RandomBot(ViewBot):
     """Uniform over the legal commands."""
 
     def __init__(self, seed: int) -> None:
@@ -29,16 +46,12 @@ class RandomBot:
             raise ValueError(f"seat {seat} has nothing to decide")
         return legal[self.rng.below("bot", len(legal))]
 
+    def choose_view(self, view: Any) -> dict[str, Any]:
+        options = view["prompt"]["options"]
+        command: dict[str, Any] = options[self.rng.below("bot", len(options))]["command"]
+        return command
+
 
 def make_bot(kind: str, mode: str, seed: int) -> Bot:
-    if kind == "random":
-        return RandomBot(seed)
-    if kind == "heuristic":
-        if mode == "main":
-            from .main.heuristic import HeuristicBot
-        elif mode == "shamblers":
-            from .shamblers.heuristic import HeuristicBot
-        else:
-            raise ValueError(f"unknown mode {mode!r}")
-        return HeuristicBot(seed)
-    raise ValueError(f"unknown bot {kind!r} (random or heuristic)")
+    """A bot of `kind` ("random", "heuristic" ...) for `mode`, from the mode registry."""
+    return modes.get(mode).bot(kind, seed)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from typing_extensions import TypedDict
 
 from .errors import MalformedCommand
 
@@ -73,13 +76,34 @@ class Command:
         return f"{self.kind}({inner})"
 
 
+class OptionWire(TypedDict):
+    command: dict[str, Any]  # `Command.wire()`: {"kind": ..., **arguments}
+    label: str  # for people: the Choices list shows it whole
+    data: dict[str, Any]  # what an interface needs, declared per prompt kind by the mode
+
+
+class PromptWire(TypedDict):
+    seat: int
+    kind: str
+    text: str
+    version: int
+    actor: int | None
+    options: list[OptionWire]
+    extra: dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
+    """One legal answer: the command, a label for people, and structured data for interfaces.
+
+    `data` follows the `TypedDict` the mode declares for the prompt's kind, so an
+    interface never parses `label` to learn a cost, a die or a payment. None: the
+    prompt works it out when it is first put on the wire (`Prompt.describe`).
+    """
+
     command: Command
     label: str
-
-    def wire(self) -> dict[str, Any]:
-        return {"command": self.command.wire(), "label": self.label}
+    data: Any = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -93,15 +117,24 @@ class Prompt:
     version: int = 0
     actor: int | None = None  # the investigator (or player mat) the choice is about
     extra: dict[str, Any] = field(default_factory=dict)
+    # The options' data, worked out only when a view needs it (`legal` does not): for options built without.
+    describe: Callable[[Command], Any] | None = None
+    _options: list[OptionWire] | None = field(default=None, repr=False, compare=False)
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self) -> PromptWire:
+        if self._options is None:  # built once per prompt and shared by every seat's view: read-only
+            self._options = [
+                {"command": o.command.wire(), "label": o.label,
+                 "data": self.describe(o.command) if o.data is None and self.describe is not None else o.data}
+                for o in self.options
+            ]
         return {
             "seat": self.seat,
             "kind": self.kind,
             "text": self.text,
             "version": self.version,
             "actor": self.actor,
-            "options": [o.wire() for o in self.options],
+            "options": self._options,
             "extra": self.extra,
         }
 
@@ -112,6 +145,12 @@ class Event:
 
     type: str
     data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, wire: Mapping[str, Any]) -> "Event":
+        """From the wire form: the type plus the other fields (a mode's declared event)."""
+        data = dict(wire)
+        return cls(data.pop("type"), data)
 
     def wire(self) -> dict[str, Any]:
         return {"type": self.type, **self.data}

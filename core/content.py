@@ -1,17 +1,20 @@
 """Content loading: TOML text in, validated models out. The caller reads the files.
 
-Each mode validates its own folder (`main/`, `shamblers/`); every problem is
-reported with its file, entry and field, and none of them can run code.
+Each mode validates its own folder (`<mode>/`, e.g. `main/`, `shamblers/`) with
+the loader it registers; every problem is reported with its file, entry and
+field, and none of them can run code.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from . import modes
 from .canon import digest
 from .errors import ContentError
 
@@ -28,9 +31,23 @@ def describe_validation(path: str, entry: str, err: ValidationError) -> list[str
 
 @dataclass(frozen=True, slots=True)
 class Content:
+    """Every mode's validated content, by mode name (`content.main` reads `content.modes["main"]`)."""
+
     version: str
-    main: Any
-    shamblers: Any
+    modes: Mapping[str, Any]
+
+    def part(self, mode: str) -> Any:
+        """The content of `mode`; a `ContentError` when this content has none."""
+        found = self.modes.get(mode)
+        if found is None:
+            raise ContentError([f"{mode}/: no content for mode {mode!r} is loaded"])
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return object.__getattribute__(self, "modes")[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @classmethod
     def from_files(cls, files: dict[str, str]) -> "Content":
@@ -43,25 +60,15 @@ class Content:
                 problems.append(f"{path}: not valid TOML: {exc}")
         if problems:
             raise ContentError(problems)
-
-        def folder(prefix: str) -> dict[str, dict[str, Any]]:
-            return {p: d for p, d in docs.items() if p.startswith(prefix + "/")}
-
-        main = shamblers = None
-        try:
-            from .main.content import load_main
-
-            main = load_main(folder("main"))
-        except ContentError as exc:
-            problems.extend(exc.problems)
-        try:
-            from .shamblers.content import load_shamblers
-
-            shamblers = load_shamblers(folder("shamblers"))
-        except ContentError as exc:
-            problems.extend(exc.problems)
-        except ImportError:
-            shamblers = None
+        loaded: dict[str, Any] = {}
+        for mode in modes.all_modes():
+            if mode.content is None:
+                continue
+            folder = {p: d for p, d in docs.items() if p.startswith(mode.name + "/")}
+            try:
+                loaded[mode.name] = mode.content(folder)
+            except ContentError as exc:
+                problems.extend(exc.problems)
         if problems:
             raise ContentError(problems)
-        return cls(version=digest(files), main=main, shamblers=shamblers)
+        return cls(version=digest(files), modes=loaded)

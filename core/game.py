@@ -7,8 +7,10 @@ counter and the state hash.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol, cast
 
+from . import modes
 from .canon import digest
 from .command import Command, Event, Prompt
 from .errors import GameOver, IllegalCommand, NotYourDecision, StalePrompt
@@ -24,22 +26,12 @@ class Rules(Protocol):
     def start(self, state: Any) -> list[Event]: ...
     def prompt(self, state: Any) -> Prompt | None: ...
     def resolve(self, state: Any, command: Command) -> list[Event]: ...
-    def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
+    def view(self, state: Any, seat: int | None) -> Mapping[str, Any]:
+        """A fresh view (the mode's declared TypedDict) of what `seat` may see; the façade fills
+        its `step`, `outcome` and `prompt`."""
     def outcome(self, state: Any) -> str | None: ...
     def canonical(self, state: Any) -> dict[str, Any]: ...
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> Any: ...
-
-
-def rules_for(mode: str) -> Rules:
-    if mode == "main":
-        from .main.rules import MainRules
-
-        return MainRules()
-    if mode == "shamblers":
-        from .shamblers.rules import ShamblerRules
-
-        return ShamblerRules()
-    raise ValueError(f"unknown mode {mode!r}")
 
 
 class Game:
@@ -61,7 +53,7 @@ class Game:
             from cthulhu.content import builtin
 
             content = builtin()
-        rules = rules_for(setup.mode)
+        rules = modes.get(setup.mode).rules()
         state = rules.new_state(setup, content)
         game = cls(setup, content, rules, state)
         game._start_events = rules.start(state)
@@ -108,7 +100,7 @@ class Game:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator). Never deck orders or the seed."""
-        view = self.rules.view(self.state, seat)
+        view = cast(dict[str, Any], self.rules.view(self.state, seat))  # a fresh dict, ours to fill in
         prompt = self.prompt
         view["step"] = self.step
         view["outcome"] = self.outcome
@@ -125,7 +117,7 @@ class Game:
     @classmethod
     def from_canonical(cls, data: dict[str, Any], content: Any) -> "Game":
         setup = Setup.model_validate(data["setup"])
-        rules = rules_for(setup.mode)
+        rules = modes.get(setup.mode).rules()
         state = rules.from_canonical(data["state"], setup, content)
         return cls(setup, content, rules, state, step=int(data["step"]))
 

@@ -53,15 +53,15 @@ class Rng:
             return list(faces).index(want)
         return self.below(stream, len(faces))
 
-    def shuffle(self, stream: str, items: list) -> None:
+    def shuffle(self, stream: str, items: list[Any]) -> None:
         """Fisher-Yates in place, our own so the order never depends on `random`."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(stream, i + 1)
             items[i], items[j] = items[j], items[i]
 
-    def canonical(self) -> dict:
+    def canonical(self) -> dict[str, Any]:
         return {"seed": self.seed, "counters": dict(sorted(self.counters.items()))}
 
     @classmethod
-    def from_canonical(cls, data: dict) -> "Rng":
+    def from_canonical(cls, data: dict[str, Any]) -> "Rng":
         return cls(seed=int(data["seed"]), counters={str(k): int(v) for k, v in data["counters"].items()})

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 
 class Setup(BaseModel):
@@ -12,13 +12,42 @@ class Setup(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    mode: Literal["main", "shamblers"] = "main"
+    mode: str = "main"  # a registered mode (`cthulhu.core.modes`)
     elder_one: str | None = None
     episode: str | None = None
     investigators: list[str] = Field(default_factory=list)
     players: int = Field(default=1, ge=1, le=5)
     seats: list[int] | None = None
     seed: int = Field(default=0, ge=0, lt=2**63)
+    # A Shamblers difficulty level by id (content/shamblers/difficulty.toml); None: the default level.
+    difficulty: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, mode: str) -> str:
+        from . import modes
+
+        modes.get(mode)  # ValueError naming the known modes
+        return mode
+
+    @model_validator(mode="after")
+    def _difficulty_only_where_the_mode_has_levels(self) -> "Setup":
+        from . import modes
+
+        if self.difficulty is not None and "difficulty" not in modes.get(self.mode).choices:
+            takers = [m for m in modes.all_modes() if "difficulty" in m.choices]
+            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m in takers) or "no mode"
+            raise ValueError(f"difficulty levels are for {where}")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No difficulty, no key: every setup made before there were levels keeps its dump, and so
+        # its state hashes and saves.
+        data: dict[str, Any] = handler(self)
+        if data.get("difficulty") is None:
+            data.pop("difficulty", None)
+        return data
 
     @model_validator(mode="after")
     def _seats_fit(self) -> "Setup":

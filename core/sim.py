@@ -128,7 +128,7 @@ def coverage_entries(main: Any, episode: str, elder_one: str) -> dict[str, list[
 def coverage_report(used: Counter[str] | dict[str, int], entries: dict[str, list[str]]) -> dict[str, Any]:
     """Counts for every entry (zeros included) and the entries never used, as "<kind>:<name>"."""
     out: dict[str, Any] = {}
-    unused = []
+    unused: list[str] = []
     for kind in COVERAGE_KINDS:
         counts = {name: used.get(f"{kind}:{name}", 0) for name in entries.get(kind, [])}
         out[kind] = counts

@@ -12,15 +12,13 @@ snapshot arrives; the player keeps playing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import trio
 
 from cthulhu.core import Command
-from cthulhu.core.bots import make_bot
-from cthulhu.core.rng import Rng
+from cthulhu.core.bots import Bot, make_bot
 
 from .delta import DeltaError, apply, view_hash
 from .frames import FrameDecoder, FrameError, encode_frame
@@ -109,10 +107,19 @@ class PeerSession:
     rejections: list[Rejected] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._decoder = FrameDecoder()
-        self._out = bytearray()
         self._seq = 0
+        self._out = bytearray()
+        self.restart()
+
+    def restart(self) -> None:
+        """A new connection for the same player: forget what the old one carried and say
+        hello again, with the seat token if we have one (counters carry on)."""
+        self._decoder = FrameDecoder()
+        self._out.clear()
         self._snapshot_pending = False
+        self.mirror = Mirror()
+        self.welcomed = False
+        self.closed = None
         self._queue(Hello(proto=PROTOCOL_VERSION, name=self.name, code=self.code, seat=self.seat, token=self.token, watch=self.watch))
 
     # ---- outgoing ---------------------------------------------------------
@@ -148,7 +155,7 @@ class PeerSession:
 
     # ---- incoming ---------------------------------------------------------
 
-    def receive_data(self, data: bytes) -> list[Any]:
+    def receive_data(self, data: bytes | bytearray) -> list[Any]:
         """Bytes from the host -> the messages they held (already applied to the mirror).
 
         Raises `FrameTooLarge` if the host's framing is broken (close the connection).
@@ -218,15 +225,15 @@ class PeerSession:
             "outcome": over.outcome if over else None,
             "view_hash": self.mirror.hash,
             "seed": over.seed if over else None,
+            "token": self.token,
         }
 
 
 class ViewBot:
     """Chooses among the prompt's options in the mirrored view: peers never see the full state.
 
-    "random" is uniform over the options. "heuristic" uses the mode's bot when
-    it can choose from a view (`choose_view(view)`, as Shamblers' does); a mode
-    whose heuristic needs the full `Game` falls back to the first-listed option.
+    The mode's own bot of that kind (from the mode registry) reads the view; a
+    kind the mode lacks is an error when the table's mode is first known.
     """
 
     def __init__(self, kind: str, seed: int) -> None:
@@ -234,21 +241,13 @@ class ViewBot:
             raise ValueError(f"unknown bot {kind!r} (random or heuristic)")
         self.kind = kind
         self.seed = seed
-        self.rng = Rng(seed)
-        self._heuristic: Any = None
+        self._bots: dict[str, Bot] = {}
 
-    def choose(self, view: dict[str, Any], mode: str | None = None) -> dict[str, Any]:
-        options = view["prompt"]["options"]
-        if self.kind == "random":
-            return options[self.rng.below("bot", len(options))]["command"]
-        if self._heuristic is None and mode is not None:
-            try:
-                self._heuristic = make_bot("heuristic", mode, self.seed)
-            except (ImportError, ValueError):
-                self._heuristic = False
-        if self._heuristic and hasattr(self._heuristic, "choose_view"):
-            return self._heuristic.choose_view(view)
-        return options[0]["command"]
+    def choose(self, view: dict[str, Any], mode: str) -> dict[str, Any]:
+        bot = self._bots.get(mode)
+        if bot is None:
+            bot = self._bots[mode] = make_bot(self.kind, mode, self.seed)
+        return bot.choose_view(view)
 
 
 class TrioPeer:
@@ -262,7 +261,12 @@ class TrioPeer:
     async def connect(cls, host: str, port: int, session: PeerSession) -> "TrioPeer":
         stream = await trio.open_tcp_stream(host, port)
         peer = cls(stream, session)
-        await peer.flush()
+        try:
+            await peer.flush()
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
+            raise
         return peer
 
     async def flush(self) -> None:
@@ -285,6 +289,19 @@ class TrioPeer:
         await self.stream.aclose()
 
 
+LOST = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)  # what a connection going away raises
+RECONNECT_DELAYS = (0.25, 0.5, 1.0)  # then one try every RECONNECT_EVERY seconds
+RECONNECT_EVERY = 2.0  # a restarted host finds everyone back within this after it listens
+RECONNECT_FOR = 15 * 60.0  # how long a joiner keeps trying before it gives up
+
+
+def reconnect_delays() -> Iterator[float]:
+    """Back-off between tries to reach a host that went away: quick at first, then steady."""
+    yield from RECONNECT_DELAYS
+    while True:
+        yield RECONNECT_EVERY
+
+
 async def play_bot(
     host: str,
     port: int,
@@ -295,31 +312,84 @@ async def play_bot(
     code: str | None = None,
     session: PeerSession | None = None,
     on_messages: Any = None,
+    reconnect_for: float = 0.0,
+    on_welcome: Any = None,
+    on_retry: Any = None,
 ) -> PeerSession:
-    """Join, play this seat with a `ViewBot` until the game ends (or the host closes), return the session."""
+    """Join, play this seat with a `ViewBot` until the game ends (or the host refuses us), return the session.
+
+    With `reconnect_for` a lost connection is retried with back-off for that many
+    seconds (per outage), reclaiming the seat with its token; `on_welcome(session)`
+    runs at every welcome (the token is known from the first), `on_retry(attempt,
+    error)` before every try. A token the host no longer takes (its seat was freed)
+    is dropped and the bot comes back as a new player."""
     session = session or PeerSession(name, code=code)
     chooser = ViewBot(bot, seed)
-    peer = await TrioPeer.connect(host, port, session)
-    answered: int | None = None
-    try:
-        while session.game_over is None and session.closed is None:
-            messages = await peer.receive()
-            if not messages:
-                break
-            if on_messages is not None:
-                on_messages(session, messages)
-            if any(isinstance(m, Rejected) for m in messages):
-                answered = None  # try again on the current prompt
-            prompt = session.my_prompt
-            if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
-                answered = prompt["version"]
-                session.send_command(chooser.choose(session.mirror.view, session.table.mode), answered)
-                await peer.flush()
-    finally:
-        with trio.CancelScope(shield=True):
-            await peer.aclose()
-    return session
+    seated = False  # welcomed once: from then on a lost connection is retried
+    while True:
+        try:
+            peer = await TrioPeer.connect(host, port, session)
+        except LOST as exc:
+            if not seated:
+                if isinstance(exc, OSError):
+                    raise  # never got in: the caller says why
+                raise OSError(f"the host closed the connection at once: {exc!r}") from None
+            retried = await _reconnect(host, port, session, reconnect_for, on_retry)
+            if retried is None:
+                return session
+            peer = retried
+        answered: int | None = None
+        try:
+            while session.game_over is None and session.closed is None:
+                try:
+                    messages = await peer.receive()
+                except LOST:
+                    messages = []  # reset by the host, or the network
+                if not messages:
+                    break
+                if any(isinstance(m, Welcome) for m in messages):
+                    seated = True
+                    if on_welcome is not None:
+                        on_welcome(session)
+                if on_messages is not None:
+                    on_messages(session, messages)
+                if any(isinstance(m, Rejected) for m in messages):
+                    answered = None  # try again on the current prompt
+                prompt = session.my_prompt
+                view = session.mirror.view
+                if prompt is not None and view is not None and prompt["version"] != answered and session.table and session.table.started:
+                    answered = prompt["version"]
+                    session.send_command(chooser.choose(view, session.table.mode), answered)
+                    try:
+                        await peer.flush()
+                    except LOST:
+                        pass  # the next receive sees the connection is gone
+        finally:
+            with trio.CancelScope(shield=True):
+                await peer.aclose()
+        refused = session.closed
+        if refused is not None and refused.code == "bad_token" and session.token and seated and reconnect_for:
+            session.token = session.seat = None  # our seat was freed while we were away: sit down anew
+        elif session.game_over is not None or refused is not None or not reconnect_for or not seated:
+            return session
+        session.restart()
 
 
-def summary_json(session: PeerSession) -> str:
-    return json.dumps(session.summary(), sort_keys=True)
+async def _reconnect(host: str, port: int, session: PeerSession, reconnect_for: float, on_retry: Any) -> "TrioPeer | None":
+    """Try to reach the host again until `reconnect_for` seconds have passed; None if it never came back."""
+    if not reconnect_for:
+        return None
+    deadline = trio.current_time() + reconnect_for
+    for attempt, delay in enumerate(reconnect_delays(), 1):
+        if on_retry is not None:
+            on_retry(attempt, None)
+        await trio.sleep(delay)
+        session.restart()
+        try:
+            return await TrioPeer.connect(host, port, session)
+        except LOST as exc:
+            if trio.current_time() >= deadline:
+                if on_retry is not None:
+                    on_retry(attempt, exc)
+                return None
+    return None

@@ -3,8 +3,13 @@
 A frame is a 4-byte big-endian body length followed by one msgpack map with a
 string key ``"t"``. Each body is decoded on its own with a bounded ``unpackb``
 (never a streaming ``Unpacker``), so a malformed body costs one answer and the
-connection survives; only a bad *length* (zero or above `MAX_FRAME`) loses the
+connection survives; only a bad *length* (zero or above the limit) loses the
 stream's framing and must close the connection.
+
+Every decode is bounded by a `DecodeLimits` (`net.limits`): the host reads a
+connection's first frame with tiny limits, its later frames with small ones,
+and peers read the host's frames with generous ones. The lengths are enforced
+by msgpack at each header, before it allocates anything.
 
 Decoded bodies are walked once to enforce a nesting depth and a closed set of
 value types (no floats, no extension types): msgpack itself accepts ~1,000-deep
@@ -18,8 +23,10 @@ from typing import Any
 
 import msgpack
 
-MAX_FRAME = 64 * 1024  # body bytes
-MAX_DEPTH = 32  # containers inside containers, counting the top-level map as 1
+from .limits import HOST_FRAME, DecodeLimits
+
+MAX_FRAME = HOST_FRAME.frame  # body bytes of the largest frame anyone sends
+MAX_DEPTH = HOST_FRAME.depth  # containers inside containers, counting the top-level map as 1
 HEADER = struct.Struct(">I")
 
 _SCALARS = (str, int, bool, bytes, type(None))
@@ -37,7 +44,7 @@ class FrameError(Exception):
 
 
 class FrameTooLarge(FrameError):
-    """The declared length is above `MAX_FRAME` (or zero): the stream cannot be trusted any more."""
+    """The declared length is above the limit (or zero): the stream cannot be trusted any more."""
 
     code = "frame_too_large"
     fatal = True
@@ -84,10 +91,10 @@ def check_tree(value: Any, max_depth: int = MAX_DEPTH) -> None:
             raise BadShape(f"values of type {type(item).__name__} are not allowed on the wire")
 
 
-def decode_body(body: bytes) -> dict[str, Any]:
+def decode_body(body: bytes, limits: DecodeLimits = HOST_FRAME) -> dict[str, Any]:
     """One frame body -> a checked dict with a string ``"t"``; raises a `FrameError` subclass."""
-    if len(body) > MAX_FRAME:
-        raise FrameTooLarge(f"frame body of {len(body)} bytes is above {MAX_FRAME}")
+    if len(body) > limits.frame:
+        raise FrameTooLarge(f"frame body of {len(body)} bytes is above {limits.frame}")
     try:
         obj = msgpack.unpackb(
             body,
@@ -95,10 +102,10 @@ def decode_body(body: bytes) -> dict[str, Any]:
             use_list=True,
             strict_map_key=True,
             timestamp=0,
-            max_str_len=MAX_FRAME,
-            max_bin_len=MAX_FRAME,
-            max_array_len=MAX_FRAME,
-            max_map_len=MAX_FRAME,
+            max_str_len=limits.str_len,
+            max_bin_len=limits.str_len,
+            max_array_len=limits.array_len,
+            max_map_len=limits.map_len,
             max_ext_len=0,
         )
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
@@ -106,7 +113,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
         raise BadBody(f"undecodable msgpack ({type(exc).__name__})") from None
     if not isinstance(obj, dict):
         raise BadShape("a frame body must be a map")
-    check_tree(obj)
+    check_tree(obj, limits.depth)
     t = obj.get("t")
     if not isinstance(t, str) or not t:
         raise BadShape("a frame body needs a string 't'")
@@ -114,7 +121,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
 
 
 def encode_body(message: dict[str, Any]) -> bytes:
-    body = msgpack.packb(message, use_bin_type=True)
+    body: bytes = msgpack.packb(message, use_bin_type=True)
     if len(body) > MAX_FRAME:
         raise FrameTooLarge(f"refusing to send a {len(body)}-byte frame (limit {MAX_FRAME})")
     return body
@@ -131,11 +138,13 @@ class FrameDecoder:
 
     `feed` returns a list whose items are either a decoded dict or a non-fatal
     `FrameError` (the caller answers it and carries on). A fatal error (bad
-    length) is raised and the decoder refuses all further input.
+    length) is raised and the decoder refuses all further input. `limits` may
+    be changed between calls (the host relaxes them after a valid hello);
+    `max_frames` leaves later frames buffered, to be decoded under new limits.
     """
 
-    def __init__(self, max_frame: int = MAX_FRAME) -> None:
-        self.max_frame = max_frame
+    def __init__(self, limits: DecodeLimits = HOST_FRAME) -> None:
+        self.limits = limits
         self._buf = bytearray()
         self._failed: FrameError | None = None
 
@@ -143,16 +152,17 @@ class FrameDecoder:
     def buffered(self) -> int:
         return len(self._buf)
 
-    def feed(self, data: bytes) -> list[dict[str, Any] | FrameError]:
+    def feed(self, data: bytes | bytearray, *, max_frames: int | None = None) -> list[dict[str, Any] | FrameError]:
         if self._failed is not None:
             raise self._failed
         self._buf += data
         out: list[dict[str, Any] | FrameError] = []
-        while len(self._buf) >= HEADER.size:
+        while len(self._buf) >= HEADER.size and (max_frames is None or len(out) < max_frames):
             (length,) = HEADER.unpack_from(self._buf)
-            if length == 0 or length > self.max_frame:
+            limit = self.limits.frame
+            if length == 0 or length > limit:
                 self._buf.clear()
-                self._failed = FrameTooLarge(f"declared frame length {length} is outside 1..{self.max_frame}")
+                self._failed = FrameTooLarge(f"declared frame length {length} is outside 1..{limit}")
                 raise self._failed
             end = HEADER.size + length
             if len(self._buf) < end:
@@ -160,7 +170,7 @@ class FrameDecoder:
             body = bytes(self._buf[HEADER.size : end])
             del self._buf[:end]
             try:
-                out.append(decode_body(body))
+                out.append(decode_body(body, self.limits))
             except FrameError as exc:
                 out.append(exc)
         return out

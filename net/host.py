@@ -5,21 +5,32 @@ Shape (see DESIGN.md "Protocol"):
 * One task (`_game_loop`) applies every command, fed by a channel, so trio's
   deliberate task-order shuffling can never interleave two mutations.
 * Each connection runs in its own task, isolated with ``except*``: whatever a
-  peer sends, only that connection ends. Its outgoing frames go through a
-  bounded channel; broadcasts use ``send_nowait`` and a peer whose queue is
-  full is evicted (it may reconnect with its token) so it never slows the table.
-  Answers to a peer's own requests and bad frames are awaited sends, so only
-  the peer that floods is slowed.
+  peer sends, only that connection ends. Its outgoing frames go through an
+  `Outbox`: game frames are never dropped, chat is dropped for a peer that
+  lags, lobby updates coalesce, and only a peer that is itself not reading is
+  evicted (it may reconnect with its token). Answers to a peer's own requests
+  and bad frames wait for room in its own outbox, so only a flooder is slowed.
+* What a connection may cost is bounded (`net.limits`, `net.gate`): a tiny
+  first frame and a hello deadline before trust, small frames and a frame rate
+  after it, an idle deadline with a ping, caps per address and in all, a
+  growing wait after wrong table codes. Names and chat are cleaned
+  (`net.textclean`) before anyone else sees them.
+* Saves (`net.autosave`) are written after commands and seat changes only, in a
+  worker thread; a full disk is a warning and the game goes on.
 * Peers only ever receive `Game.view(seat)` (as a welcome/snapshot or as a
   delta against the last view sent), events, lobby info, and at the end the seed.
   Tokens and the table code never leave except a token to its owner in `welcome`.
+* A person's seat without a connection is *away*: it stays theirs (their token
+  brings them back, even past a changed table code). The table waits for it,
+  unless the host hands it to a stand-in bot (`hand_to_bot`, or by itself after
+  `away_bot` seconds) or frees it for someone new (`free_seat`).
 """
 
 from __future__ import annotations
 
 import hmac
+import itertools
 import logging
-import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,8 +39,13 @@ import trio
 from cthulhu.core import Command, Game, Rejected
 from cthulhu.core.bots import make_bot
 
+from .autosave import HostSave
 from .delta import diff, view_hash
-from .frames import MAX_FRAME, FrameDecoder, FrameError, FrameTooLarge, encode_frame
+from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
+from .gate import Gate, Quiet, Refusal
+from .invite import new_seat_token, new_table_id
+from .limits import Limits, TokenBucket
+from .listen import accept_forever, refuse
 from .log import CommandLog, MemoryLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -43,20 +59,15 @@ from .messages import (
     SeatInfo,
     SnapshotRequest,
     Table,
+    UnexpectedMessage,
     parse_to_host,
 )
+from .outbox import Outbox
+from .textclean import clean_chat, clean_name
 
 log = logging.getLogger(__name__)
 
-QUEUE_FRAMES = 256  # per-peer outgoing frames before a peer counts as unable to keep up
-MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed
-HELLO_TIMEOUT = 10.0
-RECV_CHUNK = MAX_FRAME + 4
-
-
-def new_table_code() -> str:
-    """Short enough to read out loud (8 characters from `secrets`)."""
-    return secrets.token_urlsafe(6)
+MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed (a repeated hello counts)
 
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
@@ -75,39 +86,60 @@ def _same_secret(a: str | None, b: str | None) -> bool:
 
 @dataclass(eq=False)
 class Peer:
-    """One connection: its seat (None: spectator) and its bounded outgoing queue."""
+    """One connection: its seat (None: spectator), where it comes from, and its outbox."""
 
     id: int
     name: str
     seat: int | None
-    send: trio.MemorySendChannel[bytes]
-    recv: trio.MemoryReceiveChannel[bytes]
+    outbox: Outbox
+    address: str = "?"
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     gone: bool = False
     bad_frames: int = 0
-
-    def push(self, frame: bytes) -> bool:
-        """Queue without waiting; False (and the peer is closed) if it cannot keep up."""
-        if self.gone:
-            return False
-        try:
-            self.send.send_nowait(frame)
-            return True
-        except trio.WouldBlock:
-            log.info("peer %d (%s) cannot keep up; disconnecting it", self.id, self.name)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
-        self.close()
-        return False
+    chat: TokenBucket | None = None
+    frames: TokenBucket | None = None
+    warned_chat: float = -1e18
+    quiet: Quiet | None = None  # the host's rate-limited warnings
 
     async def answer(self, frame: bytes) -> None:
         """Queue an answer to this peer's own message, waiting for room (slows only this peer)."""
-        if not self.gone:
-            await self.send.send(frame)
+        if self.gone or self.outbox.closed:
+            return
+        if not await self.outbox.put_answer(frame) and not (self.gone or self.outbox.closed):
+            self._not_reading()
+
+    def push(self, frame: bytes) -> bool:
+        """Queue a game frame without waiting; False (and the peer is closed) if it has stopped reading."""
+        if self.gone or self.outbox.closed:
+            return False  # on its way out already
+        if self.outbox.put(frame):
+            return True
+        self._not_reading()
+        return False
+
+    def warn(self, kind: str, message: str, *args: object) -> None:
+        """A WARNING about this peer (a flood of the same kind is one line and a count)."""
+        message = "peer %d (%s) at %s " + message
+        if self.quiet is not None:
+            self.quiet.warn(kind, trio.current_time(), message, self.id, self.name, self.address, *args)
+        else:
+            log.warning(message, self.id, self.name, self.address, *args)
+
+    def _not_reading(self) -> None:
+        self.warn("not reading", "is not reading (%d bytes waiting); disconnected it", self.outbox.backlog)
+        self.close()
 
     def close(self) -> None:
         self.gone = True
         self.scope.cancel()
+
+    def close_with(self, frame: bytes, grace: float = 2.0) -> None:
+        """Send a last (fatal) frame, then close: it gets `grace` seconds to leave."""
+        if not self.gone and not self.outbox.closed:
+            self.outbox.put(frame)
+            self.outbox.close()  # the sender ends once the frame is out
+        self.gone = True
+        self.scope.deadline = min(self.scope.deadline, trio.current_time() + grace)
 
 
 @dataclass(eq=False)
@@ -118,11 +150,24 @@ class Seat:
     token: str | None = None  # in memory only: never logged, never broadcast
     token_hash: str | None = None  # a seat restored from a save knows only its token's hash
     bot: Any = None
+    bot_kind: str | None = None
     peer: Peer | None = None
+    stand_in: Any = None  # a bot playing this away player's turns until they come back
+    away_since: float | None = None  # trio clock; for `away_bot`
+
+    @property
+    def away(self) -> bool:
+        """A person's seat with nobody connected to it."""
+        return self.kind == "human" and (self.peer is None or self.peer.gone)
+
+    @property
+    def player(self) -> Any:
+        """The bot that decides for this seat now, if any."""
+        return self.bot if self.kind == "bot" else self.stand_in if self.away else None
 
     def info(self) -> SeatInfo:
-        connected = self.kind == "bot" or (self.peer is not None and not self.peer.gone)
-        return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected)
+        connected = self.kind == "bot" or (self.kind == "human" and not self.away)
+        return SeatInfo(seat=self.index, kind=self.kind, name=self.name, connected=connected, stand_in=self.stand_in is not None)
 
 
 class Host:
@@ -130,7 +175,11 @@ class Host:
 
     `bots` maps seat -> "random"/"heuristic"; those seats are played inside the
     host. With `autostart` the game starts as soon as no seat is open.
-    `code` (None: open table) must be presented by every `hello`.
+    `code` (None: open table) must be presented by every `hello`. `limits`
+    bounds what each connection may cost (`net.limits.Limits`).
+    `on_save_trouble(reason or None)` hears when saving fails and works again.
+    `table_id` names the game's table (a loaded game passes the one in its save);
+    `away_bot` seconds after a player leaves, a `stand_in_kind` bot plays their seat.
     """
 
     def __init__(
@@ -144,37 +193,56 @@ class Host:
         bot_seed: int = 0,
         bot_delay: float = 0.0,
         players: list[Any] | None = None,
-        queue_frames: int = QUEUE_FRAMES,
-        hello_timeout: float = HELLO_TIMEOUT,
+        limits: Limits | None = None,
+        on_save_trouble: Any = None,
+        table_id: str | None = None,
+        away_bot: float | None = None,
+        stand_in_kind: str = "heuristic",
     ) -> None:
         self.game = game
         self.code = code
+        self.table_id = table_id or new_table_id()
+        self.away_bot = away_bot
+        self.stand_in_kind = stand_in_kind
+        self.bot_seed = bot_seed
         self.log: CommandLog = log if log is not None else MemoryLog()
+        self.saves = HostSave(self.log, on_save_trouble)
         self.autostart = autostart
         self.bot_delay = bot_delay
-        self.queue_frames = queue_frames
-        self.hello_timeout = hello_timeout
+        self.limits = limits or Limits()
+        self.gate = Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
         for index, kind in (bots or {}).items():
-            seat = self.seats[index]
-            seat.kind, seat.name = "bot", f"{kind} bot"
-            seat.bot = make_bot(kind, game.setup.mode, bot_seed * 1009 + index)
+            self._seat_bot(self.seats[index], kind)
         for record in players or []:  # seats of a loaded save: their owners reclaim them by token
-            seat = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
-            if seat is not None and seat.kind == "open" and record.token_hash:
-                seat.kind, seat.name, seat.token_hash = "human", record.name, record.token_hash
+            saved = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
+            if saved is None or saved.kind != "open":
+                continue
+            if record.token_hash:
+                saved.kind, saved.name, saved.token_hash = "human", clean_name(record.name) or "player", record.token_hash
+            elif getattr(record, "bot", None) in ("random", "heuristic"):
+                self._seat_bot(saved, record.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
+        self._snapshots: dict[int | None, tuple[int, dict[str, Any], bytes]] = {}  # (seq, view, frame) per view key
+        self._digests: dict[int | None, tuple[dict[str, Any], str]] = {}  # (view, its hash) per view key
         self.started = trio.Event()
         self.finished = trio.Event()
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
         self._next_peer = 0
-        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer, CommandMsg]](64)
+        self._connections = itertools.count(1)
+        self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
+        self._lobby_dirty = trio.Event()
+        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | None]](64)
         if game.outcome is not None:
             self.finished.set()
+
+    def _seat_bot(self, seat: Seat, kind: str) -> None:
+        seat.kind, seat.name, seat.bot_kind = "bot", f"{kind} bot", kind
+        seat.bot = make_bot(kind, self.game.setup.mode, self.bot_seed * 1009 + seat.index)
 
     # ---- lifecycle --------------------------------------------------------
 
@@ -184,9 +252,14 @@ class Host:
         """Listen and run the table until cancelled; `task_status.started(port)`."""
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
+        full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
-            await nursery.start(trio.serve_listeners, self._handle, listeners)
+            nursery.start_soon(self._lobby_loop)
+            if self.away_bot is not None:
+                nursery.start_soon(self._away_watch, self.away_bot)
+            for listener in listeners:
+                nursery.start_soon(accept_forever, listener, self._handle, full, nursery)
             self._maybe_start()
             task_status.started(self.port)
 
@@ -200,35 +273,36 @@ class Host:
         if self.autostart and all(s.kind != "open" for s in self.seats):
             self.start()
 
-    def flush_log(self) -> None:
+    def flush_log(self) -> bool:
+        """Write the save now, from any thread (the final save). False if the disk refused (reported once)."""
+        if self.saves.enabled:
+            return self.saves.save_blocking()
         flush = getattr(self.log, "flush", None)
         if flush is not None:
             flush()
+        return True
 
-    def _record_players(self) -> None:
-        """Tell a save-backed log who sits where (token hashes only)."""
+    def _record_players(self) -> bool:
+        """Tell a save-backed log who sits where (token hashes only). True if that changed anything."""
         set_players = getattr(self.log, "set_players", None)
         if set_players is None:
-            return
+            return False
         from .savewriter import hash_token
 
-        set_players(
-            [
-                {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash}
-                for s in self.seats
-                if s.kind != "open"
-            ]
-        )
-        # A peer holds its token from the welcome on: write the seats down now, not
-        # only with the next command, or a crash before it would lose them.
-        if getattr(self.log, "autosave", False):
-            try:
-                self.flush_log()
-            except Exception:  # e.g. a full disk: the seats are saved with the next command
-                log.exception("could not save the seats")
+        players = [
+            {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash, "bot": s.bot_kind}
+            for s in self.seats
+            if s.kind != "open"
+        ]
+        if players == self._recorded:
+            return False
+        self._recorded = players
+        set_players(players)
+        return True
 
     def table(self) -> Table:
         return Table(
+            id=self.table_id,
             mode=self.game.setup.mode,
             seats=[s.info() for s in self.seats],
             started=self.started.is_set(),
@@ -241,36 +315,51 @@ class Host:
         await self.started.wait()
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
-            self._apply_from_peer(peer, msg)
+            if peer is not None and msg is not None:  # (None, None): seats changed, a bot may have a turn to play
+                await self._apply_from_peer(peer, msg)
+            elif self._record_players():  # a seat was freed: on disk before anyone takes it
+                await self.saves.save()
             await self._play_bots()
+
+    def _wake(self) -> None:
+        try:
+            self._cmd_send.send_nowait((None, None))
+        except trio.WouldBlock:
+            pass  # commands are queued: the loop plays bots after each of them anyway
 
     async def _play_bots(self) -> None:
         while self.game.outcome is None:
             prompt = self.game.prompt
-            if prompt is None or self.seats[prompt.seat].kind != "bot":
+            if prompt is None:
                 return
-            command = self.seats[prompt.seat].bot.choose(self.game, prompt.seat)
-            self._apply(prompt.seat, command, prompt.version)
+            bot = self.seats[prompt.seat].player
+            if bot is None:
+                return
+            command = bot.choose(self.game, prompt.seat)
+            await self._apply(prompt.seat, command, prompt.version)
             await trio.sleep(self.bot_delay)
 
-    def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:
+    async def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
             return  # replaced by a reconnect (or evicted) while the command waited in the channel
         try:
             command = Command.from_wire(msg.command)
-            self._apply(peer.seat, command, msg.version)
+            await self._apply(peer.seat, command, msg.version)
         except Rejected as exc:
             peer.push(self._rejected(msg.seq, exc.code, exc.reason))
         except Exception:  # a bug in the rules must not take the whole table down with it
             log.exception("applying a command from seat %s failed", peer.seat)
             peer.push(self._error_frame("internal_error", "the host failed to apply that command"))
 
-    def _apply(self, seat: int, command: Command, version: int | None) -> None:
+    async def _apply(self, seat: int, command: Command, version: int | None) -> None:
+        """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk."""
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
         try:
             self.log.append(seat, command.wire(), self.game.state_hash())
-        except Exception:  # e.g. a full disk: keep playing from memory, say so loudly
+        except Exception:  # a log that cannot follow the game is a bug: say so, keep playing
             log.exception("could not record step %d in the command log", self.game.step)
+        else:
+            await self.saves.save()  # a full disk is reported once and retried with the next step
         self._broadcast_delta([e.wire() for e in events])
         if self.game.outcome is not None:
             self._broadcast_game_over()
@@ -299,17 +388,35 @@ class Host:
                 frame = encode_frame({"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events})
                 made.append((old, new, digest, frame))
             self.views[key] = new
+            self._digests[key] = (new, digest)
             if self.on_delta is not None:
                 self.on_delta(self.seq, key, digest)
             for peer in peers:
                 peer.push(frame)
 
     def _broadcast(self, frame: bytes) -> None:
+        """A game frame to everyone (never dropped)."""
         for peer in list(self.peers):
             peer.push(frame)
 
     def _broadcast_lobby(self) -> None:
-        self._broadcast(encode_frame({"t": "lobby", "table": self.table().model_dump()}))
+        """Seats or spectators changed: the lobby task tells everyone, many changes in one frame."""
+        self._lobby_dirty.set()
+
+    async def _lobby_loop(self) -> None:
+        while True:
+            await self._lobby_dirty.wait()
+            self._lobby_dirty = trio.Event()
+            frame = encode_frame({"t": "lobby", "table": self.table().model_dump()})
+            for peer in self.peers:
+                if not peer.gone:
+                    peer.outbox.put_lobby(frame)
+            await trio.sleep(self.limits.lobby_interval)
+
+    def _broadcast_chat(self, frame: bytes) -> None:
+        for peer in self.peers:
+            if not peer.gone:
+                peer.outbox.put_chat(frame)  # dropped for a peer that lags, never a reason to evict
 
     def _game_over_frame(self) -> bytes:
         g = self.game
@@ -319,23 +426,48 @@ class Host:
         self._broadcast(self._game_over_frame())
         self.finished.set()
 
+    def _digest(self, key: int | None, view: dict[str, Any]) -> str:
+        """The hash of the view last sent for `key`, computed once (joins and snapshots reuse it)."""
+        cached = self._digests.get(key)
+        if cached is None or cached[0] is not view:
+            cached = self._digests[key] = (view, view_hash(view))
+        return cached[1]
+
     def _snapshot_frame(self, t: str, peer: Peer, **extra: Any) -> bytes:
         view = self.views.get(peer.seat)
         if view is None:
             view = self.views[peer.seat] = self.game.view(peer.seat)
-        return encode_frame({"t": t, **extra, "seq": self.seq, "view": view, "hash": view_hash(view)})
+        if t == "snapshot" and not extra:  # asked again and again by a flooder: build it once per seq
+            cached = self._snapshots.get(peer.seat)
+            if cached is not None and cached[0] == self.seq and cached[1] is view:
+                return cached[2]
+            frame = encode_frame({"t": t, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
+            self._snapshots[peer.seat] = (self.seq, view, frame)
+            return frame
+        return encode_frame({"t": t, **extra, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
 
     # ---- connections ------------------------------------------------------
 
     async def _handle(self, stream: trio.SocketStream) -> None:
-        """One connection, isolated: no exception from it reaches `serve_listeners`."""
+        """One connection, isolated: no exception from it reaches the accept loop."""
         peer: Peer | None = None
+        address = _address_of(stream)
         try:
             async with stream:
-                admitted = await self._handshake(stream)
-                if admitted is not None:
-                    peer, decoder, early = admitted
-                    await self._run_peer(stream, peer, decoder, early)
+                refusal = self.gate.connect(address)
+                if refusal is not None:
+                    await self._refuse_now(stream, refusal)
+                    return
+                try:
+                    admitted = await self._handshake(stream, address)
+                    if admitted is not None:
+                        peer, decoder, seat_changed = admitted
+                        if seat_changed:
+                            # The welcome holds a seat token: it leaves only once the seat is on disk.
+                            await self.saves.save()
+                        await self._run_peer(stream, peer, decoder)
+                finally:
+                    self.gate.disconnect(address)
         except* (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass  # the peer went away, or we closed it
         except* Exception:
@@ -346,56 +478,92 @@ class Host:
                 self._drop(peer)
 
     async def _send_now(self, stream: trio.SocketStream, frame: bytes) -> None:
-        """Before a peer has a queue (handshake refusals): send directly, briefly."""
-        with trio.move_on_after(2):
-            await stream.send_all(frame)
+        """Before a peer has a queue, a fatal refusal: sent directly, then the connection is closed."""
+        await refuse(stream, frame)
+
+    async def _refuse_now(self, stream: trio.SocketStream, refusal: Refusal) -> None:
+        await self._send_now(stream, self._error_frame(refusal.code, refusal.reason, fatal=True))
 
     @staticmethod
     def _error_frame(code: str, reason: str, *, fatal: bool = False, details: list[str] | None = None) -> bytes:
         return encode_frame(Error(code=code, reason=reason, fatal=fatal, details=details or []).wire())
 
-    async def _handshake(self, stream: trio.SocketStream) -> tuple[Peer, FrameDecoder, list[Any]] | None:
-        decoder = FrameDecoder()
+    async def _handshake(self, stream: trio.SocketStream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
+        """Read one small first frame within the hello deadline; admit it or refuse it.
+
+        Until then the connection is one of the few "unverified" ones: if too many
+        wait at once, the oldest is closed to make room for the newest.
+        """
+        first_limits = self.limits.first_frame
+        decoder = FrameDecoder(first_limits)
         frames: list[Any] = []
-        with trio.move_on_after(self.hello_timeout):
-            while not frames:
-                data = await stream.receive_some(RECV_CHUNK)
-                if not data:
-                    return None
-                try:
-                    frames = decoder.feed(data)
-                except FrameTooLarge as exc:
-                    await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True))
-                    return None
+        key = next(self._connections)
+        with trio.CancelScope() as waiting:
+            self.gate.unverified(key, waiting.cancel)
+            try:
+                with trio.move_on_after(self.limits.hello_timeout):
+                    while not frames:
+                        data = await stream.receive_some(first_limits.frame + 4)
+                        if not data:
+                            return None
+                        try:
+                            frames = decoder.feed(data, max_frames=1)
+                        except FrameTooLarge as exc:
+                            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True))
+                            return None
+            finally:
+                self.gate.verified(key)
+        if waiting.cancelled_caught:
+            return None  # closed to make room for newer connections
         if not frames:
+            self.gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
             await self._send_now(stream, self._error_frame("timeout", "no hello in time", fatal=True))
             return None
-        first, early = frames[0], frames[1:]
         try:
+            first = frames[0]
             if isinstance(first, FrameError):
                 raise first
             hello = parse_to_host(first)
             if not isinstance(hello, Hello):
                 raise ProtocolError("the first message must be a hello")
         except (FrameError, ProtocolError) as exc:
+            self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
             details = getattr(exc, "details", None)
             await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True, details=details))
             return None
-        refusal = self._refuse(hello)
+        refusal = self.gate.hello(address) or self._refuse(hello, address)  # the gate logs its own
         if refusal is not None:
-            log.info("refused a hello from %r: %s", hello.name, refusal[0])
-            await self._send_now(stream, self._error_frame(refusal[0], refusal[1], fatal=True))
+            await self._refuse_now(stream, refusal)
             return None
-        return self._admit(hello), decoder, early
+        decoder.limits = self.limits.peer_frame  # trusted a little more from now on
+        peer, seat_changed = self._admit(hello, address)
+        return peer, decoder, seat_changed
 
-    def _refuse(self, hello: Hello) -> tuple[str, str] | None:
+    def _refuse(self, hello: Hello, address: str) -> Refusal | None:
+        """Why this hello may not sit down (logged, a flood of the same in one line), or None."""
+        # A valid seat token is the stronger secret: its owner comes back even to a host
+        # restarted with another table code.
+        owner = hello.token is not None and self._seat_for_token(hello) is not None
         if hello.proto != PROTOCOL_VERSION:
-            return "protocol_version", f"this host speaks protocol {PROTOCOL_VERSION}, not {hello.proto}"
-        if self.code is not None and not _same_secret(hello.code, self.code):
-            return "bad_code", "wrong table code"
-        if hello.token is not None and self._seat_for_token(hello) is None:
-            return "bad_token", "that seat token is not valid here"
-        return None
+            refusal = Refusal("protocol_version", f"this host speaks protocol {PROTOCOL_VERSION}, not {hello.proto}")
+        elif not owner and self.code is not None and not _same_secret(hello.code, self.code):
+            self.gate.wrong_code(address)  # counts, throttles and logs
+            return Refusal("bad_code", "wrong table code")
+        elif not clean_name(hello.name):
+            refusal = Refusal("bad_name", "a name needs at least one printable character")
+        elif hello.token is not None and not owner:
+            refusal = Refusal("bad_token", "that seat token is not valid here")
+        elif self._would_watch(hello) and sum(1 for p in self.peers if p.seat is None) >= self.limits.max_spectators:
+            refusal = Refusal("table_full", "no room for more spectators at this table")
+        else:
+            if self.code is not None:
+                self.gate.right_code(address)
+            return None
+        self.gate.quiet.warn(f"hello {refusal.code}", trio.current_time(), "refused a hello from %s: %s", address, refusal.reason)
+        return refusal
+
+    def _would_watch(self, hello: Hello) -> bool:
+        return hello.token is None and (hello.watch or not any(s.kind == "open" for s in self.seats))
 
     def _seat_for_token(self, hello: Hello) -> Seat | None:
         if hello.seat is None:
@@ -414,40 +582,46 @@ class Host:
             found.token = hello.token  # restored from a save: from now on, compare directly
         return found
 
-    def _admit(self, hello: Hello) -> Peer:
+    def _admit(self, hello: Hello, address: str = "?") -> tuple[Peer, bool]:
         """Give the hello a seat (or a spectator place) and queue its welcome. No await in here,
-        so the welcome's view and `seq` are exactly what the next delta starts from."""
+        so the welcome's view and `seq` are exactly what the next delta starts from.
+        Returns the peer and whether the seats changed (then they must be saved)."""
+        name = clean_name(hello.name)
         token: str | None = None
         seat: Seat | None = None
         if hello.token is not None:
             seat = self._seat_for_token(hello)
             assert seat is not None
-            if seat.peer is not None:
-                seat.peer.close()  # the rightful owner is back; the old connection is stale
+            if seat.peer is not None:  # the rightful owner is back; the old connection is stale
+                seat.peer.close_with(self._error_frame("replaced", "your seat was taken back with its token from another connection", fatal=True))
                 self._drop(seat.peer)
+            seat.stand_in = seat.away_since = None  # back: their stand-in, if any, leaves the seat
             token = seat.token
         elif not hello.watch:
             open_seats = [s for s in self.seats if s.kind == "open"]
             wanted = [s for s in open_seats if s.index == hello.seat]
             if wanted or open_seats:
                 seat = (wanted or open_seats)[0]
-                seat.kind, seat.token = "human", secrets.token_urlsafe(24)
+                seat.kind, seat.token = "human", new_seat_token()
                 token = seat.token
-        send, recv = trio.open_memory_channel[bytes](self.queue_frames)
+        limits = self.limits
+        outbox = Outbox(max_backlog=limits.max_backlog, lag_backlog=limits.lag_backlog, max_chat=limits.max_chat_queued)
         self._next_peer += 1
-        peer = Peer(self._next_peer, hello.name, seat.index if seat else None, send, recv)
+        now = trio.current_time()
+        peer = Peer(self._next_peer, name, seat.index if seat else None, outbox, address,
+                    chat=TokenBucket.of(limits.chat, now), frames=TokenBucket.of(limits.frames, now), quiet=self.gate.quiet)
         if seat is not None:
-            seat.peer, seat.name = peer, hello.name
+            seat.peer, seat.name = peer, name
         self.peers.append(peer)
         table = self.table().model_dump()
         peer.push(self._snapshot_frame("welcome", peer, proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table))
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
-        self._record_players()
+        seat_changed = seat is not None and self._record_players()
         self._maybe_start()
-        log.info("peer %d (%s) joined as %s", peer.id, hello.name, "spectator" if seat is None else f"seat {seat.index}")
-        return peer
+        log.info("peer %d (%s) at %s joined as %s", peer.id, name, address, "spectator" if seat is None else f"seat {seat.index}")
+        return peer, seat_changed
 
     def _drop(self, peer: Peer) -> None:
         peer.gone = True
@@ -455,38 +629,111 @@ class Host:
             self.peers.remove(peer)
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
+                self.seats[peer.seat].away_since = trio.current_time()
             self._broadcast_lobby()
 
-    async def _run_peer(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder, early: list[Any]) -> None:
+    # ---- away players -----------------------------------------------------
+
+    def _away_seat(self, index: int) -> Seat:
+        if not 0 <= index < len(self.seats) or not self.seats[index].away:
+            raise ValueError(f"seat {index + 1} has no away player")
+        return self.seats[index]
+
+    def hand_to_bot(self, index: int, kind: str | None = None) -> None:
+        """Let a bot play an away player's turns until they come back with their token."""
+        seat = self._away_seat(index)
+        if seat.stand_in is None:
+            seed = self.bot_seed * 1009 + index
+            try:
+                seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
+            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
+                seat.stand_in = make_bot("random", self.game.setup.mode, seed)
+            log.info("seat %d (%s) is away; a bot plays it until they return", index, seat.name)
+            self._broadcast_lobby()
+            self._wake()
+
+    def free_seat(self, index: int) -> None:
+        """Give an away player's seat up: their token stops working, a new joiner may take it."""
+        seat = self._away_seat(index)
+        log.info("seat %d (%s) freed for a new player", index, seat.name)
+        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since = "open", None, None, None, None, None
+        self._broadcast_lobby()
+        self._wake()  # the game loop writes the seats down
+
+    async def _away_watch(self, after: float) -> None:
+        """`away_bot`: a seat away for `after` seconds is handed to a bot (a headless host has no dialog)."""
+        while True:
+            now = trio.current_time()
+            for seat in self.seats:
+                if not seat.away or seat.stand_in is not None:
+                    continue
+                if seat.away_since is None:
+                    seat.away_since = now  # restored from a save: away from the moment we listen
+                elif now - seat.away_since >= after:
+                    self.hand_to_bot(seat.index)
+            await trio.sleep(min(1.0, max(0.05, after / 4)))
+
+    async def _run_peer(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
         with peer.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._sender, stream, peer)
                 try:
-                    for item in early:
-                        await self._on_frame(peer, item)
                     await self._receiver(stream, peer, decoder)
                 finally:
                     # Let the sender flush what is queued (e.g. a fatal error), but not for long.
-                    peer.send.close()
+                    peer.outbox.close()
                     nursery.cancel_scope.deadline = trio.current_time() + 2
 
     async def _sender(self, stream: trio.SocketStream, peer: Peer) -> None:
-        async for frame in peer.recv:
-            await stream.send_all(frame)
+        while (data := await peer.outbox.take()) is not None:
+            with trio.move_on_after(self.limits.send_timeout) as stuck:
+                await stream.send_all(data)
+            if stuck.cancelled_caught:
+                peer.warn("not reading", "read nothing for %.0f s; disconnected it", self.limits.send_timeout)
+                peer.close()
+                return
+        if peer.gone:
+            peer.scope.cancel()  # `close_with`: the last frame is out, end the connection now
 
     async def _receiver(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
+        """Frames in, at most `limits.frames` a second; a peer silent past the idle deadline is
+        pinged, and closed if it still says nothing (bytes that never finish a frame do not count)."""
+        limits = self.limits
+        heard = trio.current_time()
+        pinged: float | None = None
+        data = b""  # first decode what came with the hello, under the new limits
         while not peer.gone:
-            data = await stream.receive_some(RECV_CHUNK)
-            if not data:
-                return
             try:
                 items = decoder.feed(data)
             except FrameTooLarge as exc:
                 await peer.answer(self._error_frame(exc.code, exc.reason, fatal=True))
                 return
+            if items:
+                heard, pinged = trio.current_time(), None
             for item in items:
+                await self._pace(peer)
                 if not await self._on_frame(peer, item):
                     return
+            deadline = heard + limits.idle_timeout if pinged is None else pinged + limits.pong_timeout
+            with trio.move_on_at(deadline) as idle:
+                data = await stream.receive_some(limits.peer_frame.frame + 4)
+                if not data:
+                    return
+            if idle.cancelled_caught:
+                data = b""
+                if pinged is not None:
+                    peer.warn("silent", "was silent for %.0f s; disconnected it", trio.current_time() - heard)
+                    return
+                pinged = trio.current_time()
+                peer.push(encode_frame(Ping(n=peer.id).wire()))
+
+    async def _pace(self, peer: Peer) -> None:
+        """Spend one of the peer's frame tokens, waiting for one if it sends faster than allowed."""
+        bucket = peer.frames
+        if bucket is None:
+            return
+        while not bucket.take(trio.current_time()):
+            await trio.sleep(bucket.wait(trio.current_time()))
 
     async def _on_frame(self, peer: Peer, item: Any) -> bool:
         """Handle one decoded frame; False when the connection should end."""
@@ -494,9 +741,13 @@ class Host:
             if isinstance(item, FrameError):
                 raise item
             msg = parse_to_host(item)
+            if isinstance(msg, Hello):
+                raise UnexpectedMessage("already said hello")
         except (FrameError, ProtocolError) as exc:
             peer.bad_frames += 1
             fatal = peer.bad_frames > MAX_BAD_FRAMES
+            if fatal:
+                peer.warn("bad frames", "sent %d bad frames; disconnected it", peer.bad_frames)
             await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=getattr(exc, "details", None)))
             return not fatal
         if isinstance(msg, CommandMsg):
@@ -509,13 +760,30 @@ class Host:
         elif isinstance(msg, SnapshotRequest):
             await peer.answer(self._snapshot_frame("snapshot", peer))
         elif isinstance(msg, Chat):
-            self._broadcast(encode_frame(Chat(text=msg.text, name=peer.name, seat=peer.seat).wire()))
+            await self._on_chat(peer, msg)
         elif isinstance(msg, Ping):
             await peer.answer(encode_frame(Pong(n=msg.n).wire()))
-        elif isinstance(msg, Hello):
-            await peer.answer(self._error_frame("unexpected_message", "already said hello"))
         return True
+
+    async def _on_chat(self, peer: Peer, msg: Chat) -> None:
+        """Relay a cleaned chat line, at most `limits.chat` a second per peer (the rest are dropped)."""
+        now = trio.current_time()
+        if peer.chat is not None and not peer.chat.take(now):
+            if now - peer.warned_chat >= 1.0:  # one answer a second, not one per line
+                peer.warned_chat = now
+                await peer.answer(self._error_frame("rate_limited", "too many chat lines at once; some were not sent"))
+            return
+        text = clean_chat(msg.text)
+        if text:
+            self._broadcast_chat(encode_frame(Chat(text=text, name=peer.name, seat=peer.seat).wire()))
 
     @staticmethod
     def _rejected(seq: int, code: str, reason: str) -> bytes:
         return encode_frame({"t": "rejected", "seq": seq, "code": code, "reason": reason})
+
+
+def _address_of(stream: trio.SocketStream) -> str:
+    try:
+        return str(stream.socket.getpeername()[0])
+    except (OSError, IndexError, TypeError):
+        return "?"

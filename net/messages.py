@@ -55,19 +55,24 @@ class _Msg(BaseModel):
 
 
 class SeatInfo(BaseModel):
+    """One seat as the table shows it. `stand_in`: a bot plays this away player's turns until they are back."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
     seat: int
     kind: Literal["open", "human", "bot"]
     name: str | None = None
     connected: bool = False
+    stand_in: bool = False
 
 
 class Table(BaseModel):
-    """What a lobby shows. Never the table code or any token."""
+    """What a lobby shows. Never the table code or any token. `id` names this game's table
+    (kept in its save), so a peer can tell a restarted host of the same game from another."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
+    id: str | None = None
     mode: str
     seats: list[SeatInfo]
     started: bool = False

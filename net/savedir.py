@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .savefile import SUFFIX, SaveError, SaveFile, load, save_files
+from .savefile import SUFFIX, SaveError, SaveFile, SaveIOError, load, save_files
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,14 +33,14 @@ def checkout_root(start: Path = _PACKAGE_ROOT) -> Path | None:
     return start if name == "cthulhu" else None
 
 
-def user_data_dir(env: dict[str, str] | None = None) -> Path:
-    """This user's folder for cthulhu's own files: `$XDG_DATA_HOME/cthulhu`, else `~/.local/share/cthulhu`."""
+def user_data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_DATA_HOME/cthulhu`, else `~/.local/share/cthulhu` (tests point XDG_DATA_HOME elsewhere)."""
     env = os.environ if env is None else env
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
     return Path(base) / "cthulhu"
 
 
-def user_saves_dir(env: dict[str, str] | None = None) -> Path:
+def user_saves_dir(env: Mapping[str, str] | None = None) -> Path:
     return user_data_dir(env) / "saves"
 
 
@@ -61,6 +62,26 @@ def resolve_save(name: str | Path, saves_dir: str | Path | None = None) -> Path:
         if candidate.exists():
             return candidate
     return path
+
+
+def find_save(name: str | Path, saves_dir: str | Path | None = None) -> Path:
+    """What every command taking a save uses: a path, or a name as `cthulhu saves` lists it."""
+    path = resolve_save(name, saves_dir)
+    if not path.is_file():
+        folder = default_saves_dir(saves_dir)
+        raise SaveIOError(f"no such file, here or in {folder} (`cthulhu saves` lists the saves there)", path=name)
+    return path
+
+
+def save_name(path: str | Path, saves_dir: str | Path | None = None) -> str:
+    """How to name `path` on a command line: its file name when it lies in the saves folder."""
+    path = Path(path)
+    try:
+        if path.resolve().parent == default_saves_dir(saves_dir).resolve():
+            return path.name
+    except OSError:
+        pass
+    return str(path)
 
 
 def new_save_path(folder: str | Path, stem: str) -> Path:

@@ -114,11 +114,19 @@ class _Model(BaseModel):
 
 
 class PlayerRecord(_Model):
-    """Who sat where. Seat tokens are secrets: only their hash is kept."""
+    """Who sat where. Seat tokens are secrets: only their hash is kept. `bot` names the
+    kind of bot a host played the seat with (absent for people)."""
 
     seat: int = Field(ge=0)
     name: str
     token_hash: str | None = None
+    bot: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        out = self.model_dump(mode="json")
+        if out["bot"] is None:
+            del out["bot"]  # files without bots keep the layout they always had
+        return out
 
 
 class SaveHeader(_Model):
@@ -134,6 +142,15 @@ class SaveHeader(_Model):
     # A few public facts for `cthulhu saves` (turn, Elder One awake...), so a
     # listing never has to replay. Informative only; replay is the truth.
     summary: dict[str, str | int | bool | None] = Field(default_factory=dict)
+    table: str | None = None  # the table id a host served the game as (hosted games only)
+
+    def wire(self) -> dict[str, Any]:
+        """The header as written: the optional keys only when they are set."""
+        out = self.model_dump(mode="json")
+        out["players"] = [p.wire() for p in self.players]
+        if out["table"] is None:
+            del out["table"]
+        return out
 
 
 class SaveStep(_Model):
@@ -173,11 +190,13 @@ def _packer() -> msgpack.Packer:
 
 def pack_step(seat: int, command: dict[str, Any], state_hash: str) -> bytes:
     """One log entry as msgpack: ``[seat, command, hash bytes]`` (arrays keep it small)."""
-    return _packer().pack([seat, command, bytes.fromhex(state_hash)])
+    packed: bytes = _packer().pack([seat, command, bytes.fromhex(state_hash)])
+    return packed
 
 
 def pack_snapshot(step: int, canonical: dict[str, Any]) -> bytes:
-    return _packer().pack([step, canonical])
+    packed: bytes = _packer().pack([step, canonical])
+    return packed
 
 
 def pack_body(
@@ -216,7 +235,7 @@ def encode(save: SaveFile) -> bytes:
     """The exact bytes of a save file (loading them gives `save` back)."""
     return frame(
         pack_body(
-            save.header.model_dump(mode="json"),
+            save.header.wire(),
             save.setup.model_dump(mode="json"),
             save.initial_hash,
             save.snapshot_every,

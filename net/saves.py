@@ -6,7 +6,18 @@
     game = replay(save, content, verify=True, seek=None)  # checks every hash
 """
 
-from .savedir import SaveEntry, default_saves_dir, list_saves, new_save_path, resolve_save, user_saves_dir
+from .savedir import (
+    SaveEntry,
+    default_saves_dir,
+    find_save,
+    list_saves,
+    new_save_path,
+    resolve_save,
+    save_name,
+    user_data_dir,
+    user_saves_dir,
+)
+from .savelock import SaveLocked, hold, release
 from .savefile import (
     FORMAT_VERSION,
     MIGRATIONS,
@@ -55,6 +66,12 @@ __all__ = [
     "decode",
     "default_saves_dir",
     "encode",
+    "find_save",
+    "hold",
+    "release",
+    "save_name",
+    "SaveLocked",
+    "user_data_dir",
     "hash_token",
     "list_saves",
     "load",

@@ -26,8 +26,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from cthulhu.core import Command, Game, Setup
+from cthulhu.core import Command, Game, Setup, modes
 
+from .savelock import hold, release
 from .savefile import (
     FORMAT_VERSION,
     PlayerRecord,
@@ -68,29 +69,9 @@ def token_matches(token: str, token_hash: str | None) -> bool:
 
 
 def summarize(game: Game) -> dict[str, str | int | bool | None]:
-    """Public facts for save listings, from the spectator view (never secrets).
-
-    Scalars under the usual names are copied; `episode` and `elder_one` may be
-    names or maps with a `name` (and the Elder One's `summoned` flag).
-    """
-    view = game.view(None)
-    out: dict[str, str | int | bool | None] = {}
-    for key in ("turn", "round", "phase", "summoned"):
-        value = view.get(key)
-        if isinstance(value, (str, int, bool)):
-            out[key] = value
-    enemies = view.get("enemies")
-    if isinstance(enemies, list) and enemies and all(isinstance(e, dict) for e in enemies):
-        out["elder_one_summoned"] = any(e.get("kind") == "elder_one" for e in enemies)
-    for key in ("episode", "elder_one"):
-        value = view.get(key)
-        if isinstance(value, dict):
-            if isinstance(value.get("summoned"), bool):
-                out[f"{key}_summoned"] = value["summoned"]
-            value = value.get("name") or value.get("id")
-        if isinstance(value, str):
-            out[key] = value
-    return out
+    """Public facts for save listings (the mode's own `summary` hook, from a spectator view)."""
+    hook = modes.get(game.setup.mode).summary
+    return hook(game) if hook is not None else {}
 
 
 # -- atomic writes -----------------------------------------------------------------------------------
@@ -209,6 +190,8 @@ class SaveWriter:
         if snapshot_every < 1:
             raise ValueError("snapshot_every must be at least 1")
         self.path = Path(path)
+        hold(self.path)  # before anything is written or swept: SaveLocked if another process has it
+        self._held = True
         self.game = game
         self.players = _player_records(players)
         self.snapshot_every = snapshot_every
@@ -219,6 +202,7 @@ class SaveWriter:
         self.content_version = str(game.content.version)
         self.setup_dict = game.setup.model_dump(mode="json")
         self.initial_hash = _initial_hash or game.state_hash()
+        self.table: str | None = None  # the table id a host serves this game as (kept across restarts)
         self.hashes: list[str] = []
         self._steps: list[bytes] = []
         self._snapshots: list[bytes] = []
@@ -252,19 +236,28 @@ class SaveWriter:
         """Seats, names and token hashes (e.g. when someone joins); saved on the next write."""
         self.players = _player_records(players)
 
+    def close(self) -> None:
+        """Let other processes have the save (at exit this happens by itself)."""
+        if self._held:
+            self._held = False
+            release(self.path)
+
     def header(self) -> dict[str, Any]:
-        return {
+        header = {
             "format": FORMAT_VERSION,
             "content_version": self.content_version,
             "rules_version": rules_version(),
             "mode": self.game.setup.mode,
             "created": self.created,
             "updated": self.clock(),
-            "players": [p.model_dump(mode="json") for p in self.players],
+            "players": [p.wire() for p in self.players],
             "step": self.step,
             "outcome": self.game.outcome if self.game.step == self.step else None,
             "summary": summarize(self.game) if self.game.step == self.step else {},
         }
+        if self.table is not None:
+            header["table"] = self.table
+        return header
 
     def to_bytes(self) -> bytes:
         body = pack_body(self.header(), self.setup_dict, self.initial_hash, self.snapshot_every, self._steps, self._snapshots)
@@ -301,6 +294,7 @@ class SaveWriter:
             _initial_hash=save.initial_hash,
         )
         writer.content_version = save.header.content_version
+        writer.table = save.header.table
         writer._steps = [pack_step(s.seat, s.command, s.hash) for s in save.steps]
         writer.hashes = [s.hash for s in save.steps]
         writer._snapshots = [pack_snapshot(k, v) for k, v in sorted(save.snapshots.items())]

@@ -2,11 +2,19 @@
 
 Both doors (SSH and web) ask the same `Admission` before starting anything:
 the table code is checked here (so a wrong code costs no process), wrong codes
-are throttled per address, sessions are capped in total and per address, and a
-visitor identity (an SSH public key, a browser cookie) maps to one token file so
-the same visitor takes the same seat back. One identity plays at most one
-session at a time; a second session of it watches, so two tabs of one browser
-never fight over a seat.
+are throttled per real client address, visitors are capped in all and per
+real client address, and every visitor identity (an SSH public key, a return
+ticket, a browser cookie) has a data folder of its own. The visitor's
+interface runs with that folder as its XDG_DATA_HOME, so the seat store of
+`cthulhu join` (`cthulhu.net.seatstore`) keeps that visitor's seat token
+there, and the same visitor takes the same seat back; nothing else is needed.
+
+One identity plays at most one session at a time; a second session of it
+watches, so two tabs of one browser never fight over a seat.
+
+The host sees every visitor connect from loopback: its own per-address cap
+leaves room for `MAX_SESSIONS` more there (`net.limits.Limits.door_visitors`),
+while the caps that matter per person are applied here, per real address.
 """
 
 from __future__ import annotations
@@ -14,64 +22,93 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import re
+import secrets
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_SESSIONS = 16
-MAX_PER_ADDRESS = 8
+from cthulhu.net.gate import Quiet
+from cthulhu.net.seatstore import SeatStore
+from cthulhu.net.textclean import clean_name
+
+MAX_SESSIONS = 16  # visitors' interfaces running at once, through both doors
+MAX_PER_ADDRESS = 8  # ... from one client address
 FREE_WRONG_CODES = 10  # per address; after these, each refusal waits THROTTLE seconds
 THROTTLE = 1.0
-NAME_MAX = 24
+TICKET_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: read off a screen and typed
+TICKET_LENGTH = 12  # 60 bits, and wrong guesses are throttled like wrong codes
+_TICKET = re.compile(f"[{TICKET_ALPHABET}]{{{TICKET_LENGTH}}}")
 
 
 class Refused(Exception):
     """One line for the visitor (never a traceback)."""
 
 
-def clean_name(text: str | None, fallback: str) -> str:
-    """Printable characters only, trimmed: a name is data, never terminal control."""
-    kept = "".join(ch for ch in (text or "") if ch.isprintable() and ch not in "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-    return kept.strip()[:NAME_MAX] or fallback
+def new_ticket() -> str:
+    """A return ticket: what a visitor with no SSH key types (as the SSH user) to come back."""
+    return "".join(secrets.choice(TICKET_ALPHABET) for _ in range(TICKET_LENGTH))
 
 
 @dataclass(eq=False)
-class Ticket:
-    """One admitted session: the join command to run for it, and what to release at its end."""
+class Visit:
+    """One admitted session: the command to run for it, its environment, and what to release after."""
 
     argv: list[str]
     address: str
     identity: str | None
     watch: bool
-    data_home: Path | None = None
-    """The visitor process's own XDG_DATA_HOME: whatever a joiner keeps in the user data folder
-    (seat tokens...) stays this visitor's, never shared with other visitors or the host's user."""
+    home: Path
+    """The visitor process's own XDG_DATA_HOME (its seat store lives there): this visitor's only."""
+    code: str | None
+    comeback: str = ""
+    """How this visitor comes back to the seat, in the door's words (shown in the interface)."""
+    ticket: str | None = None
+    """An SSH visitor without a key: the return ticket they were given (or came back with)."""
+
+    def env(self, base: dict[str, str]) -> dict[str, str]:
+        """The interface's environment. The code and the way back go here, not on the command line,
+        where any user of the machine could read them (`ps`); the environment is the owner's only."""
+        env = dict(base, XDG_DATA_HOME=str(self.home))
+        env.pop("CTHULHU_CODE", None)
+        if self.code is not None:
+            env["CTHULHU_CODE"] = self.code
+        if self.comeback:
+            env["CTHULHU_COMEBACK"] = self.comeback
+        return env
 
 
 @dataclass
 class Admission:
     code: str | None
-    token_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cthulhu-visitors-")))
-    """Visitors' token files and data folders. A temporary folder by default; a saved game's own
-    folder (`kept`) outlives the host, so visitors take their seats back after `host --load`."""
+    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cthulhu-visitors-")))
+    """The visitors' data folders. A temporary folder unless `kept`: a saved table's folder
+    (named by its table id) outlives the host, so visitors take their seats back after `host --load`."""
     kept: bool = False
     max_sessions: int = MAX_SESSIONS
     max_per_address: int = MAX_PER_ADDRESS
     free_wrong_codes: int = FREE_WRONG_CODES
     throttle: float = THROTTLE
     table: tuple[str, int] | None = None
-    """Where the join processes connect (the host's game port on loopback); None until it listens."""
+    """Where the visitors' interfaces connect (the host's game port on loopback); None until it listens."""
     python: str = sys.executable
-    cli_module: str = "cthulhu.tui.cli"
 
     def __post_init__(self) -> None:
-        self.token_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.token_dir.chmod(0o700)
-        self.sessions: list[Ticket] = []
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.folder.chmod(0o700)
+        self.sessions: list[Visit] = []
         self.wrong_codes: dict[str, int] = {}
         self.guests = 0
+        self.quiet = Quiet()
+
+    def warn(self, kind: str, message: str, *args: object) -> None:
+        """A refusal in the host's log: one line per kind now and then, with a count (a flood is a few lines)."""
+        self.quiet.warn(kind, time.monotonic(), message, *args)
+
+    # -- secrets -----------------------------------------------------------------------
 
     def code_ok(self, offered: str | None) -> bool:
         if self.code is None:
@@ -83,59 +120,75 @@ class Admission:
         if self.code_ok(code):
             return
         tries = self.wrong_codes[address] = self.wrong_codes.get(address, 0) + 1
+        if len(self.wrong_codes) > 4096:  # bounded memory: the oldest address is forgotten
+            self.wrong_codes.pop(next(iter(self.wrong_codes)))
         if tries > self.free_wrong_codes:
             await asyncio.sleep(self.throttle)
         raise Refused("wrong table code")
 
-    async def admit(self, *, address: str, code: str | None, name: str | None, identity: str | None, watch: bool = False) -> Ticket:
-        """A ticket for this visitor, or `Refused` with one line saying why."""
+    def returning(self, ticket: str | None) -> str | None:
+        """The identity a return ticket stands for, if this table gave it out (its folder exists)."""
+        if ticket is None or not _TICKET.fullmatch(ticket):
+            return None
+        identity = f"ticket:{ticket}"
+        return identity if self.home(identity).is_dir() else None
+
+    # -- sessions ----------------------------------------------------------------------
+
+    async def admit(self, *, address: str, code: str | None, name: str | None, identity: str, watch: bool = False) -> Visit:
+        """A visit for this visitor, or `Refused` with one line saying why."""
         await self.check_code(address, code)
         if len(self.sessions) >= self.max_sessions:
             raise Refused("too many visitors at this table; try again later")
-        if sum(1 for t in self.sessions if t.address == address) >= self.max_per_address:
+        if sum(1 for v in self.sessions if v.address == address) >= self.max_per_address:
             raise Refused("too many sessions from your address")
         if self.table is None:
             raise Refused("the table is not open yet; try again in a moment")
-        self.guests += 1
-        name = clean_name(name, f"guest {self.guests}")
-        busy = identity is not None and any(t.identity == identity and not t.watch for t in self.sessions)
+        home = self.home(identity)
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        name = clean_name(name or "") or self._stored_name(home) or self._guest()
+        busy = any(v.identity == identity and not v.watch for v in self.sessions)
         watch = watch or busy
         host, port = self.table
-        argv = [self.python, "-m", self.cli_module, "join", f"[{host}]:{port}" if ":" in host else f"{host}:{port}", "--kiosk", f"--name={name}"]
-        if self.code is not None:
-            argv.append(f"--code={self.code}")  # `=`: a code may begin with '-'
+        argv = [self.python, "-m", "cthulhu.cli", "join", f"[{host}]:{port}" if ":" in host else f"{host}:{port}", "--kiosk", f"--name={name}"]
         if watch:
             argv.append("--watch")
-        elif identity is not None:
-            argv.append(f"--token-file={self.token_file(identity)}")
-        key = self._key(identity) if identity is not None else f"anonymous-{self.guests}"
-        data_home = self.token_dir / "homes" / key
-        data_home.mkdir(parents=True, exist_ok=True, mode=0o700)
-        ticket = Ticket(argv, address, identity, watch, data_home)
-        self.sessions.append(ticket)
-        return ticket
+        visit = Visit(argv, address, identity, watch, home, self.code)
+        self.sessions.append(visit)
+        return visit
 
-    def leaving(self, ticket: Ticket) -> None:
+    def _guest(self) -> str:
+        self.guests += 1
+        return f"guest {self.guests}"
+
+    @staticmethod
+    def _stored_name(home: Path) -> str | None:
+        """A returning visitor who gives no name keeps the one they sat down with."""
+        try:
+            entries = SeatStore(home / "cthulhu" / "seats.json").entries()
+        except OSError:
+            return None
+        return clean_name(entries[0].name) or None if entries else None
+
+    def leaving(self, visit: Visit) -> None:
         """The visitor went away (its process is being stopped): the same visitor coming back at once
-        takes the seat, not a spectator's place. The ticket still counts until `release`."""
-        ticket.identity = None
+        takes the seat, not a spectator's place. The visit still counts until `release`."""
+        visit.identity = None
 
-    def forget_all(self) -> None:
-        """The table is closing: the visitors' tokens and folders go with it (unless they are `kept`)."""
+    def release(self, visit: Visit) -> None:
+        if visit in self.sessions:
+            self.sessions.remove(visit)
+
+    def close(self) -> None:
+        """The table is closing. Unkept, the visitors' folders go with it; kept, only the folders of
+        visitors who never held a seat (nothing to come back to) are removed."""
         if not self.kept:
-            shutil.rmtree(self.token_dir, ignore_errors=True)
+            shutil.rmtree(self.folder, ignore_errors=True)
+            return
+        homes = self.folder / "homes"
+        for home in homes.iterdir() if homes.is_dir() else ():
+            if not (home / "cthulhu" / "seats.json").exists():
+                shutil.rmtree(home, ignore_errors=True)
 
-    def release(self, ticket: Ticket) -> None:
-        if ticket in self.sessions:
-            self.sessions.remove(ticket)
-
-    def token_file(self, identity: str) -> Path:
-        return self.token_dir / (self._key(identity) + ".token")
-
-    @staticmethod
-    def _key(identity: str) -> str:
-        return hashlib.sha256(identity.encode()).hexdigest()[:32]
-
-    @staticmethod
-    def env_for(ticket: Ticket, base: dict[str, str]) -> dict[str, str]:
-        return dict(base, XDG_DATA_HOME=str(ticket.data_home)) if ticket.data_home is not None else dict(base)
+    def home(self, identity: str) -> Path:
+        return self.folder / "homes" / hashlib.sha256(identity.encode()).hexdigest()[:32]

@@ -9,22 +9,28 @@ never call into the host: their visitors reach it through its port.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cthulhu.net.invite import join_address
 
 from .admission import Admission
 
+if TYPE_CHECKING:
+    from .ssh import SSHDoor
+    from .web import WebDoor
+
 
 class DoorError(Exception):
-    """A door could not open (a port in use, an unusable host key); the message says which."""
+    """A door could not open (a port in use, an unusable host key, the extra not installed)."""
 
 
 def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a visitor's interface: the host's, minus its own terminal's settings."""
-    env = {k: v for k, v in (os.environ if base is None else base).items()
-           if not k.startswith(("TEXTUAL", "TMUX", "TERM", "COLORTERM", "COLUMNS", "LINES", "SSH_"))}
+    source = dict(os.environ) if base is None else base
+    env = {k: v for k, v in source.items() if not k.startswith(("TEXTUAL", "TMUX", "TERM", "COLORTERM", "COLUMNS", "LINES", "SSH_", "CTHULHU_"))}
     if "UTF-8" not in (env.get("LC_ALL") or env.get("LANG") or "").upper().replace("UTF8", "UTF-8"):
         env["LANG"] = "C.UTF-8"
         env.pop("LC_ALL", None)
@@ -32,12 +38,9 @@ def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def show_address(bind: str) -> str:
-    if bind in ("0.0.0.0", "::", ""):
-        import socket
-
-        return socket.gethostname()
-    return f"[{bind}]" if ":" in bind else bind
+def visitors_folder(data_dir: Path, table: str) -> Path:
+    """Where a saved table keeps its visitors' data folders (their seat tokens), by table id."""
+    return data_dir / "visitors" / "".join(c for c in table if c.isalnum())[:32]
 
 
 class FrontDoors:
@@ -51,25 +54,28 @@ class FrontDoors:
         ssh_port: int | None = None,
         web_port: int | None = None,
         data_dir: Path | None = None,
-        save: Path | None = None,
+        table: str | None = None,
+        keep: bool = False,
         admission: Admission | None = None,
     ) -> None:
-        """`save`: the game's save file, if any; visitors' seat tokens are then kept with the table's
-        folder in `data_dir` so they survive a restart with `--load` of the same file."""
+        """`table`, `keep`: a saved table keeps its visitors' seat tokens in `data_dir` under its
+        table id, so they take their seats back after `host --load`; otherwise they go with the host."""
         if data_dir is None:
             from cthulhu.net.savedir import user_data_dir
 
             data_dir = user_data_dir()
-        if admission is None and save is not None:
-            table = hashlib.sha256(str(Path(save).resolve()).encode()).hexdigest()[:16]
-            admission = Admission(code=code, token_dir=data_dir / "visitors" / table, kept=True)
+        if admission is None:
+            if keep and table:
+                admission = Admission(code=code, folder=visitors_folder(data_dir, table), kept=True)
+            else:
+                admission = Admission(code=code)
         self.bind = bind
         self.ssh_port = ssh_port
         self.web_port = web_port
         self.data_dir = data_dir
-        self.admission = admission or Admission(code=code)
-        self.ssh = None
-        self.web = None
+        self.admission = admission
+        self.ssh: SSHDoor | None = None
+        self.web: WebDoor | None = None
         self.fingerprint: str | None = None
         self.lines: list[str] = []
         self.error: BaseException | None = None
@@ -77,6 +83,11 @@ class FrontDoors:
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="cthulhu-doors", daemon=True)
+
+    @property
+    def visitors(self) -> int:
+        """How many visitors' interfaces may be connected to the host at once (all from loopback)."""
+        return self.admission.max_sessions
 
     # -- called from the host's side (any thread) -------------------------------
 
@@ -140,14 +151,19 @@ class FrontDoors:
         await self._stop.wait()
         await self._close()
 
+    def where(self, port: int) -> str:
+        """This machine as visitors reach it (its name for a wildcard bind)."""
+        return join_address(self.bind, port).rsplit(":", 1)[0]
+
     async def _open(self) -> None:
         env = child_env()
         code = self.admission.code
-        where = show_address(self.bind)
         if self.ssh_port is not None:
-            from . import hostkey
-            from .ssh import SSHDoor
-
+            try:
+                from . import hostkey
+                from .ssh import SSHDoor
+            except ImportError as exc:
+                raise DoorError(f"--ssh needs the serve extra (pip install 'cthulhu[serve]'): {exc}") from None
             key = hostkey.load_or_create(self.data_dir)
             self.fingerprint = hostkey.fingerprint(key)
             self.ssh = SSHDoor(self.admission, key, env)
@@ -155,18 +171,20 @@ class FrontDoors:
                 port = await self.ssh.start(self.bind, self.ssh_port)
             except OSError as exc:
                 raise DoorError(f"cannot listen for SSH on {self.bind}:{self.ssh_port}: {exc.strerror or exc}") from None
-            user = f"{code}@" if code else "YOURNAME@"
-            self.lines.append(f"Over SSH:   ssh -p {port} {user}{where}   (host key {self.fingerprint})")
+            self.ssh.where = self.where(port)
+            user = code or "YOURNAME"
+            self.lines.append(f"Over SSH:   ssh -p {port} {user}@{self.ssh.where}   (host key {self.fingerprint})")
         if self.web_port is not None:
-            from .web import WebDoor
-
+            try:
+                from .web import WebDoor
+            except ImportError as exc:
+                raise DoorError(f"--web needs the serve extra (pip install 'cthulhu[serve]'): {exc}") from None
             self.web = WebDoor(self.admission, env)
             try:
                 port = await self.web.start(self.bind, self.web_port)
             except OSError as exc:
                 raise DoorError(f"cannot listen for the web on {self.bind}:{self.web_port}: {exc.strerror or exc}") from None
-            query = f"/?code={code}" if code else "/"
-            self.lines.append(f"In a browser: http://{where}:{port}{query}")
+            self.lines.append(f"In a browser: {self.web.url(self.where(port))}")
 
     async def _close(self) -> None:
         for door in (self.ssh, self.web):
@@ -175,4 +193,4 @@ class FrontDoors:
                     await door.stop()
                 except Exception:
                     pass
-        self.admission.forget_all()
+        self.admission.close()

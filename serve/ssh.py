@@ -9,8 +9,11 @@ choose a name); a wrong one is refused before any process starts.
 
 Clients that offer a public key are identified by it, so a dropped player who
 comes back with the same key takes the same seat. Clients without a key are
-let in by keyboard-interactive with no prompt; they play, but come back as
-newcomers (their seat waits for its token, as for any dropped joiner).
+let in by keyboard-interactive with no prompt, and given a return ticket: a
+short secret shown before the game, in the table dialog and after it, that
+they type instead of the code next time (`ssh -p PORT TICKET@HOST`) to be the
+same visitor again. Either way the seat token itself stays in that visitor's
+own seat store on the host (see `admission`).
 
 Why a process per session rather than a Textual driver per session inside the
 host: each visitor's interface then has its own interpreter, so one busy or
@@ -34,7 +37,9 @@ from typing import Any
 
 import asyncssh
 
-from .admission import Admission, Refused, Ticket
+from cthulhu.net.textclean import clean_text
+
+from .admission import Admission, Refused, Visit, new_ticket
 from .visitor import stop_process
 
 log = logging.getLogger(__name__)
@@ -45,12 +50,10 @@ MAX_CONNECTIONS = 64  # open SSH connections in all (authenticated or not)
 MAX_CONNECTIONS_PER_ADDRESS = 16
 
 
-def split_user(username: str, coded: bool) -> tuple[str | None, str | None]:
-    """`CODE`, `NAME+CODE` -> (name, code); on an open table the whole user name is the name."""
-    if not coded:
-        return username.partition("+")[0] or None, None
-    name, plus, code = username.rpartition("+")
-    return (name or None) if plus else None, code
+def split_user(username: str) -> tuple[str | None, str | None]:
+    """`SECRET` or `NAME+SECRET` -> (name, secret): the secret is the table code or a return ticket."""
+    name, plus, secret = username.rpartition("+")
+    return (name or None, secret or None) if plus else (None, username or None)
 
 
 class _Connection(asyncssh.SSHServer):
@@ -133,7 +136,7 @@ class _Session(asyncssh.SSHServerSession):
         self.wants = "nothing"
         self.master: int | None = None
         self.proc: asyncio.subprocess.Process | None = None
-        self.ticket: Ticket | None = None
+        self.visit: Visit | None = None
         self.task: asyncio.Task | None = None
         self._pending = b""
         self._paused = False
@@ -170,36 +173,41 @@ class _Session(asyncssh.SSHServerSession):
                 raise Refused("this server runs the game only; commands are refused (connect without a command)")
             if not self.has_pty:
                 raise Refused("the game needs a terminal; connect without -T (and without -N)")
-            username = self.owner.conn.get_extra_info("username") if self.owner.conn else ""
-            name, code = split_user(username or "", door.admission.code is not None)
-            self.ticket = await door.admission.admit(address=self.owner.address, code=code, name=name, identity=self.owner.identity)
-            await self._play(self.ticket)
+            self.visit = await door.admit(self.owner)
+            await self._play(self.visit)
         except Refused as exc:
-            log.warning("ssh: refused %s: %s", self.owner.address, exc)
+            door.admission.warn(f"ssh {exc}", "ssh door: refused %s: %s", self.owner.address, str(exc))
             self._refuse(str(exc))
         except Exception:  # never a traceback to the visitor; one line in the host's log
             log.exception("ssh: a session failed")
             self._refuse("the server could not start the game")
         finally:
-            if self.ticket is not None:
-                door.admission.release(self.ticket)
+            if self.visit is not None:
+                door.admission.release(self.visit)
 
     def _refuse(self, line: str) -> None:
         if self.chan is not None and not self._done:
             self._done = True
-            self.chan.write_stderr(f"cthulhu: {line}\r\n".encode())
+            self.chan.write_stderr(clean_text(f"cthulhu: {line}").encode() + b"\r\n")
             self.chan.exit(1)
+
+    def _say(self, line: str) -> None:
+        """A line on the visitor's terminal outside the game (before it starts and after it ends)."""
+        if self.chan is not None and not self._done:
+            self.chan.write(clean_text(line).encode() + b"\r\n")
 
     # -- the game on a pseudo-terminal ---------------------------------------
 
-    async def _play(self, ticket: Ticket) -> None:
+    async def _play(self, visit: Visit) -> None:
+        if visit.ticket is not None:
+            self._say(visit.comeback)  # seen before the game draws, and again after it
         master, slave = pty.openpty()
         self.master = master
         self._set_size(slave)
-        env = self.owner.door.admission.env_for(ticket, self.owner.door.child_env(self.term))
+        env = visit.env(self.owner.door.child_env(self.term))
         try:
             self.proc = await asyncio.create_subprocess_exec(
-                *ticket.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+                *visit.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
             )
         except BaseException:
             self._close_pty()
@@ -299,8 +307,8 @@ class _Session(asyncssh.SSHServerSession):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._done = True
-        if self.ticket is not None:
-            self.owner.door.admission.leaving(self.ticket)
+        if self.visit is not None:
+            self.owner.door.admission.leaving(self.visit)
         if self.proc is not None and self.proc.returncode is None:
             self.stopping = asyncio.get_running_loop().create_task(stop_process(self.proc))  # kept: tasks are weakly held
 
@@ -316,6 +324,31 @@ class SSHDoor:
         self.children: set[asyncio.subprocess.Process] = set()
         self.server: Any = None
         self.port: int | None = None
+        self.where = "HOST"  # this machine as visitors reach it (set by the doors once listening)
+
+    async def admit(self, owner: _Connection) -> Visit:
+        """Who this connection is (its key, a return ticket it typed, or a new ticket) and its visit."""
+        username = owner.conn.get_extra_info("username") if owner.conn is not None else ""
+        name, secret = split_user(username or "")
+        identity, ticket = owner.identity, None
+        code: str | None = secret
+        if identity is None:
+            back = self.admission.returning(secret)
+            if back is not None:  # TICKET@host, or NAME+TICKET@host: the visitor who was given it
+                identity, ticket, code = back, secret, self.admission.code
+            else:
+                ticket = new_ticket()
+                identity = f"ticket:{ticket}"
+        if self.admission.code is None and code is not None and ticket != code:
+            name, code = name or code, None  # an open table: the user name is only a name
+        visit = await self.admission.admit(address=owner.address, code=code, name=name, identity=identity)
+        visit.ticket = ticket
+        user = self.admission.code or "NAME"
+        if ticket is not None:
+            visit.comeback = f"Your return ticket is {ticket}: to come back to your seat, type  ssh -p {self.port} {ticket}@{self.where}"
+        else:
+            visit.comeback = f"To come back to your seat, use the same key:  ssh -p {self.port} {user}@{self.where}"
+        return visit
 
     def child_env(self, term: str) -> dict[str, str]:
         env = dict(self.env)

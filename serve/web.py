@@ -19,11 +19,14 @@ import time
 from pathlib import Path
 from string import Template
 from typing import Any
+from urllib.parse import quote
 
 import textual_serve
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
+
+from cthulhu.net.textclean import clean_name, clean_text
 
 from .admission import Admission, Refused
 from .visitor import stop_process
@@ -42,12 +45,17 @@ def _page(name: str, **fields: str) -> str:
 
 
 class _App(AppService):
-    """textual-serve's app process, started from an argument list (no shell) with our environment."""
+    """textual-serve's app process, started from an argument list (no shell) with our environment.
+
+    What the process says on stderr (a refusal from the host, say) is kept for the
+    visitor's page and the host's log; textual-serve would copy it to the host's own
+    stdout, which is the hosting player's terminal."""
 
     def __init__(self, argv: list[str], env: dict[str, str], **kwargs: Any) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv = argv
         self.env = env
+        self.said = b""
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width, height)
@@ -65,6 +73,46 @@ class _App(AppService):
         self._stdin = process.stdin
         return process
 
+    async def run(self) -> None:
+        """textual-serve's packet loop (`AppService.run`, 1.1.3), with stderr kept here."""
+        process = self._process
+        assert process is not None and process.stdout is not None and process.stderr is not None
+        stdout, stderr = process.stdout, process.stderr
+
+        async def read_stderr() -> None:
+            while data := await stderr.read(4096):
+                self.said = (self.said + data)[-4096:]
+
+        reading = asyncio.create_task(read_stderr())
+        try:
+            for _ in range(10):  # the prelude: this is a Textual app speaking the web driver's protocol
+                line = await stdout.readline()
+                if not line or line == b"__GANGLION__\n":
+                    break
+            while True:
+                kind = await stdout.readexactly(1)
+                size = int.from_bytes(await stdout.readexactly(4), "big")
+                payload = await stdout.readexactly(size)
+                if kind == b"D":
+                    await self.on_data(payload)
+                elif kind == b"M":
+                    await self.on_meta(payload)
+                elif kind == b"P":
+                    await self.on_packed(payload)
+        except (asyncio.IncompleteReadError, ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            try:
+                await asyncio.wait_for(reading, 2)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
+
+    @property
+    def last_line(self) -> str:
+        lines = [clean_text(line) for line in self.said.decode("utf-8", "replace").splitlines()]
+        lines = [line.strip() for line in lines if line.strip()]
+        return lines[-1] if lines else ""
+
 
 class WebDoor:
     """The web server of one table (run on an asyncio loop; see `doors.FrontDoors`)."""
@@ -78,6 +126,11 @@ class WebDoor:
         self.downloads = DownloadManager()
         self.runner: web.AppRunner | None = None
         self.port: int | None = None
+
+    def url(self, where: str) -> str:
+        """The address to give friends (the code in it, so the page asks nothing)."""
+        query = f"/?code={quote(self.admission.code)}" if self.admission.code else "/"
+        return f"http://{where}:{self.port}{query}"
 
     def make_app(self) -> web.Application:
         app = web.Application()
@@ -117,7 +170,7 @@ class WebDoor:
 
     async def index(self, request: web.Request) -> web.Response:
         code = request.query.get("code")
-        name = request.query.get("name")
+        name = clean_name(request.query.get("name", "")[:200]) or None  # the visitor's words: cleaned at the door
         watch = request.query.get("watch") in ("1", "on", "yes")
         if self.admission.code is not None and code is None:
             return self._html(_page("form.html", title=self.title, message="Type the table code the host gave you."))
@@ -125,7 +178,7 @@ class WebDoor:
         try:
             await self.admission.check_code(address, code)
         except Refused as exc:
-            log.warning("web: refused %s: %s", address, exc)
+            self.admission.warn(f"web {exc}", "web door: refused %s: %s", address, str(exc))
             return self._html(_page("form.html", title=self.title, message=f"Refused: {exc}."), status=403)
         visitor = request.cookies.get(COOKIE) or ""
         if len(visitor) < 24 or len(visitor) > 64:
@@ -164,28 +217,37 @@ class WebDoor:
             await ws.close(message=b"this page has expired; reload it")
             return ws
         _, name, identity, watch = entry
+        address = request.remote or "?"
         service: _App | None = None
-        ticket = None
+        visit = None
         try:
-            ticket = await self.admission.admit(address=request.remote or "?", code=self.admission.code, name=name, identity=identity, watch=watch)
+            visit = await self.admission.admit(address=address, code=self.admission.code, name=name, identity=identity, watch=watch)
+            visit.comeback = "To come back to your seat, open this page again in this browser (a cookie keeps your place)."
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
-            service = _App(ticket.argv, self.admission.env_for(ticket, self.env), write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close, download_manager=self.downloads)
+            service = _App(visit.argv, visit.env(self.env), write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close,
+                           download_manager=self.downloads)
             self.services.add(service)
             await service.start(width, height)
-            await self._pump(ws, service)
+            pump = asyncio.create_task(self._pump(ws, service))
+            assert service._task is not None
+            await asyncio.wait({pump, service._task}, return_when=asyncio.FIRST_COMPLETED)
+            pump.cancel()
+            if service.last_line and service._task.done():  # the interface ended by itself, saying why
+                self.admission.warn("web ended", "web door: a visitor's interface at %s ended: %s", address, service.last_line)
+                await ws.send_bytes(f"\r\n{service.last_line}\r\n".encode())
         except Refused as exc:
-            log.warning("web: refused %s: %s", request.remote, exc)
-            await ws.send_bytes(f"\r\ncthulhu: {exc}\r\n".encode())
+            self.admission.warn(f"web {exc}", "web door: refused %s: %s", address, str(exc))
+            await ws.send_bytes(clean_text(f"cthulhu: {exc}").encode() + b"\r\n")
         except Exception:
             log.exception("web: a session failed")
         finally:
-            if ticket is not None:
-                self.admission.leaving(ticket)
+            if visit is not None:
+                self.admission.leaving(visit)
             if service is not None:
                 await self._end(service)
-            if ticket is not None:
-                self.admission.release(ticket)
+            if visit is not None:
+                self.admission.release(visit)
             await ws.close()
         return ws
 

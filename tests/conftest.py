@@ -8,6 +8,13 @@ import pytest
 from cthulhu.content import builtin
 
 
+@pytest.fixture(autouse=True)
+def _own_data_folder(tmp_path_factory, monkeypatch):
+    """Seat tokens, table codes and user saves go to a fresh folder, never the real home
+    (child processes inherit it through the environment)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+
+
 @pytest.fixture(scope="session")
 def content():
     return builtin()

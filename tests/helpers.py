@@ -6,10 +6,10 @@ from cthulhu.core import Command, Game, Setup
 from cthulhu.core.main.state import Figure
 
 
-def new_game(*investigators: str, seed: int = 1, players: int = 1) -> Game:
+def new_game(*investigators: str, seed: int = 1, players: int = 1, **choices: str) -> Game:
     """A game whose first turn is the first investigator's (the first such seed from `seed` on)."""
     while True:
-        game = Game.new(Setup(seed=seed, investigators=list(investigators), players=players))
+        game = Game.new(Setup(seed=seed, investigators=list(investigators), players=players, **choices))
         if game.state.active == 0:
             return game
         seed += 1

@@ -1,19 +1,74 @@
-"""A tiny game mode for network tests that must not wait for the real modes.
+"""A tiny third game mode, added by files only: it registers itself and everything works.
 
 It has what the network must get right: a hidden shuffled deck (the secret),
 private hands (each seat sees its own cards, others only counts), several
-seats taking turns, and an end. It plugs into the real `Game` façade.
+seats taking turns, and an end. It plugs into the real `Game` façade through
+the mode registry, exactly as the built-in modes do.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from cthulhu.core import Command, Event, Game, Option, Prompt, Setup
+from typing_extensions import NotRequired, TypedDict
+
+from cthulhu.core import Command, Event, Game, Mode, Option, Prompt, PromptWire, Setup, modes
+from cthulhu.core.bots import ViewBot
 from cthulhu.core.rng import Rng
 
 CARDS = [f"card-{i:02d}" for i in range(24)]
+
+
+class Dealt(TypedDict):
+    type: Literal["dealt"]
+    cards: int
+
+
+class Drew(TypedDict):
+    type: Literal["drew"]
+    seat: int
+
+
+class Rolled(TypedDict):
+    type: Literal["rolled"]
+    seat: int
+    face: int
+
+
+class Played(TypedDict):
+    type: Literal["played"]
+    seat: int
+    card: str
+
+
+ToyEvent = Dealt | Drew | Rolled | Played
+
+
+class NoData(TypedDict):
+    """The toy's options need nothing beyond their command."""
+
+
+class HandView(TypedDict):
+    seat: int
+    count: int
+    cards: NotRequired[list[str]]  # only in the view of the seat holding them
+
+
+class DeckView(TypedDict):
+    size: int
+
+
+class ToyView(TypedDict):
+    mode: Literal["toy"]
+    deck: DeckView
+    played: list[str]
+    score: int
+    turn: int
+    hands: list[HandView]
+    step: int
+    outcome: str | None
+    prompt: PromptWire | None
 
 
 @dataclass(slots=True)
@@ -41,7 +96,7 @@ class ToyRules:
     def start(self, state: ToyState) -> list[Event]:
         for hand in state.hands:
             hand.append(state.deck.pop())
-        return [Event("dealt", {"cards": len(state.hands)})]
+        return [Event.of(Dealt(type="dealt", cards=len(state.hands)))]
 
     def _seat(self, state: ToyState) -> int:
         return state.turn % state.setup.players
@@ -61,14 +116,14 @@ class ToyRules:
         events: list[Event] = []
         if command.kind == "draw":
             state.hands[seat].append(state.deck.pop())
-            events.append(Event("drew", {"seat": seat}))
+            events.append(Event.of(Drew(type="drew", seat=seat)))
             if state.rng.below("dice", 6) == 0:
-                events.append(Event("rolled", {"seat": seat, "face": 1}))
+                events.append(Event.of(Rolled(type="rolled", seat=seat, face=1)))
         elif command.kind == "play":
             state.hands[seat].remove(command["card"])
             state.played.append(command["card"])
             state.score += 1
-            events.append(Event("played", {"seat": seat, "card": command["card"]}))
+            events.append(Event.of(Played(type="played", seat=seat, card=command["card"])))
         state.turn += 1
         return events
 
@@ -79,15 +134,20 @@ class ToyRules:
             return "lost"
         return None
 
-    def view(self, state: ToyState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: ToyState, seat: int | None) -> ToyView:
         return {
+            "mode": "toy",
             "deck": {"size": len(state.deck)},
             "played": list(state.played),
             "score": state.score,
             "turn": state.turn,
             "hands": [
-                {"seat": i, "count": len(h), **({"cards": sorted(h)} if i == seat else {})} for i, h in enumerate(state.hands)
+                {"seat": i, "count": len(h), **({"cards": sorted(h)} if i == seat else {})}  # type: ignore[typeddict-item]
+                for i, h in enumerate(state.hands)
             ],
+            "step": 0,
+            "outcome": None,
+            "prompt": None,
         }
 
     def canonical(self, state: ToyState) -> dict[str, Any]:
@@ -105,10 +165,24 @@ class ToyRules:
                         list(data["played"]), data["turn"], data["score"])
 
 
+class ToyHeuristic(ViewBot):
+    """Plays a card whenever it holds one, else takes the first option."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+        commands = [o["command"] for o in view["prompt"]["options"]]
+        return next((c for c in commands if c["kind"] == "play"), commands[0])
+
+
+def scramble(state: ToyState) -> None:
+    state.deck.reverse()
+    state.rng.seed ^= 0x5EC12E7
+
+
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, prompts={"turn": NoData}, scramble=scramble, bots={"heuristic": ToyHeuristic}))
+
+
 def toy_game(seed: int = 1, players: int = 4) -> Game:
-    setup = Setup(mode="main", seed=seed, players=players)
-    rules = ToyRules()
-    state = rules.new_state(setup, None)
-    game = Game(setup, None, rules, state)
-    game._start_events = rules.start(state)
-    return game
+    return Game.new(Setup(mode="toy", seed=seed, players=players))

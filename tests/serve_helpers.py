@@ -42,7 +42,7 @@ class HostProcess:
         data_dir.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "wb")
         keep = ["--save", str(save)] if save is not None else ["--no-save"]
-        argv = [sys.executable, "-m", "cthulhu.tui.cli", "host", "--headless", "--port", "0", "--code", CODE, *keep, *args]
+        argv = [sys.executable, "-m", "cthulhu.cli", "host", "--headless", "--port", "0", "--code", CODE, *keep, *args]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._stderr, env=env, text=True)
         self.lines: list[str] = []
         deadline = time.monotonic() + 30

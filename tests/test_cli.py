@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cthulhu.tui import cli
+from cthulhu import cli
 
 
 def test_bare_options_and_no_arguments_start_play(monkeypatch):
@@ -12,7 +12,7 @@ def test_bare_options_and_no_arguments_start_play(monkeypatch):
         seen.append(args.seed)
         return 0
 
-    monkeypatch.setattr("cthulhu.tui.cmd_play.run", fake)
+    monkeypatch.setattr("cthulhu.cli.play.run", fake)
     assert cli.main(["--seed", "3"]) == 0
     assert cli.main([]) == 0
     assert seen == [3, None]
@@ -27,3 +27,32 @@ def test_host_refuses_bad_seat_counts(capsys):
     assert cli.main(["host", "--seats", "2", "--bots", "3"]) == 2
     assert cli.main(["host", "--seats", "2", "--bots", "2"]) == 2
     assert "seat" in capsys.readouterr().err
+
+
+def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
+    import json
+
+    assert cli.main(["sim", "--mode", "shamblers", "--games", "3", "--difficulty", "hard", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["difficulty"] == "hard"
+    assert cli.main(["sim", "--mode", "shamblers", "--games", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["difficulty"] == "normal"  # the default
+    # A level that does not exist, or a level for the main game: one line, exit 2, before anything starts.
+    for argv in (["play", "--mode", "shamblers", "--difficulty", "nightmare"],
+                 ["host", "--mode", "shamblers", "--difficulty", "nightmare", "--headless", "--no-save", "--port", "0"],
+                 ["sim", "--mode", "shamblers", "--difficulty", "nightmare"]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"cthulhu {argv[0]}: unknown difficulty 'nightmare'; choose from easy, normal, hard"]
+    for argv in (["play", "--difficulty", "hard"], ["host", "--difficulty", "hard", "--port", "0"], ["sim", "--difficulty", "hard"]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"cthulhu {argv[0]}: difficulty levels are for Shamblers mode (--mode shamblers)"]
+
+
+def test_host_builds_its_table_at_the_chosen_difficulty():
+    from cthulhu.cli import build_parser
+    from cthulhu.cli.host import build_host
+
+    args = build_parser().parse_args(["host", "--mode", "shamblers", "--difficulty", "easy", "--seats", "2", "--no-save", "--seed", "4"])
+    host, _ = build_host(args)
+    assert host.game.setup.difficulty == "easy" and host.game.state.cfg.difficulty == "easy"

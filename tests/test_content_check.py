@@ -10,7 +10,7 @@ import pytest
 from cthulhu.content import HERE, read_tree
 from cthulhu.core import ContentError, Game, Setup
 from cthulhu.core.content import Content
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 
 
 @pytest.fixture
@@ -30,6 +30,7 @@ def test_shipped_content_passes(capsys):
     code, out = check(HERE, capsys)
     assert code == 0, out
     assert "content ok" in out
+    assert "difficulty levels easy, normal (default), hard" in out
 
 
 def edit(path: Path, old: str, new: str) -> None:

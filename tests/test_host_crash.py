@@ -32,7 +32,7 @@ from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
 from cthulhu.net.delta import view_hash
 from cthulhu.net.saves import load, replay, seek
 
-CLI = [sys.executable, "-m", "cthulhu.tui.cli"]
+CLI = [sys.executable, "-m", "cthulhu.cli"]
 CODE = "crash-code"
 MODE = "main"
 SAFETY = 60  # seconds: only ever a net against hangs, never an assertion about speed

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pydantic import TypeAdapter
+
 from cthulhu.core import Command, script_dice
+from cthulhu.core.main import harm
+from cthulhu.core.main.content import AnyOp, KeepMythosOp
 from cthulhu.core.main.state import Figure
 
 from helpers import do, new_game, rearrange, types
@@ -309,7 +313,7 @@ def test_a_companion_grants_a_skill_level_and_takes_it_away_when_lost():
     assert eng.levels(0)["brawling"] == 2 and eng.mods(0)["attack_all"]
     claim_companion(game, "Nell Parry, Watchwoman")  # Marksman, which Ada lacks: level 1
     assert eng.levels(0)["marksman"] == 1
-    eng.lose_card(0, discovery_id(game, "Old Jory, Stoker"))
+    harm.lose_card(eng, 0, discovery_id(game, "Old Jory, Stoker"))
     assert eng.levels(0)["brawling"] == 1 and not eng.mods(0)["attack_all"]
 
 
@@ -381,7 +385,7 @@ def test_a_kept_mythos_card_strikes_again_at_the_start_of_each_turn():
     s = game.state
     s.mythos_discard[:] = [mythos_id(game, "The Pale Mask")]
     s.pending = None
-    s.stack.append({"k": "ops", "inv": 1, "ops": [{"op": "keep_mythos"}], "src": "test", "card": None})
+    s.stack.append({"k": "ops", "inv": 1, "ops": [KeepMythosOp(op="keep_mythos")], "src": "test", "card": None})
     game.rules.engine(s).run()
     assert s.investigators[1].kept == [mythos_id(game, "The Pale Mask")] and s.mythos_discard == []
     ev = do(game, "end_actions")  # Osric's turn begins with the kept card again
@@ -403,9 +407,10 @@ def test_episode_actions_need_their_requirements():
 
 
 def run_ops(game, subject: int, ops: list[dict]) -> list:
+    """Resolve effects written as content data (validated into the content's op models)."""
     s = game.state
     s.pending = None
-    s.stack.append({"k": "ops", "inv": subject, "ops": ops, "src": "test", "card": None})
+    s.stack.append({"k": "ops", "inv": subject, "ops": TypeAdapter(list[AnyOp]).validate_python(ops), "src": "test", "card": None})
     eng = game.rules.engine(s)
     eng.run()
     return eng.events

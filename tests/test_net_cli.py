@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-CLI = [sys.executable, "-m", "cthulhu.tui.cli"]
+CLI = [sys.executable, "-m", "cthulhu.cli"]
 
 
 def _host(*args: str) -> tuple[subprocess.Popen, str, str]:
@@ -32,11 +32,11 @@ def test_host_and_two_bot_peers_play_a_game_by_the_printed_command(mode):
             for bot in ("random", "heuristic")
         ]
         outs = [j.communicate(timeout=120) for j in joins]
+        assert [j.returncode for j in joins] == [0, 0], [e for _, e in outs]
         summaries = [json.loads(out) for out, _ in outs]
         host_out, host_err = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert [j.returncode for j in joins] == [0, 0], [e for _, e in outs]
     assert proc.returncode == 0, host_err
     assert sorted(s["seat"] for s in summaries) == [0, 1]
     for s in summaries:

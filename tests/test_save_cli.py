@@ -11,7 +11,7 @@ import pytest
 from cthulhu.core import Game, Setup
 from cthulhu.net import savefile
 from cthulhu.net.saves import SaveWriter, decode, encode, load
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 from saveplay import any_mode, play
 
 
@@ -20,6 +20,7 @@ def folder(tmp_path, content):
     game = Game.new(Setup(mode=any_mode(), seed=8, players=2), content)
     writer = SaveWriter(tmp_path / "good.save", game, players=[{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Bo"}], snapshot_every=10)
     log = play(game, writer.append, steps=40)
+    writer.close()
     data = (tmp_path / "good.save").read_bytes()
     flipped = bytearray(data)
     flipped[-10] ^= 1
@@ -100,7 +101,7 @@ def test_replay_of_a_missing_file_or_step_exits_2(folder, capsys):
 def test_replay_in_a_real_process_prints_no_traceback(folder):
     path, _, _ = folder
     result = subprocess.run(
-        [sys.executable, "-m", "cthulhu.tui.cli", "replay", str(path / "edited.save"), "--verify"],
+        [sys.executable, "-m", "cthulhu.cli", "replay", str(path / "edited.save"), "--verify"],
         capture_output=True,
         text=True,
     )

@@ -13,7 +13,7 @@ import pytest
 
 from cthulhu.net.saves import SaveError, SaveWriter, load, replay, seek
 from cthulhu.net.savewriter import summarize
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 from saveplay import play
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
@@ -30,8 +30,7 @@ EXAMPLES = {
 
 def _path(name: str) -> Path:
     path = SAVES / name
-    if not path.exists():
-        pytest.skip(f"{name} is not generated yet: no seeded bot has won the main game so far (needs the main heuristic bot)")
+    assert path.exists(), f"{name} is missing from saves/: {REGENERATE}"
     return path
 
 

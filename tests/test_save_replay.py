@@ -193,3 +193,15 @@ def test_format_is_independent_of_hash_seed(tmp_path, content):
         bodies.append(out.read_bytes())
     assert bodies[0] == bodies[1]
     assert savefile.decode(bodies[0]).last_step > 0
+
+
+def test_a_shamblers_save_keeps_its_difficulty(tmp_path, content):
+    game = Game.new(Setup(mode="shamblers", seed=3, players=2, difficulty="hard"), content)
+    path = tmp_path / "hard.save"
+    writer = SaveWriter(path, game, snapshot_every=5)
+    play(game, writer.append, steps=20)
+    save = load(path)
+    assert save.setup.difficulty == "hard"
+    again = replay(save, content, verify=True)
+    assert again.state.cfg.difficulty == "hard" and again.state_hash() == game.state_hash()
+    assert seek(save, 7, content).state.cfg.difficulty == "hard"

@@ -30,7 +30,7 @@ def test_a_broken_key_file_is_one_clear_line(tmp_path) -> None:
     (folder / hostkey.KEY_NAME).chmod(0o600)
     with pytest.raises(hostkey.HostKeyError, match="cannot use the SSH host key"):
         hostkey.load_or_create(folder)
-    done = subprocess.run([sys.executable, "-m", "cthulhu.tui.cli", "host", "--headless", "--port", "0", "--ssh", "0", "--no-save"],
+    done = subprocess.run([sys.executable, "-m", "cthulhu.cli", "host", "--headless", "--port", "0", "--ssh", "0", "--no-save"],
                           capture_output=True, text=True, timeout=60, env={"XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().startswith("cthulhu host: cannot use the SSH host key") and len(done.stderr.strip().splitlines()) == 1

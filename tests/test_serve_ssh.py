@@ -154,7 +154,8 @@ def test_fifty_wrong_codes_are_refused_in_one_line_each(table) -> None:
         said = [l for l in (done.stderr + done.stdout).splitlines() if l.strip() and not l.startswith("Connection to")]
         assert said == ["cthulhu: wrong table code"], said
     assert "Traceback" not in host.stderr, host.stderr
-    assert len(re.findall(r"wrong table code", host.stderr)) >= 50  # each one said once in the host's log
+    logged = [line for line in host.stderr.splitlines() if "wrong table code" in line]
+    assert 1 <= len(logged) <= 5, logged  # in the host's log, and a flood of them is a line or two, not fifty
     # The door still opens for the right code afterwards.
     assert "commands are refused" in ssh_once(host, home, command="ls").stderr
 
@@ -187,6 +188,7 @@ def test_a_restarted_host_gives_an_ssh_player_the_same_seat(tmp_path: Path) -> N
                 term.open(f"alice{run}", " ".join(ssh_argv(host, tmp_path, "alice", f"alice+{CODE}@127.0.0.1")) + "; sleep 60")
                 watcher.until(lambda: watcher.seats().get(0) == ("human", "alice", True), f"alice in seat 1 (run {run + 1})")
                 assert [k for k, _, _ in watcher.seats().values()] == ["human", "open"]
+                term.wait_for(f"alice{run}", "Waiting for seat 2")  # her interface has the table (and so kept her seat)
             finally:
                 watcher.close()
                 assert host.stop() in (0, 143)

@@ -27,11 +27,13 @@ def check_invariants(game: Game) -> None:
             assert t.tentacles[c.id] >= 0 and t.shamblers[c.id] >= 0
         assert s.mat_tentacles[c.id] >= 0 and s.discard[c.id] >= 0
     chaos = s.bag.count(CHAOS) + sum(t.tentacles[CHAOS] for t in s.towns) + sum(m.chaos for m in s.mats)
-    assert chaos + s.supply_chaos == cfg.chaos_in_bag
+    assert chaos + s.discard[CHAOS] + s.supply_chaos == cfg.chaos_in_bag
     for m in s.mats:
         assert 0 <= m.chaos <= cfg.chaos_capacity
         assert 0 <= m.delirium <= cfg.delirium_capacity
-    assert len(s.bag) + sum(t.madness(s.colors) + t.tentacles[CHAOS] for t in s.towns) >= 0
+    # Nothing but the box's tentacles and Shamblers is ever in the bag or on the Shambler Track.
+    assert set(s.bag) <= {*s.colors, CHAOS}, f"unknown tentacles in the bag: {set(s.bag) - {*s.colors, CHAOS}}"
+    assert set(s.track) <= set(s.colors), f"unknown Shamblers on the track: {set(s.track) - set(s.colors)}"
 
 
 def check_events(game: Game, events) -> None:
@@ -49,8 +51,8 @@ def check_events(game: Game, events) -> None:
         json.dumps(e.wire())
 
 
-def play(content, bot_kind: str, seed: int, players: int = 1, check: bool = True):
-    game = Game.new(Setup(mode="shamblers", seed=seed, players=players), content)
+def play(content, bot_kind: str, seed: int, players: int = 1, check: bool = True, difficulty: str | None = None):
+    game = Game.new(Setup(mode="shamblers", seed=seed, players=players, difficulty=difficulty), content)
     bot = make_bot(bot_kind, "shamblers", seed)
     commands = []
     limit = (sum(c.shamblers for c in content.shamblers.colors) + 1) * (content.shamblers.actions_per_turn + 30)
@@ -114,19 +116,21 @@ def test_views_stay_plain_json_through_a_game(content):
     assert game.view(0)["outcome"] == game.outcome
 
 
-def test_heuristic_wins_clearly_more_often_than_random(content):
+def test_difficulty_levels_are_ordered_and_the_heuristic_beats_random(content):
+    """A small sample of the README's table (`bench/shamblers_sim.py`, 1,000 games a row)."""
     wins = {}
-    for bot in ("random", "heuristic"):
-        wins[bot] = sum(play(content, bot, seed, check=False)[0].outcome == "won" for seed in range(120))
-    assert wins["heuristic"] >= 60
-    assert wins["heuristic"] >= wins["random"] + 40
+    for level in ("easy", "normal", "hard"):
+        wins[level] = sum(play(content, "heuristic", seed, check=False, difficulty=level)[0].outcome == "won" for seed in range(100))
+    random_wins = sum(play(content, "random", seed, check=False)[0].outcome == "won" for seed in range(100))
+    assert wins["easy"] >= wins["normal"] + 15 and wins["normal"] >= wins["hard"] + 15
+    assert 35 <= wins["normal"] <= 65 and random_wins <= 2
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("bot", ["random", "heuristic"])
 def test_soak_thousand_games(content, bot):
     for seed in range(1000):
-        game, _ = play(content, bot, 10_000 + seed, players=1 + seed % 4)
+        game, _ = play(content, bot, 10_000 + seed, players=1 + seed % 4, difficulty=("easy", "normal", "hard")[seed % 3])
         assert game.outcome in ("won", "lost")
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cthulhu.core import Command, Game, Setup, script_dice
+from cthulhu.core import Command, ContentError, Game, Setup, script_dice
 
 
 @pytest.fixture
@@ -81,17 +81,35 @@ def test_gather_onto_a_full_track_adds_delirium(game):
     assert s.mats[0].tracks["red"] == 2 and s.mats[0].delirium == 1 and s.discard["red"] == discard + 1
 
 
-def test_full_delirium_loses_at_the_end_of_the_turn(game):
+def test_a_chaos_tentacle_gathered_onto_a_full_chaos_track_goes_to_the_discard_mat(game, content):
+    """RULES.md Part B, Gather onto a full track: whatever its color, the tentacle goes to the Discard
+    Mat (not the general supply, which takes only spent Chaos) and returns to the bag with it."""
+    clear_board(game)
+    s = game.state
+    s.mats[0].chaos = content.shamblers.chaos_capacity
+    s.towns[0].tentacles["chaos"] = 1
+    events = game.apply(0, Command.of("gather", color="chaos"))
+    assert events[0]["to"] == "discard" and events[1].type == "delirium"
+    assert s.discard["chaos"] == 1 and s.supply_chaos == 0 and s.mats[0].delirium == 1
+    s.bag.clear()
+    s.discard.update({"red": 1, "blue": 0, "green": 0})
+    events = end_actions(game)  # the Wheel draws from an empty bag: the Discard Mat, Chaos included, refills it
+    assert [e["count"] for e in events if e.type == "bag_refilled"] == [2]
+    assert sorted(next(e for e in events if e.type == "tentacles_drawn")["tentacles"]) == ["chaos", "red"]
+    assert s.discard == {"red": 0, "blue": 0, "green": 0, "chaos": 0}
+
+
+def test_full_delirium_loses_at_once(game):
+    """RULES.md Part B, Timing: the gather that fills Delirium loses then and there."""
     clear_board(game)
     s = game.state
     s.mats[0].tracks["red"] = 2
     s.mats[0].delirium = 4
     s.towns[0].tentacles["red"] = 1
-    game.apply(0, Command.of("gather", color="red"))
-    assert game.outcome is None
-    events = end_actions(game)
+    s.towns[0].shamblers["green"] = 1  # a banish would still be possible: it is not offered
+    events = game.apply(0, Command.of("gather", color="red"))
     assert game.outcome == "lost" and events[-1].type == "game_lost" and events[-1]["cause"] == "delirium"
-    assert game.prompt is None and game.legal(0) == []
+    assert s.actions_left == 0 and game.prompt is None and game.legal(0) == []
 
 
 def test_feed_moves_one_tentacle_per_shambler_and_leaves_chaos(game):
@@ -116,8 +134,8 @@ def test_feed_asks_the_active_player_when_there_is_a_choice(game):
     assert set(game.legal(0)) == {Command.of("feed", color="red"), Command.of("feed", color="blue")}
     assert "Shambler Mat" in p.text
     events = game.apply(0, Command.of("feed", color="red"))
-    assert events[0].type == "fed" and s.mat_tentacles["red"] == 1 and s.towns[3].tentacles["blue"] == 1
-    assert events[1].type == "turn_started"
+    assert (events[0].type, events[0]["color"]) == ("fed", "red") and s.mat_tentacles == {"red": 1, "blue": 0, "green": 0}
+    assert events[1].type == "turn_started"  # the blue one is left on the card
 
 
 def test_no_choice_when_every_tentacle_is_eaten(game):
@@ -143,6 +161,21 @@ def test_a_full_shambler_mat_loses(game, content):
     }
 
 
+def test_a_full_shambler_mat_loses_the_moment_it_fills(game, content):
+    """The feed stops at the tentacle that fills the Mat; no further feeding is asked for."""
+    clear_board(game)
+    s = game.state
+    s.mat_tentacles["green"] = content.shamblers.loss_mat_tentacles - 1
+    s.towns[1].shamblers["red"] = 1
+    s.towns[1].tentacles["green"] = 1
+    s.towns[3].shamblers["blue"] = 1
+    s.towns[3].tentacles.update({"red": 1, "blue": 1})  # would ask which one feeds
+    events = end_actions(game)
+    assert game.outcome == "lost" and events[-1]["cause"] == "shambler_mat_full"
+    assert [e["town"] for e in events if e.type == "fed"] == [1]
+    assert game.prompt is None and s.towns[3].tentacles == {"red": 1, "blue": 1, "green": 0, "chaos": 0}
+
+
 def test_an_empty_shambler_track_loses_when_the_wheel_needs_one(game):
     game.state.track.clear()
     events = end_actions(game)
@@ -150,37 +183,47 @@ def test_an_empty_shambler_track_loses_when_the_wheel_needs_one(game):
     assert any(e.type == "wheel_turned" for e in events)
 
 
-def test_three_of_every_color_wins(game):
+def test_the_banish_that_completes_the_mat_wins_at_once(game):
+    """RULES.md Part B, Timing: no further action is asked once enough of every color are banished."""
     clear_board(game)
     s = game.state
-    s.mat_shamblers.update({"red": 3, "blue": 3, "green": 2})
+    win = s.cfg.win_per_color
+    s.mat_shamblers.update({"red": win, "blue": win, "green": win - 1})
     s.towns[0].shamblers["green"] = 1
     script_dice(game, 0)
     game.apply(0, Command.of("banish"))
-    game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
-    assert game.outcome is None  # checked at the end of the turn
-    events = end_actions(game)
-    assert game.outcome == "won" and events[-1].type == "game_won"
+    events = game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
+    assert game.outcome == "won" and [e.type for e in events] == ["banished", "game_won"]
+    assert events[-1]["cause"] == "banished" and s.actions_left == 0
+    assert game.prompt is None and game.legal(0) == []
+    assert s.turn == 1 and s.mat_tentacles == {"red": 0, "blue": 0, "green": 0}  # no feed after the win
 
 
 def test_win_beats_a_simultaneous_loss(game, content):
+    """A Delirium track that is full in the same moment as the winning banish: the win stands."""
     clear_board(game)
     s = game.state
-    s.mat_shamblers.update({"red": 3, "blue": 3, "green": 3})
+    win = s.cfg.win_per_color
+    s.mat_shamblers.update({"red": win, "blue": win, "green": win - 1})
+    s.mats[0].delirium = content.shamblers.delirium_capacity
     s.mat_tentacles["red"] = content.shamblers.loss_mat_tentacles
-    end_actions(game)
-    assert game.outcome == "won"
+    s.towns[0].shamblers["green"] = 1
+    script_dice(game, 0)
+    game.apply(0, Command.of("banish"))
+    events = game.apply(0, Command.of("pay", color="green", madness=0, chaos=0))
+    assert game.outcome == "won" and events[-1].type == "game_won"
 
 
 def test_empty_bag_is_refilled_from_the_discard_mat(game):
     s = game.state
     s.bag.clear()
-    s.discard.update({"red": 2, "blue": 1, "green": 0})
+    draw = s.cfg.wheel_draw
+    s.discard.update({"red": draw, "blue": 1, "green": 0})
     events = end_actions(game)
     refill = [e for e in events if e.type == "bag_refilled"]
-    assert refill and refill[0]["count"] == 3
+    assert refill and refill[0]["count"] == draw + 1
     drawn = next(e for e in events if e.type == "tentacles_drawn")["tentacles"]
-    assert len(drawn) == 2 and len(s.bag) == 1 and sum(s.discard.values()) == 0
+    assert len(drawn) == draw and len(s.bag) == 1 and sum(s.discard.values()) == 0
 
 
 def test_bag_and_discard_both_empty_draws_nothing(game):
@@ -229,5 +272,32 @@ def test_prompt_texts_are_english(game):
 def test_unknown_content_fails_clearly():
     from cthulhu.core.content import Content
 
-    with pytest.raises(ValueError, match="no Shamblers mode"):
-        Game.new(Setup(mode="shamblers"), Content(version="x", main=None, shamblers=None))
+    with pytest.raises(ContentError, match="no content for mode 'shamblers'"):
+        Game.new(Setup(mode="shamblers"), Content(version="x", modes={}))
+
+
+def test_a_game_is_played_at_the_difficulty_its_setup_names(content):
+    easy = Game.new(Setup(mode="shamblers", seed=5, difficulty="easy"), content)
+    hard = Game.new(Setup(mode="shamblers", seed=5, difficulty="hard"), content)
+    normal = Game.new(Setup(mode="shamblers", seed=5), content)
+    assert (easy.state.cfg.difficulty, hard.state.cfg.difficulty, normal.state.cfg.difficulty) == ("easy", "hard", "normal")
+    assert hard.view(0)["difficulty"] == {"id": "hard", "name": "Hard"}
+    assert hard.view(0)["goals"]["loss_mat_tentacles"] == content.shamblers.at("hard").loss_mat_tentacles
+    assert next(e for e in hard.start_events if e.type == "game_started")["difficulty"] == "Hard"
+    drawn = next(e for e in hard.start_events if e.type == "tentacles_drawn")["tentacles"]
+    assert len(drawn) == content.shamblers.at("hard").wheel_draw
+    # A snapshot comes back at its own level.
+    again = Game.from_canonical(hard.canonical(), content)
+    assert again.state.cfg.difficulty == "hard" and again.state_hash() == hard.state_hash()
+    # Normal named or left out is the same game, and a setup without a level dumps as before levels existed.
+    assert "difficulty" not in normal.setup.model_dump(mode="json")
+    assert Game.new(Setup(mode="shamblers", seed=5, difficulty="normal"), content).state.cfg is normal.state.cfg
+
+
+def test_a_difficulty_must_exist_and_is_for_shamblers_only(content):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValueError, match="unknown difficulty 'nightmare'; choose from easy, normal, hard"):
+        Game.new(Setup(mode="shamblers", seed=1, difficulty="nightmare"), content)
+    with pytest.raises(ValidationError, match="difficulty levels are for Shamblers mode"):
+        Setup(mode="main", difficulty="hard")

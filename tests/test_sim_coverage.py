@@ -7,7 +7,7 @@ from collections import Counter
 
 from cthulhu.core import Event, Setup
 from cthulhu.core.sim import coverage_entries, coverage_key, coverage_report, play
-from cthulhu.tui.cli import main
+from cthulhu.cli import main
 
 
 def test_events_map_to_coverage_keys():

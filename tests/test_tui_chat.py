@@ -7,7 +7,7 @@ import asyncio
 from tui_drive import SEED, started, wait_for
 
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.chat import ChatInput
+from cthulhu.tui.widgets.chat import ChatInput
 from cthulhu.tui.netlink import NetLink
 from cthulhu.tui.options import PlayOptions
 

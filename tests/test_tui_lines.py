@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 from textual.app import App
 
-from cthulhu.tui.lines import LinesView, LogLines, text_strips
+from cthulhu.tui.widgets.lines import LinesView, LogLines, text_strips
 
 
 def test_text_strips_wraps_only_lines_that_do_not_fit_and_reuses_drawn_lines():

@@ -9,8 +9,8 @@ from tui_drive import SEED, screen_text, started, wait_for
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.netlink import NetLink
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.screen_game import GameScreen
-from cthulhu.tui.screen_lobby import LobbyScreen
+from cthulhu.tui.screens.game import GameScreen
+from cthulhu.tui.screens.lobby import LobbyScreen
 
 
 def _log(screen) -> str:

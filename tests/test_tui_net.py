@@ -10,7 +10,7 @@ from cthulhu.net.delta import view_hash
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.netlink import NetLink
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.screen_dialogs import QuitScreen
+from cthulhu.tui.screens.dialogs import QuitScreen
 
 
 def test_play_goes_through_the_embedded_host_and_a_watcher_agrees(tmp_path):
@@ -107,7 +107,7 @@ def test_the_app_joins_a_host_elsewhere_as_a_peer():
 
 
 def _log(app) -> list[str]:
-    from cthulhu.tui.screen_game import GameScreen
+    from cthulhu.tui.screens.game import GameScreen
 
     screen = app.screen
     return screen.query_one("#log").lines_plain if isinstance(screen, GameScreen) else []

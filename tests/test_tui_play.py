@@ -8,9 +8,9 @@ from tui_drive import SEED, choose, options, press_option, screen_text, started,
 
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.screen_dialogs import GameOverScreen, QuitScreen
-from cthulhu.tui.screen_game import GameScreen
-from cthulhu.tui.screen_title import TitleScreen
+from cthulhu.tui.screens.dialogs import GameOverScreen, QuitScreen
+from cthulhu.tui.screens.game import GameScreen
+from cthulhu.tui.screens.title import TitleScreen
 
 def path_to_nearest_enemy(view) -> list[str]:
     """Space names from the active investigator's space to the nearest enemy (breadth-first)."""

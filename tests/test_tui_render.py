@@ -9,11 +9,13 @@ from tui_drive import screen_text, started
 
 from cthulhu.core import Game, Setup
 from cthulhu.tui.app import CthulhuApp, local_link
-from cthulhu.tui.dice import face_glyph, faces_text
-from cthulhu.tui.narrate import Names, tell
+from cthulhu.tui.modes.main.dice import face_glyph, faces_text
+from cthulhu.tui.modes import check_view
+from cthulhu.tui.narrate import tell
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.render_map import abbreviate, render_map
-from cthulhu.tui.render_panes import render_investigators, render_story
+from cthulhu.tui.modes.main.map import render_map
+from cthulhu.tui.render import abbreviate
+from cthulhu.tui.modes.main.panes import render_investigators, render_story
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +68,15 @@ def test_investigators_pane_has_tracks_skills_and_turn(view):
     assert "Smoke Eater 1" in text
 
 
-def test_story_board_tolerates_missing_and_unknown_parts(view):
-    assert "Enemies" in render_story(view).plain
-    richer = dict(view, elder_one={"name": "The Burning One", "stage": 1, "wounds": 0}, summoning={"space": 2, "red": [5, 6, 7]})
-    text = render_story(richer).plain
-    assert "The Burning One" in text and "Summoning" in text and "space: 2" in text
+def test_views_off_their_declared_shape_are_refused_before_anything_is_drawn(view):
+    """The panes read the declared view as it is; the boundary (`check_view`) keeps anything else out."""
+    assert check_view(view) == view and "Enemies" in render_story(view).plain
+    with pytest.raises(ValueError, match="summoning"):
+        check_view(dict(view, summoning={"space": 2}))  # a key the main view does not declare
+    with pytest.raises(ValueError, match="elder_one"):
+        check_view(dict(view, elder_one={"name": "The Burning One", "stage": 1, "wounds": 0}))  # parts missing
+    with pytest.raises(ValueError, match="mode"):
+        check_view({"turn": 1})
 
 
 def test_dice_faces():
@@ -81,14 +87,16 @@ def test_dice_faces():
 
 
 def test_known_and_unknown_events_read_as_sentences(view):
-    names = Names(view)
-    kind, text = tell({"type": "moved", "inv": 0, "name": "Ada Whitlock", "frm": "yard_gate", "to": "loading_dock", "space": "Loading Dock"}, names)
+    kind, text = tell({"type": "moved", "inv": 0, "name": "Ada Whitlock", "frm": "yard_gate", "to": "loading_dock", "space": "Loading Dock"}, view)
     assert (kind, text) == ("move", "Ada Whitlock moves to Loading Dock.")
-    kind, text = tell({"type": "mythos_drawn", "card": "Rising Smoke", "summoning": True, "text": "Smoke."}, names)
+    kind, text = tell({"type": "mythos_drawn", "inv": 0, "card": "Rising Smoke", "summoning": True, "text": "Smoke."}, view)
     assert (kind, text) == ("story", "Mythos: Rising Smoke (summoning symbol). Smoke.")
-    kind, text = tell({"type": "brand_new_event", "inv": 0, "to": "loading_dock"}, names)
-    assert text == "Brand new event: inv 0, to Loading Dock."
-    assert tell({"type": "odd", "text": "The walls weep."}, names) == ("story", "The walls weep.")
+    # Not one the mode declares (a newer host's): its fields, never a crash or silence.
+    kind, text = tell({"type": "brand_new_event", "inv": 0, "to": "loading_dock"}, view)
+    assert text == "Brand new event: inv 0, to loading_dock."
+    assert tell({"type": "odd", "text": "The walls weep."}, view) == ("story", "The walls weep.")
+    # A declared event with a field missing is not told as if it were whole.
+    assert tell({"type": "moved", "inv": 0}, view) == ("info", "Moved: inv 0.")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -165,3 +173,27 @@ def test_help_screen_opens_and_closes():
             await pilot.press("ctrl+q")
 
     asyncio.run(main())
+
+
+def test_reroll_choices_read_their_die_and_cost_from_the_option_data():
+    """The bar's reroll labels come from the options' data (die, face, stress), never from the labels."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.core.bots import make_bot
+    from cthulhu.tui.modes.main.prompt import option_labels
+
+    for seed in range(40):
+        game = Game.new(Setup(seed=seed))
+        bot = make_bot("random", "main", seed)
+        while game.outcome is None and game.prompt.kind != "reroll":
+            game.apply(game.prompt.seat, bot.choose(game, game.prompt.seat))
+        if game.outcome is None and len(game.prompt.options) > 1:
+            break
+    view = game.view(game.prompt.seat)
+    prompt = view["prompt"]
+    labels, header = option_labels(prompt, view, 100)
+    assert labels[0] == "keep" and prompt["options"][0]["data"] == {"keep": True}
+    for label, option in zip(labels[1:], prompt["options"][1:]):
+        data = option["data"]
+        assert label.startswith(f"reroll {data['die'] + 1}:[")
+        assert data["face"] == view["last_roll"]["dice"][data["die"]][1]
+    assert header in (" (a reroll costs 1 stress)", " (a reroll is free)")

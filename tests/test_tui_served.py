@@ -9,10 +9,10 @@ from textual.command import CommandPalette
 from tui_drive import SEED, started, wait_for
 
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.chat import ChatInput
+from cthulhu.tui.widgets.chat import ChatInput
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.screen_dialogs import HelpScreen, QuitScreen
-from cthulhu.tui.screen_lobby import lobby_text
+from cthulhu.tui.screens.dialogs import HelpScreen, QuitScreen
+from cthulhu.tui.screens.lobby import lobby_text
 
 
 def test_stand_ins_for_ctrl_p_f1_and_ctrl_q(tmp_path):
@@ -54,10 +54,13 @@ def test_kiosk_offers_no_new_game_and_no_screenshot_and_leaves_instead_of_a_titl
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
-def test_the_table_dialog_shows_the_doors_to_the_host_and_no_loopback_address_to_a_visitor():
+def test_the_table_dialog_shows_the_doors_to_the_host_and_the_way_back_to_a_visitor():
     table = {"mode": "main", "started": True, "seats": [{"seat": 0, "kind": "human", "name": "ann", "connected": True}]}
     doors = ("Over SSH:   ssh -p 2222 C0de@box   (host key SHA256:abc)", "In a browser: http://box:8000/?code=C0de")
-    host = lobby_text({"hosting": True, "address": "box:7777", "code": "C0de", "table": table, "doors": doors}).plain
+    host = lobby_text({"hosting": True, "address": "box:7777", "join": "cthulhu join box:7777 --code C0de", "code": "C0de",
+                       "table": table, "doors": doors}).plain
     assert "cthulhu join box:7777 --code C0de" in host and all(line in host for line in doors)
-    visitor = lobby_text({"hosting": False, "visitor": True, "address": "127.0.0.1:7777", "code": "C0de", "table": table}).plain
-    assert "127.0.0.1" not in visitor and "SSH or web door" in visitor
+    back = "Your return ticket is abcdefghijkm: to come back to your seat, type  ssh -p 2222 abcdefghijkm@box"
+    visitor = lobby_text({"visitor": True, "address": None, "join": None, "code": "C0de", "table": table, "comeback": back}).plain
+    assert "SSH or web door" in visitor and back in visitor
+    assert "127.0.0.1" not in visitor and "None" not in visitor and "cthulhu join" not in visitor

@@ -10,7 +10,7 @@ from cthulhu.core import Command, Game, Setup, script_dice
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.tui.link import LocalLink
 from cthulhu.tui.options import PlayOptions
-from cthulhu.tui.render_shamblers import short_name
+from cthulhu.tui.modes.shamblers.render import short_name
 
 
 def _turn_seed() -> tuple[int, str]:
@@ -128,7 +128,7 @@ def test_a_shamblers_turn_by_keys_only():
             await choose(pilot, screen, f"Banish a {COLOR} Shambler paying 1 {TENTACLE}")
             assert f"banishes a {COLOR} Shambler ({LETTER})" in log(screen)
             banished = next(line for line in story(screen).splitlines() if line.strip().startswith(f"{LETTER} {TENTACLE}"))
-            assert "[#..] 1/3" in banished
+            assert f"] 1/{screen.view['goals']['win_per_color']}" in banished and "[#." in banished
             assert f"{LETTER} {TENTACLE}".ljust(10) + "[." in mats(screen)  # paid from the track
 
             # End of actions, then the feed (choices, if any, by key too), then turn 3.
@@ -146,7 +146,7 @@ def test_a_shamblers_turn_by_keys_only():
             for color, n in held.items():
                 name = {"red": "Rage", "blue": "Dread", "green": "Decay"}[color]
                 line = next(line for line in story(screen).splitlines() if line.strip().startswith(f"{color[0].upper()} {name}"))
-                assert line.endswith(f"] {n}/6"), line
+                assert line.endswith(f"] {n}/{screen.view['goals']['loss_mat_tentacles']}"), line
             assert "Turn 3  P1 Player 1: actions (3 left)" in mats(screen)
             await pilot.press("ctrl+q")
 
@@ -165,7 +165,7 @@ def test_many_payment_choices_open_in_the_choices_list():
         return LocalLink(game)
 
     async def main():
-        from cthulhu.tui.screen_dialogs import ChoiceScreen
+        from cthulhu.tui.screens.dialogs import ChoiceScreen
 
         app = CthulhuApp(PlayOptions(mode="shamblers", seed=2, skip_title=True), link_factory=factory)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -180,6 +180,27 @@ def test_many_payment_choices_open_in_the_choices_list():
             assert "Banish a blue Shambler paying 1 Dread + 1 Chaos" in screen_text(app)
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is screen)
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_the_title_screen_chooses_the_shamblers_difficulty():
+    async def main():
+        from cthulhu.tui.screens.title import TitleScreen
+
+        app = CthulhuApp(PlayOptions(seed=7, local=True), link_factory=local_link)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TitleScreen))
+            assert "Difficulty" in screen_text(app)
+            await pilot.press("right")  # Mode: Shamblers
+            await pilot.press("down", "right")  # Difficulty: Normal -> Hard
+            assert "Hard" in screen_text(app)
+            await pilot.press("enter")
+            screen = await started(pilot)
+            assert screen.view["difficulty"] == {"id": "hard", "name": "Hard"}
+            assert "A game of Shamblers on Hard begins" in log(screen)
+            assert "Shamblers (Hard)" in screen_text(app)  # the status line
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))

@@ -6,9 +6,9 @@ import pytest
 
 from cthulhu.core import Command, Game, Setup, script_dice
 from cthulhu.core.bots import make_bot
-from cthulhu.tui import narrate_shamblers
-from cthulhu.tui.narrate import Names, tell
-from cthulhu.tui.render_shamblers import (
+from cthulhu.tui.modes.shamblers import narrate as narrate_shamblers
+from cthulhu.tui.narrate import tell
+from cthulhu.tui.modes.shamblers.render import (
     dice_line,
     render_mats,
     render_shambler_story,
@@ -26,15 +26,18 @@ def view():
 
 
 def say(ev: dict, view: dict) -> tuple[str, str]:
-    return tell(ev, Names(view))
+    return tell(ev, view)
 
 
 # -- the Log: one sentence per event type -------------------------------------
 
 
 def test_game_started(view):
-    kind, text = say({"type": "game_started", "mode": "shamblers", "mats": ["Player 1"], "towns": TOWNS, "shamblers": 15, "bag": 42}, view)
-    assert text == "A game of Shamblers begins: 5 Town Cards in a ring, 15 Shamblers on the Shambler Track, 42 tentacles in the bag."
+    kind, text = say({"type": "game_started", "mode": "shamblers", "difficulty": "Normal", "mats": ["Player 1"], "towns": TOWNS,
+                      "shamblers": 15, "bag": 42}, view)
+    assert text == "A game of Shamblers on Normal begins: 5 Town Cards in a ring, 15 Shamblers on the Shambler Track, 42 tentacles in the bag."
+    kind, text = say({"type": "game_started", "mode": "shamblers", "difficulty": "Hard", "mats": ["Player 1"], "towns": TOWNS, "shamblers": 15, "bag": 42}, view)
+    assert text.startswith("A game of Shamblers on Hard begins: 5 Town Cards")
 
 
 def test_turn_started_names_the_player_mat(view):
@@ -67,7 +70,9 @@ def test_gathered_onto_a_track_or_lost_to_a_full_one(view):
         "good", "Player 1 gathers a Dread Tentacle (B) from The Drowned Harbour onto the Dread Track.")
     kind, text = say({"type": "gathered", "mat": 1, "town": 1, "color": "red", "to": "discard"}, view)
     assert kind == "harm" and text == "Player 2's Rage Track is full: the Rage Tentacle (R) from Chapel of the Hollow Bell goes to the Discard Mat."
-    assert "goes to the general supply" in say({"type": "gathered", "mat": 0, "town": 1, "color": "chaos", "to": "supply"}, view)[1]
+    # A Chaos Tentacle gathered onto a full Chaos Track goes to the Discard Mat too (back into the bag later).
+    kind, text = say({"type": "gathered", "mat": 0, "town": 1, "color": "chaos", "to": "discard"}, view)
+    assert kind == "harm" and text.endswith("goes to the Discard Mat.") and "Chaos Track is full" in text
 
 
 def test_delirium(view):
@@ -112,7 +117,7 @@ def test_actions_ended(view):
 def test_fed_says_the_loss_threshold(view):
     kind, text = say({"type": "fed", "town": 4, "color": "blue", "shambler_mat": 3}, view)
     assert kind == "harm"
-    assert text == "The Shamblers on Fishmongers' Row feed on a Dread Tentacle (B): the Shambler Mat now holds 3 blue (6 lose the game)."
+    assert text == "The Shamblers on Fishmongers' Row feed on a Dread Tentacle (B): the Shambler Mat now holds 3 blue (5 lose the game)."
 
 
 def test_bag_refilled_and_empty(view):
@@ -127,7 +132,6 @@ def test_game_won_and_every_way_to_lose(view):
         ({"cause": "shambler_mat_full", "color": "red", "count": 6}, "the Shambler Mat holds 6 red tentacles"),
         ({"cause": "delirium", "mat": 1}, "Player 2's Delirium track is full"),
         ({"cause": "shambler_track_empty", "town": 3}, "a Shambler must rise on Blackrock Lighthouse but the Shambler Track is empty"),
-        ({"cause": "turn_limit", "limit": 40}, "the turn limit of 40 is reached"),
     ]
     for data, why in lost:
         assert say({"type": "game_lost", "turn": 12, **data}, view) == ("end", f"The game is lost on turn 12: {why}.")
@@ -135,7 +139,8 @@ def test_game_won_and_every_way_to_lose(view):
 
 def test_the_main_game_keeps_its_own_sentences():
     main = Game.new(Setup(seed=3)).view(0)
-    assert "Shambler" not in tell({"type": "moved", "inv": 0, "to": "x"}, Names(main))[1]
+    moved = {"type": "moved", "inv": 0, "name": "Ada Whitlock", "frm": "yard_gate", "to": "loading_dock", "space": "Loading Dock"}
+    assert tell(moved, main) == ("move", "Ada Whitlock moves to Loading Dock.")
 
 
 def test_every_event_of_real_games_has_a_shamblers_sentence():
@@ -176,7 +181,7 @@ def test_ring_shows_every_town_with_arrows_both_ways(view):
 def test_ring_in_ascii_is_plain_ascii_and_letters(view):
     text = render_towns(view, 70, ascii_only=True).plain
     assert text.isascii()
-    assert "R1" in text and "B1" in text and " > " in text.replace("|", " ").replace("H", " ")
+    assert "R1" in text and "B2" in text and " > " in text.replace("|", " ").replace("H", " ")
 
 
 def test_narrow_ring_is_a_list_that_fits(view):
@@ -185,17 +190,19 @@ def test_narrow_ring_is_a_list_that_fits(view):
         assert all(len(line) <= width for line in text.splitlines() if not line.startswith(("R Rage", "P1")))
         assert "1 The Drowned Harbour" in text and "5 Fishmongers' Row" in text
         assert "Clockwise: 1 → 2 → 3 → 4 → 5 → 1" in text or "Clockwise: 1→2→3→4→5→1" in text
-    assert "Tentacles R1 B1  Shamblers -" in render_towns(view, 44).plain
-    assert "T R1 B1  Sh -" in render_towns(view, 30).plain and "Sh Shamblers" in render_towns(view, 30).plain
+    assert "Tentacles R1 B2 C1  Shamblers -" in render_towns(view, 44).plain
+    assert "T R1 B2 C1  Sh -" in render_towns(view, 30).plain and "Sh Shamblers" in render_towns(view, 30).plain
 
 
 def test_story_board_shows_track_mat_bag_and_supply(view):
     text = render_shambler_story(view, 44).plain
     assert "Shambler Track  14 left" in text and "secret" in text
-    assert "R Rage   [...] 0/3  [......] 0/6" in text
-    assert "win: 3 banished per color" in text and "lose: 6 tentacles of a color" in text
-    assert "Bag 40 tentacles" in text and "Discard Mat 0" in text and "General supply 0 Chaos" in text
+    assert "R Rage   [....] 0/4  [.....] 0/5" in text
+    assert "win: 4 banished per color" in text and "lose: 5 tentacles of a color" in text
+    assert "Bag 38 tentacles" in text and "Discard Mat 0" in text and "General supply 0 Chaos" in text
     assert all(len(line) <= 30 for line in render_shambler_story(view, 30).plain.splitlines())
+    held = {**view, "discard": {"red": 2, "blue": 0, "green": 0, "chaos": 1}}
+    assert "Discard Mat 3: R2 C1" in render_shambler_story(held, 44).plain
 
 
 def test_player_mats_show_every_track_with_capacity(view):
@@ -247,9 +254,17 @@ def test_game_over_summary_lists_the_mats():
 
 
 def test_help_explains_the_mode_being_played():
-    from cthulhu.tui.screen_dialogs import help_text
+    from cthulhu.content import builtin
+    from cthulhu.tui.screens.dialogs import help_text
 
-    shamblers = help_text(mode="shamblers")
+    shamblers = " ".join(help_text("shamblers", builtin()).split())  # as read, not as wrapped
     assert "Cthulhu Die" in shamblers and "never the" in shamblers and "Shambler Mat" in shamblers
-    main = help_text()
-    assert "Mythos" in main and "Shambler" not in main
+    assert "ring of five Town Cards" in shamblers and "Take three actions" in shamblers  # numbers from the content
+    # The numbers are those of the level being played.
+    assert "Shamblers (Normal)" in shamblers and "4 Madness Tentacles come out" in shamblers
+    assert "Win at once with 4 Shamblers of every color" in shamblers and "holds 5 tentacles" in shamblers
+    hard = Game.new(Setup(mode="shamblers", seed=1, difficulty="hard")).view(0)
+    flat = " ".join(help_text("shamblers", builtin(), view=hard).split())
+    assert "Shamblers (Hard)" in flat and "5 Madness Tentacles come out" in flat and "holds 3 tentacles" in flat
+    main = " ".join(help_text("main", builtin()).split())
+    assert "Mythos" in main and "Shambler" not in main and "Run (move up to 3 spaces" in main

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cthulhu.tui.options import OPTION_KEYS
-from cthulhu.tui.screen_game import GameScreen
+from cthulhu.tui.screens.game import GameScreen
 
 
 def _first_seed_where_the_first_investigator_starts() -> int:

@@ -13,11 +13,13 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from cthulhu.net.textclean import clean_text
+
 from .link import LocalLink, TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
-from .screen_dialogs import HelpScreen, TooSmallScreen
-from .screen_game import GameScreen
-from .screen_title import TitleScreen
+from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
+from .screens.game import GameScreen
+from .screens.title import TitleScreen
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -31,21 +33,17 @@ def local_link(options: PlayOptions) -> TableLink:
 
 async def default_link(options: PlayOptions) -> TableLink:
     """The embedded host on a loopback port (the LAN code path), unless asked to stay in-process."""
-    if options.join is not None:
-        from .netlink import join_link
+    from .netlink import embedded_link, join_link
 
+    if options.join is not None:
         return join_link(options)
     if options.local:
-        return local_link(options)
-    try:
-        from .netlink import embedded_link
-    except ImportError:  # a build without the network layer still plays
         return local_link(options)
     return await embedded_link(options)
 
 
 class CthulhuApp(App[None]):
-    CSS_PATH = "cthulhu.tcss"
+    CSS_PATH = Path(__file__).with_name("cthulhu.tcss")  # absolute: subclasses live in other folders
     TITLE = "cthulhu"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
@@ -59,6 +57,8 @@ class CthulhuApp(App[None]):
         self.link_factory = link_factory or default_link
         self.ascii_mode = self.options.ascii
         self.link: TableLink | None = None
+        self.farewell: str | None = None  # printed after the app closes: how to carry on
+        self.failure: str | None = None  # why a game asked for on the command line could not start
         self._content: Any = None
 
     @property
@@ -80,44 +80,41 @@ class CthulhuApp(App[None]):
         self.check_size()
 
     def show_title(self) -> None:
-        if self.options.kiosk:  # a served visitor has this table only: leaving it ends the session
-            self.exit()
-            return
-
         def chosen(options: PlayOptions | None) -> None:
             if options is not None:
-                self.call_later(self.start_game, options)
+                self.call_later(self.start_game, options, True)
 
         self.push_screen(TitleScreen(self.options, self.content), chosen)
         self.check_size()
 
-    async def start_game(self, options: PlayOptions) -> None:
+    async def start_game(self, options: PlayOptions, from_title: bool = False) -> None:
         self.options = options
         try:
             link = self.link_factory(options)
             if hasattr(link, "__await__"):
                 link = await link
-        except Exception as exc:  # bad options or a broken save: say why and go back to the title
-            if options.kiosk:
-                self.exit(return_code=1, message=f"cthulhu: could not join the table: {exc}")
+        except Exception as exc:  # bad options or a broken save: say why
+            if not from_title and (options.hosting or options.join is not None):
+                self.failure = clean_text(str(exc))  # `cthulhu host` / `join` asked for this table, not a title screen
+                self.exit()
                 return
-            self.notify(f"Could not start the game: {exc}", severity="error", timeout=10)
+            self.notify(clean_text(f"Could not start the game: {exc}"), severity="error", timeout=10, markup=False)
             self.show_title()
             return
         self.link = link
-        if options.join is not None:
-            mode = f"joined {options.join[0]}:{options.join[1]}"
-        elif options.remote_seats:
+        mode = getattr(link, "label", "")
+        if options.hosting:
             mode = f"hosting on port {getattr(link, 'port', '?')}" + (f", code {options.code}" if options.code else "")
-        elif options.players <= 1 and not options.bots:
-            mode = "solo"
-        else:
-            mode = f"{options.players} here, {options.bots} bot(s)"
+        elif not mode:
+            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {options.bots} bot(s)"
         await self.push_screen(GameScreen(link, title=mode))
         self.check_size()
 
     async def new_game(self) -> None:
-        """Back to the title screen with a fresh seed."""
+        """Back to the title screen with a fresh seed (a served visitor has this table only: they leave)."""
+        if self.options.kiosk:
+            await self.leave()
+            return
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.link = None
@@ -127,6 +124,7 @@ class CthulhuApp(App[None]):
     async def leave(self) -> None:
         """Close the table link (final save, stop any host), then exit."""
         if self.link is not None:
+            self.farewell = getattr(self.link, "comeback", None)
             try:
                 await self.link.close()
             except Exception:
@@ -139,7 +137,7 @@ class CthulhuApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             view = getattr(self.screen, "view", None) or {}
-            self.push_screen(HelpScreen(view.get("mode") or self.options.mode))
+            self.push_screen(HelpScreen(help_text(view.get("mode") or self.options.mode, self.content, view, self.options)))
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
         """Every screen (dialogs too) follows the ASCII setting."""
@@ -202,7 +200,15 @@ def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
     app = CthulhuApp(options, link_factory)
     app.run()
-    return app.return_code or 0
+    if app.failure:
+        import sys
+
+        command = "join" if options.join is not None else "host"
+        print(f"cthulhu {command}: {app.failure}", file=sys.stderr)
+        return 2
+    if app.farewell:
+        print(app.farewell)
+    return 0
 
 
-__all__ = ["CthulhuApp", "local_link", "run", "Path"]
+__all__ = ["CthulhuApp", "local_link", "run"]

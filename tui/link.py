@@ -24,7 +24,9 @@ class Update:
     `view` is a full per-seat view (a plain dict). `events` are wire dicts.
     `rejected` is the engine's reason when our own command was refused (then the
     view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
-    line about the link itself (saved, reconnecting...).
+    line about the link itself for the Log (saved, reconnected...). `status`
+    is the link's state while it cannot play (reconnecting...): shown in place
+    of the choices until an update without it arrives.
     """
 
     view: dict[str, Any]
@@ -32,6 +34,11 @@ class Update:
     rejected: str | None = None
     chat: tuple[str, str] | None = None
     notice: str | None = None
+    status: str | None = None
+
+
+class SaveUnavailable(Exception):
+    """`save()` cannot save this game here; the message tells the player why (and who can)."""
 
 
 class TableLink(Protocol):
@@ -47,7 +54,7 @@ class TableLink(Protocol):
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     def updates(self) -> AsyncIterator[Update]: ...
     async def chat(self, text: str) -> None: ...
-    async def save(self) -> str | None: ...
+    async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
 
 
@@ -71,17 +78,15 @@ class _Autosave:
         self.writer = writer
 
     @classmethod
-    def start(cls, game: Game, folder: Path, stem: str) -> "_Autosave | None":
-        try:
-            from cthulhu.net.savedir import new_save_path
-            from cthulhu.net.savewriter import SaveWriter
-        except ImportError:
-            return None
+    def start(cls, game: Game, folder: Path, stem: str) -> "_Autosave":
+        from cthulhu.net.savedir import new_save_path
+        from cthulhu.net.savewriter import SaveWriter
+
         path = new_save_path(folder, stem)
         return cls(SaveWriter(path, game, fsync=False))
 
     @classmethod
-    def resume(cls, path: Path, save: Any, game: Game) -> "_Autosave | None":
+    def resume(cls, path: Path, save: Any, game: Game) -> "_Autosave":
         from cthulhu.net.savewriter import SaveWriter
 
         return cls(SaveWriter.resume(path, save, game, fsync=False))
@@ -96,6 +101,24 @@ class _Autosave:
     def flush(self) -> None:
         self.writer.fsync = True
         self.writer.write()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def play_hint(path: Path) -> str:
+    import shlex
+
+    from cthulhu.net.savedir import save_name
+
+    return f"Carry the game on later with: cthulhu play --load {shlex.quote(save_name(path))}"
+
+
+def save_trouble_notice(reason: str | None) -> str:
+    """What the player reads when autosaving fails (`reason`) or works again (None)."""
+    if reason is None:
+        return "Autosave works again: the save holds every step."
+    return f"Autosave failed ({reason}); the game goes on and every move tries again."
 
 
 def load_game(path: str | Path) -> tuple[Game, Any]:
@@ -124,11 +147,12 @@ class LocalLink(QueuedUpdates):
         autosave: _Autosave | None = None,
     ) -> None:
         self.game = game
-        seats = {game.setup.seat_of(i) for i in range(_seat_count(game))}
+        seats = set(range(game.setup.players))
         self.bots = dict(bot_seats or {})
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
         self.seed: int | None = game.setup.seed
         self.autosave = autosave
+        self._save_trouble = False
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
 
@@ -189,9 +213,14 @@ class LocalLink(QueuedUpdates):
             return
         try:
             self.autosave.record(seat, cmd, self.game.state_hash())
-        except Exception as exc:  # a full disk must not end the game; say so once and stop saving
-            self.autosave = None
-            self._queue.put_nowait(Update(self._view(), notice=f"autosave stopped: {exc}"))
+        except Exception as exc:  # a full disk must not end the game: say so once, retry every step
+            if not self._save_trouble:
+                self._save_trouble = True
+                self._queue.put_nowait(Update(self._view(), notice=save_trouble_notice(str(exc))))
+            return
+        if self._save_trouble:
+            self._save_trouble = False
+            self._queue.put_nowait(Update(self._view(), notice=save_trouble_notice(None)))
 
     async def _run_bots(self) -> None:
         while self.game.outcome is None:
@@ -207,10 +236,15 @@ class LocalLink(QueuedUpdates):
     async def chat(self, text: str) -> None:
         await self._queue.put(Update(self._view(), chat=("you", text)))
 
+    @property
+    def comeback(self) -> str | None:
+        """One line for after the game closes: how to carry on."""
+        return play_hint(self.autosave.path) if self.autosave is not None and self.game.outcome is None else None
+
     async def save(self) -> str | None:
-        """Write the save now; the file name, or None when saves are not available."""
+        """Write the save now and return its file name."""
         if self.autosave is None:
-            return None
+            raise SaveUnavailable("This game is not being saved.")
         self.autosave.flush()
         return str(self.autosave.path)
 
@@ -222,15 +256,8 @@ class LocalLink(QueuedUpdates):
                     self.autosave.flush()
                 except Exception:
                     pass
+                self.autosave.close()
             await self._queue.put(None)
-
-
-def _seat_count(game: Game) -> int:
-    view = game.view(None)
-    for key in ("investigators", "mats"):
-        if isinstance(view.get(key), list) and view[key]:
-            return len(view[key])
-    return max(1, game.setup.players)
 
 
 def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
@@ -238,7 +265,7 @@ def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
         return {}
     from cthulhu.core.bots import make_bot
 
-    seats = sorted({game.setup.seat_of(i) for i in range(_seat_count(game))})
+    seats = list(range(game.setup.players))
     if bots >= len(seats):
         raise ValueError(f"{bots} bot(s) would leave no seat for a person ({len(seats)} seat(s) at this table)")
     kind = usable_bot(kind, game.setup.mode)
@@ -246,11 +273,7 @@ def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
 
 
 def usable_bot(kind: str, mode: str) -> str:
-    """`kind` if this build has it for `mode`, else the random bot (every mode has that)."""
-    from cthulhu.core.bots import make_bot
+    """`kind` if `mode` has such a bot, else the random bot (every mode has that)."""
+    from cthulhu.core import modes
 
-    try:
-        make_bot(kind, mode, 0)
-    except (ImportError, ValueError):
-        return "random"
-    return kind
+    return kind if kind in modes.get(mode).bot_kinds else "random"

@@ -9,23 +9,29 @@ thread, so nothing can deadlock (see DESIGN "Pitfalls").
 Hot-seat players at one terminal each get their own connection (one seat per
 connection is the protocol's rule); the first connection's updates drive the
 screen, the others only carry their seat's commands.
+
+A dropped connection is not the end: the screen keeps the last table, the
+status says the link is reconnecting (with the attempt), and the link keeps
+trying with its seat token for `RECONNECT_FOR` seconds, so a host restarted
+with `--load` finds everybody back by themselves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cthulhu.net.client import ConnectionTrouble, PeerSession
-from cthulhu.net.tokenfile import forget_token, read_token, write_token
+from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
+from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
-from .link import QueuedUpdates, Update
+from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
 
-RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0)
+WELCOME_TIMEOUT = 10.0
 
 
 class LinkError(Exception):
@@ -39,11 +45,18 @@ class _Conn:
     writer: asyncio.StreamWriter | None = None
     task: asyncio.Task | None = None
     welcomed: asyncio.Event = field(default_factory=asyncio.Event)
-    wanted_seat: int | None = None
+    up: bool = False  # welcomed on the current connection
+    was_up: bool = False  # welcomed at least once: a later drop is a reconnect, not a refusal
+    stored_token: bool = False  # the token came from this machine's seat store (may be stale)
 
 
 class NetLink(QueuedUpdates):
-    """A `TableLink` to a host at host:port (one connection per local seat)."""
+    """A `TableLink` to a host at host:port (one connection per local seat).
+
+    `store` (a `SeatStore`) remembers the seat token of every welcome and offers
+    it again the next time the same name joins the same address (or, hosting,
+    the same table), so the same command takes the seat back.
+    """
 
     def __init__(
         self,
@@ -56,8 +69,15 @@ class NetLink(QueuedUpdates):
         watch: bool = False,
         seed: int | None = None,
         embedded: "EmbeddedHost | None" = None,
-        chat: bool | None = None,
-        token_file: Path | None = None,
+        hosting: bool = False,
+        table: str | None = None,
+        token: str | None = None,
+        store: Any = None,
+        address: str | None = None,
+        label: str = "",
+        save_hint: str | None = None,
+        doors: tuple[str, ...] = (),
+        visitor: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -66,58 +86,91 @@ class NetLink(QueuedUpdates):
         self.watch = watch
         self.seed = seed
         self.embedded = embedded
-        self.chat_ok = embedded is None if chat is None else chat
+        self.hosting = embedded is not None and hosting
+        """This terminal's process hosts a table others join (`cthulhu host`)."""
+        self.chat_ok = embedded is None or hosting
         """Others may be at the table (a joined host, or ours with open seats): offer chat."""
-        self.token_file = token_file
-        """Where this (single) seat's token is kept between runs; see `cthulhu.net.tokenfile`."""
+        self.table = table  # hosting a loaded game: its table id, to find this terminal's own token
+        self.token = token
+        self.store = store
+        self.address = address or f"{host}:{port}"
+        """The address as the player typed it: what the seat store and the printed commands use."""
+        self.label = label
+        self.save_hint = save_hint  # hosting: how to carry the game on later
+        self.doors = doors  # hosting: how friends come in by `ssh` or a browser (`host --ssh/--web`)
+        self.visitor = visitor
+        """A visitor the host serves (`join --kiosk`): how they come back, in the door's words. Their
+        seat store is their own (one data folder per visitor and table), so its newest seat is theirs."""
         self.local_seats: frozenset[int] = frozenset()
         self._wanted = list(seats) if seats else [None]
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
-        self.bytes_in = 0
-        self._seats_seen: dict[int, tuple[str, str | None, bool]] = {}
+        self._last_view: dict[str, Any] = {}
+        self._status: str | None = None
+        self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
 
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:
+        self._loop = asyncio.get_running_loop()
+        if self.embedded is not None:
+            self.embedded.on_save_trouble = self._save_trouble
         for n, wanted in enumerate(self._wanted):
             name = self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
-            kept = read_token(self.token_file) if self.token_file is not None and not self.watch else None
-            session = PeerSession(name, code=self.code, seat=kept[0] if kept else wanted, token=kept[1] if kept else None, watch=self.watch)
-            conn = await self._open_conn(session, primary=n == 0)
-            if kept and conn.session.closed is not None and conn.session.closed.code == "bad_token":
-                forget_token(self.token_file)  # another table's token: sit down as a newcomer
-                conn = await self._open_conn(PeerSession(name, code=self.code, seat=wanted, watch=self.watch), primary=n == 0)
+            token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
+            conn = await self._open_conn(name, wanted, token, stored and token is not None)
+            if conn.session.closed is not None and conn.stored_token and conn.session.closed.code == "bad_token":
+                self._forget(token)  # a seat from another game at this address, or one since freed
+                conn = await self._open_conn(name, wanted, None, False)
             if conn.session.closed is not None:
                 raise LinkError(f"the host refused us: {conn.session.closed.reason}")
-        self.local_seats = frozenset(c.session.seat for c in self._conns if c.session.seat is not None)
-        view = self._conns[0].session.mirror.view or {}
+            if not conn.up:
+                raise LinkError(f"the host at {self.address} closed the connection before seating us")
+            self._conns.append(conn)
+        self._seat_local()
+        view = self._view()
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
-        where = "the table in this process" if self.embedded is not None else "the table"
-        return Update(view, notice=f"Joined {where} at {self.host}:{self.port}; your seat(s): {seats}.")
+        where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
+        back = " (your seat, kept on this machine)" if self._conns[0].stored_token and self.local_seats else ""
+        notice = f"Joined {where}; your seat(s): {seats}{back}."
+        if not self.local_seats and not self.watch:
+            notice = f"Joined {where}. Every seat is taken, so you are watching."
+        return Update(view, notice=notice)
 
-    async def _open_conn(self, session: PeerSession, primary: bool) -> _Conn:
-        conn = _Conn(session, wanted_seat=session.seat)
-        await self._connect(conn)
-        self._conns.append(conn)
-        conn.task = asyncio.create_task(self._read(conn, primary=primary))
+    def _stored_token(self, name: str) -> str | None:
+        if self.store is None or self.watch:
+            return None
         try:
-            await asyncio.wait_for(conn.welcomed.wait(), 10)
+            if self.hosting:
+                entry = self.store.find(name=name, table=self.table, hosting=True) if self.table else None
+            elif self.visitor is not None:
+                entry = next(iter(self.store.entries()), None)
+            else:
+                entry = self.store.find(name=name, address=self.address)
+        except OSError:
+            return None
+        return entry.token if entry is not None else None
+
+    async def _open_conn(self, name: str, wanted: int | None, token: str | None, stored: bool) -> _Conn:
+        session = PeerSession(name, code=self.code, seat=wanted, token=token, watch=self.watch)
+        conn = _Conn(session, stored_token=stored)
+        await self._connect(conn)
+        conn.task = asyncio.create_task(self._read(conn, primary=not self._conns))
+        try:
+            await asyncio.wait_for(conn.welcomed.wait(), WELCOME_TIMEOUT)
         except asyncio.TimeoutError:
-            raise LinkError(f"no welcome from {self.host}:{self.port}") from None
-        if session.closed is not None:  # refused: this connection is over
-            self._conns.remove(conn)
-            if conn.writer is not None:
-                conn.writer.close()
+            conn.task.cancel()
+            raise LinkError(f"no welcome from {self.address}") from None
         return conn
 
     async def _connect(self, conn: _Conn) -> None:
         try:
             conn.reader, conn.writer = await asyncio.open_connection(self.host, self.port)
+            await self._flush(conn)
         except OSError as exc:
-            raise LinkError(f"cannot reach {self.host}:{self.port}: {exc.strerror or exc}") from None
-        await self._flush(conn)
+            raise LinkError(f"cannot reach {self.address}: {exc.strerror or exc}") from None
 
     async def _flush(self, conn: _Conn) -> None:
         data = conn.session.data_to_send()
@@ -131,66 +184,119 @@ class NetLink(QueuedUpdates):
                 data = await conn.reader.read(65536) if conn.reader else b""
             except (OSError, asyncio.IncompleteReadError):
                 data = b""
-            if not data:
-                if self._closed or conn.session.closed is not None or conn.session.game_over is not None:
-                    conn.welcomed.set()
-                    return
-                if not await self._reconnect(conn, primary):
-                    return
+            if data:
+                try:
+                    messages = conn.session.receive_data(data)
+                except Exception as exc:  # the host's framing is broken: drop and reconnect
+                    if primary:
+                        self._put(notice=f"bad data from the host ({exc}); reconnecting")
+                    conn.writer.close()
+                    continue
+                try:
+                    await self._flush(conn)
+                except OSError:
+                    pass  # the read that follows sees the end of the connection
+                self._deliver(conn, messages, primary)
                 continue
-            self.bytes_in += len(data)
-            try:
-                messages = conn.session.receive_data(data)
-            except Exception as exc:  # the host's framing is broken: drop and reconnect
-                if primary:
-                    await self._queue.put(Update(self._view(), notice=f"bad data from the host ({exc}); reconnecting"))
+            conn.up = False
+            if conn.writer is not None:
                 conn.writer.close()
-                continue
-            await self._flush(conn)
-            self._deliver(conn, messages, primary)
+            if not await self._after_drop(conn, primary):
+                conn.welcomed.set()
+                return
+
+    async def _after_drop(self, conn: _Conn, primary: bool) -> bool:
+        """The connection ended: True to carry on reading a new one, False to stop."""
+        session = conn.session
+        if self._closed or session.game_over is not None or not conn.was_up:
+            return False  # done, or refused before we ever sat down (open() reports that)
+        refused = session.closed
+        if refused is not None and refused.code == "bad_token" and session.token:
+            # The host no longer keeps our seat (it was freed): come back as a new player.
+            self._forget(session.token)
+            session.token = None
+            if primary:
+                self._put(notice="The host gave your seat up while you were away; joining again as a new player.")
+        elif refused is not None:
+            if primary:
+                self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
+            return False
+        return await self._reconnect(conn, primary)
 
     def _deliver(self, conn: _Conn, messages: list[Any], primary: bool) -> None:
         session = conn.session
         for msg in messages:
             if isinstance(msg, Welcome):
+                back = conn.was_up
+                conn.up = conn.was_up = True
                 conn.welcomed.set()
-                if primary and self.token_file is not None and msg.token:
-                    write_token(self.token_file, msg.seat, msg.token)
+                self._seat_local()
+                self._remember(session, msg)
                 if primary:
-                    self._seat_news(msg.table)
-                if primary and self._queue_ready:
-                    self._queue.put_nowait(Update(self._view(), notice="connected to the table"))
+                    news = self._seat_news(msg.table)
+                    if back:
+                        self._status = None
+                        seat = "watching" if msg.seat is None else f"seat {msg.seat + 1}"
+                        self._put(notice=f"Back at the table ({seat}).", status=None)
+                        for line in news:
+                            self._put(notice=line)
+                    elif self._queue_ready:
+                        self._put(notice="connected to the table")
             elif isinstance(msg, Error) and msg.fatal:
-                conn.welcomed.set()
-                self._queue.put_nowait(Update(self._view(), rejected=f"the host closed the connection: {msg.reason}"))
+                conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
+            elif isinstance(msg, Error) and msg.code == "rate_limited":
+                self._put(notice=f"The host says: {msg.reason}")
             elif isinstance(msg, Rejected):
-                self._queue.put_nowait(Update(self._view(), rejected=msg.reason))
+                self._put(rejected=msg.reason)
             elif not primary:
                 continue
             elif isinstance(msg, Delta):
-                if not session.mirror.stale:
-                    self._queue.put_nowait(Update(self._view(), list(msg.events)))
-                else:
-                    self._queue.put_nowait(Update(self._view(), list(msg.events), notice="resynchronising with the host"))
+                self._put(list(msg.events), notice=None if not session.mirror.stale else "resynchronising with the host")
             elif isinstance(msg, Snapshot):
-                self._queue.put_nowait(Update(self._view()))
+                self._put()
             elif isinstance(msg, Chat):
-                self._queue.put_nowait(Update(self._view(), chat=(msg.name or "?", msg.text)))
+                self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
                 for news in self._seat_news(msg.table):
-                    self._queue.put_nowait(Update(self._view(), notice=news))
+                    self._put(notice=news)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._queue.put_nowait(Update(self._view(), notice=f"The host reveals the seed: {msg.seed}."))
+                self._put(notice=f"The host reveals the seed: {msg.seed}.")
             elif isinstance(msg, ConnectionTrouble):
-                self._queue.put_nowait(Update(self._view(), notice=f"a garbled message from the host: {msg.error}"))
+                self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., **fields: Any) -> None:
+        """Queue an update over the latest view; `status` (the link's own state line) stays unless given."""
+        if status is not ...:
+            self._status = status
+        self._queue.put_nowait(Update(self._view(), list(events or []), status=self._status, **fields))
+
+    def _seat_local(self) -> None:
+        self.local_seats = frozenset(c.session.seat for c in self._conns if c.session.seat is not None)
+
+    def _remember(self, session: PeerSession, welcome: Welcome) -> None:
+        if self.store is None or welcome.seat is None or not welcome.token:
+            return
+        try:
+            self.store.remember(
+                address=self.address, table=welcome.table.id, name=session.name, seat=welcome.seat, token=welcome.token, hosting=self.hosting
+            )
+        except OSError as exc:
+            self._put(notice=f"could not keep the seat token on this machine: {exc.strerror or exc}")
+
+    def _forget(self, token: str | None) -> None:
+        if self.store is not None and token:
+            try:
+                self.store.forget(token)
+            except OSError:
+                pass
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""
         first = not self._seats_seen
         news = []
         for s in table.seats:
-            now = (s.kind, s.name, s.connected)
+            now = (s.kind, s.name, s.connected, s.stand_in)
             before = self._seats_seen.get(s.seat)
             self._seats_seen[s.seat] = now
             if first or before == now or s.kind == "bot":
@@ -198,88 +304,160 @@ class NetLink(QueuedUpdates):
             who = s.name or "a player"
             if s.kind == "human" and s.connected:
                 news.append(f"{who} {'is back at' if before and before[1] == s.name else 'sits at'} seat {s.seat + 1}.")
-            elif s.kind == "human":
+            elif s.kind == "human" and s.stand_in:
+                news.append(f"{who} is away; a bot plays seat {s.seat + 1} until they are back.")
+            elif s.kind == "human" and (before is None or before[0] != "human" or before[2]):
+                # (lobby news coalesce: a quick join-and-leave may arrive as one change)
                 news.append(f"{who} left seat {s.seat + 1}; the seat waits for them.")
             elif s.kind == "open" and before is not None:
                 news.append(f"Seat {s.seat + 1} is open.")
         return news
 
+    def _save_trouble(self, reason: str | None) -> None:
+        """From the embedded host's thread: autosave failed (`reason`) or works again (None)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            notice = save_trouble_notice(reason)
+            loop.call_soon_threadsafe(lambda: self._put(notice=notice))
+
     def lobby_info(self) -> dict[str, Any]:
-        """What the table dialog shows: where to join, the code, and the host's latest seat list."""
+        """What the table dialog shows: where to join, the code, the host's latest seat list, how to come back."""
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
+            from cthulhu.net.invite import join_address
+
             bind = self.embedded.bind
-            address = f"{'THIS-MACHINE' if bind in ('0.0.0.0', '', '::') else bind}:{self.port}"
+            address = join_address(bind, self.port) if bind not in ("127.0.0.1", "localhost", "::1") else f"{bind}:{self.port}"
         else:
-            address = f"{self.host}:{self.port}"
-        return {
+            address = self.address
+        view = self._view()
+        info: dict[str, Any] = {
             "address": address,
             "code": self.code,
-            "hosting": self.embedded is not None,
+            "join": join_command(address, self.code),
+            "hosting": self.hosting,
             "local_seats": sorted(self.local_seats),
             "table": session.table if session is not None else None,
+            "step": view.get("step"),
+            "status": self._status,
         }
+        if session is not None and session.mirror.hash:
+            info["view_hash"] = session.mirror.hash
+        if self.hosting:
+            info["comeback"] = self.save_hint
+            info["doors"] = self.doors
+        elif self.visitor is not None:  # the loopback address and `cthulhu join` mean nothing to them
+            info["address"] = info["join"] = None
+            info["visitor"] = True
+            info["comeback"] = self.visitor
+        elif session is not None and session.token:
+            kept = f" (the seat token is kept in {self.store.path})" if self.store is not None else ""
+            info["comeback"] = f"run the same command again to take your seat back{kept}:\n  {join_command(self.address, self.code)}"
+            info["comeback_elsewhere"] = join_command(self.address, self.code, token=session.token)
+        return info
+
+    @property
+    def comeback(self) -> str | None:
+        """One line for after the game closes: how to carry on."""
+        session = self._conns[0].session if self._conns else None
+        if self.embedded is not None:
+            return self.save_hint if session is not None and session.game_over is None else None
+        if self.visitor is not None:
+            return self.visitor if session is not None and session.game_over is None else None
+        if session is not None and session.token and session.game_over is None:
+            return f"Your seat waits for you; come back with: {join_command(self.address, self.code)}"
+        return None
 
     @property
     def _queue_ready(self) -> bool:
         return bool(self.local_seats) or self.watch
 
     async def _reconnect(self, conn: _Conn, primary: bool) -> bool:
-        """Lost the host: try again with our seat token; tell the player what is going on."""
+        """Lost the host: try again with our seat token, with back-off, for `RECONNECT_FOR` seconds."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         if primary:
-            await self._queue.put(Update(self._view(), notice="Lost the connection to the host; reconnecting..."))
-        old = conn.session
-        for delay in RECONNECT_DELAYS:
+            self._put(notice=f"Lost the connection to the host at {self.address}; reconnecting (your seat is kept).")
+        for attempt, delay in enumerate(reconnect_delays(), 1):
+            if primary:
+                self._put(status=f"Connection lost: reconnecting to {self.address} (attempt {attempt})...")
             await asyncio.sleep(delay)
             if self._closed:
                 return False
-            conn.session = PeerSession(old.name, code=self.code, seat=old.seat, token=old.token, watch=self.watch)
+            conn.session.restart()
             try:
                 await self._connect(conn)
                 return True
             except LinkError:
-                continue
+                pass
+            if loop.time() - started >= RECONNECT_FOR:
+                break
         if primary:
-            await self._queue.put(Update(self._view(), rejected="the host is gone; your seat token could not reconnect"))
+            minutes = int(RECONNECT_FOR // 60)
+            self._put(rejected=f"gave up after {minutes} minutes: the host at {self.address} did not come back", status=f"No connection to {self.address} (gave up; q quits).")
         return False
 
     def _view(self) -> dict[str, Any]:
-        """The deciding local seat's view when it has one, else the first connection's."""
+        """The deciding local seat's view when it has one, else the first connection's; the last
+        one seen while a connection is down (the table stays on screen)."""
         views = {c.session.seat: c.session.mirror for c in self._conns}
         first = self._conns[0].session.mirror if self._conns else None
         prompt = first.prompt if first is not None else None
         if prompt is not None and prompt.get("seat") in views:
             mirror = views[prompt.get("seat")]
             if mirror.view is not None and not mirror.stale and mirror.seq == first.seq:
+                self._last_view = mirror.view
                 return mirror.view
-        return (first.view if first is not None else None) or {}
+        if first is not None and first.view is not None:
+            self._last_view = first.view
+        return self._last_view
 
     # -- the TableLink surface -------------------------------------------------
 
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         for conn in self._conns:
             if conn.session.seat == seat:
+                if not conn.up:
+                    self._put(rejected="not sent: the connection to the host is down (reconnecting)")
+                    return
                 conn.session.send_command(command, version)
                 try:
                     await self._flush(conn)
                 except OSError as exc:
-                    await self._queue.put(Update(self._view(), rejected=f"not sent, the connection is down: {exc}"))
+                    self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
-        await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
+        self._put(rejected=f"seat {seat + 1} is not played at this terminal")
 
     async def chat(self, text: str) -> None:
-        if self._conns:
+        if self._conns and self._conns[0].up:
             self._conns[0].session.chat(text)
             await self._flush(self._conns[0])
 
     async def save(self) -> str | None:
-        if self.embedded is not None:
-            return await self.embedded.save()
-        return None
+        if self.embedded is None:
+            raise SaveUnavailable("The host keeps the save of this game (ask them to press s).")
+        if self.embedded.writer is None:
+            raise SaveUnavailable("This game is not being saved (--no-save).")
+        return await self.embedded.save()
 
     @property
     def autosave(self) -> Any:
         return self.embedded.writer if self.embedded is not None else None
+
+    # -- the host's own table (hosting terminal only) -----------------------------
+
+    async def hand_to_bot(self, seat: int) -> None:
+        """Let a bot play an away player's seat until they come back."""
+        await self._host_call("hand_to_bot", seat)
+
+    async def free_seat(self, seat: int) -> None:
+        """Give an away player's seat up for a new joiner."""
+        await self._host_call("free_seat", seat)
+
+    async def _host_call(self, method: str, *args: Any) -> None:
+        if self.embedded is None:
+            raise ValueError("only the host can change the seats")
+        await self.embedded.call(method, *args)
 
     async def close(self) -> None:
         if self._closed:
@@ -318,6 +496,10 @@ class EmbeddedHost:
         bind: str = "127.0.0.1",
         port: int = 0,
         code: str | None = None,
+        players: list[Any] | None = None,
+        table_id: str | None = None,
+        away_bot: float | None = None,
+        limits: Any = None,
     ) -> None:
         self.game = game
         self.bots = bots or {}
@@ -326,8 +508,13 @@ class EmbeddedHost:
         self.bind = bind
         self.wanted_port = port
         self.code = code
+        self.players = players
+        self.table_id = table_id
+        self.away_bot = away_bot
+        self.limits = limits
         self.port: int | None = None
         self.host: Any = None
+        self.on_save_trouble: Any = None  # set by the link: autosave failed (reason) or works again (None)
         self.error: BaseException | None = None
         self._ready = threading.Event()
         self._token: Any = None
@@ -343,7 +530,18 @@ class EmbeddedHost:
             self._token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as scope:
                 self._scope = scope
-                self.host = Host(self.game, code=self.code, bots=self.bots, log=self.writer, bot_seed=self.bot_seed)
+                self.host = Host(
+                    self.game,
+                    code=self.code,
+                    bots=self.bots,
+                    log=self.writer,
+                    bot_seed=self.bot_seed,
+                    players=self.players,
+                    table_id=self.table_id,
+                    away_bot=self.away_bot,
+                    limits=self.limits,
+                    on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
+                )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
                     self._ready.set()
@@ -359,8 +557,25 @@ class EmbeddedHost:
         self._thread.start()
         await asyncio.to_thread(self._ready.wait, 10)
         if self.port is None:
-            raise LinkError(f"the embedded host did not start: {self.error!r}")
+            error = self.error
+            if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+                error = error.exceptions[0]
+            if isinstance(error, OSError):
+                raise LinkError(f"cannot listen on {self.bind}:{self.wanted_port}: {error.strerror or error}")
+            raise LinkError(f"the embedded host did not start: {error!r}")
         return self.port
+
+    async def call(self, method: str, *args: Any) -> Any:
+        """Run one of the host's own methods inside its trio thread (seat changes from the dialog)."""
+        import trio
+
+        if self._token is None or not self._thread.is_alive():
+            raise ValueError("the host is not running")
+
+        def in_trio() -> Any:
+            return trio.from_thread.run_sync(getattr(self.host, method), *args, trio_token=self._token)
+
+        return await asyncio.to_thread(in_trio)
 
     async def stop(self) -> None:
         """Cancel the host (its autosave is already on disk) and wait for the thread."""
@@ -372,6 +587,8 @@ class EmbeddedHost:
         if self._thread.is_alive():
             await asyncio.to_thread(self._thread.join, 5)
         await asyncio.to_thread(self._final_save)
+        if self.writer is not None:
+            self.writer.close()  # other processes may load the save now
 
     def _final_save(self) -> None:
         if self.writer is not None:
@@ -404,47 +621,146 @@ class EmbeddedHost:
         return self._thread.is_alive()
 
 
+def _writer_for(options: Any, game: Any, save: Any) -> Any:
+    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`."""
+    if options.no_save:
+        return None
+    from cthulhu.net.savedir import new_save_path
+    from cthulhu.net.savewriter import SaveWriter
+
+    if save is not None:
+        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False)
+    if options.save_to is not None:
+        return SaveWriter(options.save_to, game, fsync=False)
+    if options.saves_dir is not None:
+        setup = game.setup
+        prefix = "net-" if options.hosting else ""
+        return SaveWriter(new_save_path(options.saves_dir, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False)
+    return None
+
+
+def _limits(options: Any) -> Any:
+    """The host's limits; room on loopback for the visitors of `host --ssh/--web`, if any."""
+    if not options.door_visitors:
+        return None
+    from cthulhu.net.limits import Limits
+
+    return Limits().but(door_visitors=options.door_visitors)
+
+
+def _label(options: Any, humans: list[int], bots: int) -> str:
+    if options.hosting:
+        return "hosting"
+    if len(humans) <= 1 and not bots:
+        return "solo"
+    return f"{len(humans)} here, {bots} bot(s)"
+
+
 async def embedded_link(options: Any) -> NetLink:
-    """`cthulhu play`: a host in this process on a loopback port, and this terminal's seats joined to it."""
+    """`cthulhu play` and `cthulhu host`: a host in this process, and this terminal's seats joined to it.
+
+    Hosting (`options.hosting`), the other seats stay open for `cthulhu join`, a
+    loaded game's seats wait for their owners' tokens, and this terminal's own
+    seat token is kept in the seat store like any joiner's."""
     from cthulhu.core import Game
+    from cthulhu.net.invite import new_table_id
 
-    writer = None
+    from .link import load_game, usable_bot
+
+    save = None
     if options.load is not None:
-        from .link import load_game
-
         game, save = load_game(options.load)
-        try:
-            from cthulhu.net.savewriter import SaveWriter
-
-            writer = SaveWriter.resume(Path(options.load), save, game, fsync=False)
-        except ImportError:
-            writer = None
     else:
-        setup = options.setup()
-        game = Game.new(setup)
-        if options.saves_dir is not None:
-            try:
-                from cthulhu.net.savedir import new_save_path
-                from cthulhu.net.savewriter import SaveWriter
-
-                writer = SaveWriter(new_save_path(options.saves_dir, f"{setup.mode}-{setup.seed}"), game, fsync=False)
-            except ImportError:
-                writer = None
+        game = Game.new(options.setup())
+    writer = _writer_for(options, game, save)
     seats = game.setup.players
-    from .link import usable_bot
-
     kind = usable_bot(options.bot_kind, game.setup.mode)
     bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
     humans = [s for s in range(seats) if s not in bot_seats]
-    if options.remote_seats:  # hosting for a LAN: the last humans' seats stay open for others to join
-        humans = humans[: max(1, len(humans) - options.remote_seats)]
+    players = None
+    table_id = None
+    store = None
+    if options.hosting:
+        from cthulhu.net.seatstore import SeatStore
+
+        store = SeatStore()
+        table_id = options.table_id or (save.header.table if save is not None else None) or new_table_id()
+        if writer is not None:
+            writer.table = table_id
+            if save is not None and save.header.table is None:
+                writer.write()  # the table keeps this id (and so its code) from now on
+        if save is not None:
+            players = list(save.header.players)
+            records = {r.seat: r for r in players}
+            humans = [s for s in range(seats) if s not in bot_seats and not getattr(records.get(s), "bot", None)]
+            mine = store.find(name=options.name, table=table_id, hosting=True)
+            if mine is None and humans:  # no token of ours here: this terminal takes the first person's seat
+                players = [r for r in players if r.seat != humans[0]]
+            humans = [mine.seat] if mine is not None else humans[:1]
+        else:
+            humans = humans[: max(1, len(humans) - options.remote_seats)] if options.remote_seats else humans[:1]
     bind = options.host_bind or "127.0.0.1"
-    embedded = EmbeddedHost(game, bots=bot_seats, writer=writer, bot_seed=game.setup.seed, bind=bind, port=options.host_port, code=options.code)
-    port = await embedded.start()
-    return NetLink("127.0.0.1" if bind in ("0.0.0.0", "") else bind, port, name=options.name, code=options.code, seats=humans, seed=game.setup.seed, embedded=embedded, chat=bool(options.remote_seats))
+    embedded = EmbeddedHost(
+        game,
+        bots=bot_seats,
+        writer=writer,
+        bot_seed=game.setup.seed,
+        bind=bind,
+        port=options.host_port,
+        code=options.code,
+        players=players,
+        table_id=table_id,
+        away_bot=options.away_bot,
+        limits=_limits(options),
+    )
+    try:
+        port = await embedded.start()
+    except BaseException:
+        if writer is not None:
+            writer.close()
+            if save is None:  # a game that never started leaves no save behind
+                Path(writer.path).unlink(missing_ok=True)
+        raise
+    save_hint = None
+    if writer is not None:
+        from cthulhu.net.savedir import save_name
+
+        command = "host" if options.hosting else "play"
+        save_hint = f"Carry the game on later with: cthulhu {command} --load {shlex.quote(save_name(writer.path))}"
+    link = NetLink(
+        "127.0.0.1" if bind in ("0.0.0.0", "", "::") else bind,
+        port,
+        name=options.name,
+        code=options.code,
+        seats=humans,
+        seed=game.setup.seed,
+        embedded=embedded,
+        hosting=options.hosting,
+        table=table_id,
+        store=store,
+        label=_label(options, humans, len(bot_seats)),
+        save_hint=save_hint,
+        doors=options.doors,
+    )
+    return link
 
 
 def join_link(options: Any) -> NetLink:
-    """`cthulhu join`: this terminal as a peer of a host elsewhere (reconnects with its seat token)."""
+    """`cthulhu join`: this terminal as a peer of a host elsewhere (comes back with its seat token)."""
+    from cthulhu.net.seatstore import SeatStore
+
     host, port = options.join
-    return NetLink(host, port, name=options.name, code=options.code, seats=[options.join_seat], watch=options.watch, token_file=options.token_file)
+    address = options.join_address or (f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+    return NetLink(
+        host,
+        port,
+        name=options.name,
+        code=options.code,
+        seats=[options.join_seat],
+        watch=options.watch,
+        token=options.token,
+        store=SeatStore(),
+        address=address,
+        label="visiting" if options.kiosk else f"joined {address}",
+        visitor=(options.kiosk_comeback or "") if options.kiosk else None,
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
@@ -23,6 +23,7 @@ def random_seed() -> int:
 @dataclass(frozen=True)
 class PlayOptions:
     mode: str = "main"
+    difficulty: str | None = None  # Shamblers only; None: the content's default level
     seed: int | None = None
     episode: str | None = None
     elder_one: str | None = None
@@ -38,16 +39,28 @@ class PlayOptions:
     local: bool = False  # play in this process without the embedded host (no sockets)
     name: str = "you"
     code: str | None = None  # table code a host asks for / a peer presents
+    save_to: Path | None = None  # `--save FILE`: autosave here instead of a new file in saves_dir
+    no_save: bool = False  # `--no-save`: keep the game in memory only
+    host_table: bool = False  # `cthulhu host`: this terminal plays one seat, the others join over the network
     host_bind: str | None = None  # hosting: listen here (default loopback only)
     host_port: int = 0
-    remote_seats: int = 0  # hosting: seats left open for players on other terminals
+    remote_seats: int = 0  # hosting a new game: seats left open for players on other terminals
+    table_id: str | None = None  # hosting: the table's id (a loaded game keeps the one in its save)
+    away_bot: float | None = None  # hosting: hand a seat away this many seconds to a bot
     join: tuple[str, int] | None = None  # joining: the host's address
+    join_address: str | None = None  # joining: that address as the player typed it
     join_seat: int | None = None
+    token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
-    token_file: Path | None = None  # joining: keep this seat's token here, and reclaim the seat with it
-    kiosk: bool = False  # a front end the host serves (SSH, browser): this table only, no title, no files
+    kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
+    kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
     doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)
-    extra: dict = field(default_factory=dict)
+    door_visitors: int = 0  # hosting: visitors those doors may connect at once, all from loopback
+
+    @property
+    def hosting(self) -> bool:
+        """A table others join: `cthulhu host`, or any game started with seats left open for them."""
+        return self.host_table or self.remote_seats > 0
 
     def with_(self, **changes) -> "PlayOptions":
         return replace(self, **changes)
@@ -63,4 +76,5 @@ class PlayOptions:
             elder_one=self.elder_one,
             investigators=list(self.investigators),
             players=max(1, self.players + self.bots),
+            difficulty=self.difficulty,
         )

@@ -145,7 +145,9 @@ class ReplayLink(QueuedUpdates):
         return None
 
     async def save(self) -> str | None:
-        return None
+        from .link import SaveUnavailable
+
+        raise SaveUnavailable("A replay is only watched; the save file is never changed.")
 
     async def close(self) -> None:
         if not self._closed:

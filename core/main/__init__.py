@@ -1,1 +1,67 @@
 """The main game (seed 001): investigators against a ritual and its Elder One."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..game import Game
+from ..modes import Mode
+from ..setup import Setup
+from .content import MainContent, load_main
+from .events import MainEvent
+from .heuristic import HeuristicBot
+from .prompts import PROMPTS
+from .rules import MainRules, resolve_setup
+from .state import MainState
+from .view import MainView
+
+
+def _summary(game: Game) -> dict[str, str | int | bool | None]:
+    view: MainView = game.view(None)  # type: ignore[assignment]
+    return {
+        "turn": view["turn"],
+        "phase": view["phase"],
+        "elder_one_summoned": view["elder_one"]["summoned"],
+        "episode": view["episode"]["name"],
+        "elder_one": view["elder_one"]["name"],
+    }
+
+
+def _coverage(content: Any, setup: Setup) -> dict[str, list[str]] | None:
+    from ..sim import coverage_entries
+
+    main: MainContent = content.main
+    try:
+        episode, elder_one, _ = resolve_setup(setup, main)
+    except ValueError:
+        return None  # every game will fail the same way and be reported as an error
+    return coverage_entries(main, episode, elder_one)
+
+
+def _scramble(state: MainState) -> None:
+    state.mythos_deck.reverse()
+    state.discovery_deck.reverse()
+    state.rng.seed ^= 0x5EC12E7
+    state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
+
+
+def _describe(main: MainContent) -> str:
+    return (f"{len(main.episodes)} episode(s), {len(main.investigators)} investigator(s), "
+            f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)")
+
+
+MODE = Mode(
+    name="main",
+    title="Main game",
+    rules=MainRules,
+    view=MainView,
+    events=MainEvent,
+    prompts=PROMPTS,
+    content=load_main,
+    bots={"heuristic": HeuristicBot},
+    summary=_summary,
+    coverage=_coverage,
+    scramble=_scramble,
+    choices=frozenset({"episode", "elder_one", "investigators"}),
+    describe=_describe,
+)

@@ -8,14 +8,17 @@ space that does not exist, a map that is not connected) are checked here too.
 from __future__ import annotations
 
 from collections import deque
-from typing import Annotated, Literal
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing_extensions import TypedDict
 
 from ..content import describe_validation
 from ..errors import ContentError
 
 GateColor = Literal["red", "yellow", "blue"]
+M = TypeVar("M", bound=BaseModel)
 FACE_SYMBOLS = ("success", "tentacle", "elder")
 
 
@@ -63,7 +66,7 @@ class SkillLevel(Strict):
 class Skill(Strict):
     name: str
     common: bool
-    levels: list[SkillLevel] = Field(min_length=4, max_length=4)
+    levels: list[SkillLevel] = Field(min_length=1, max_length=6)  # exactly `rules.skill_cap`, checked below
 
 
 class Investigator(Strict):
@@ -393,12 +396,20 @@ class Episode(Strict):
 
 
 class Rules(Strict):
+    """Table-wide numbers of the main game (`main/rules.toml`)."""
+
     actions: int = Field(ge=1, le=5)
     run: int = Field(ge=1, le=6)
     rest: int = Field(ge=1, le=6)
     fire_tokens: int = Field(ge=0, le=20)
     wound_tokens: int = Field(ge=0, le=60)
     seats_max: int = Field(ge=1, le=5)
+    dice: int = Field(ge=1, le=6)
+    summoning_symbols: int = Field(ge=1, le=16)
+    skill_cap: int = Field(ge=1, le=6)
+    insanity_cards: int = Field(ge=1, le=40)
+    default_elder_one: str
+    default_investigators: int = Field(ge=1, le=5)
 
 
 class MainContent(Strict):
@@ -419,7 +430,7 @@ class MainContent(Strict):
 COLORS = ("red", "yellow", "blue")
 
 
-def walk_ops(ops: list, path: str):
+def walk_ops(ops: Sequence[Op], path: str) -> Iterator[tuple[str, Op]]:
     """Yield (path, op) for every op, nested ones included."""
     for n, op in enumerate(ops):
         here = f"{path}.{n}"
@@ -432,8 +443,17 @@ def walk_ops(ops: list, path: str):
                 yield from walk_ops(choice.ops, f"{here}.options.{m}.ops")
 
 
-def check_ops(where: str, path: str, ops: list, *, enemies: dict, tokens: dict, spaces: set[str] | None,
-              card_names: set[str], discovery: bool = False, stage: bool = False) -> list[str]:
+class Refs(TypedDict):
+    """What effects may name: the content's enemies and tokens, the places of a map, card halves."""
+
+    enemies: dict[str, Enemy]
+    tokens: dict[str, Token]
+    spaces: set[str] | None
+    card_names: set[str]
+
+
+def check_ops(where: str, path: str, ops: Sequence[Op], *, enemies: dict[str, Enemy], tokens: dict[str, Token],
+              spaces: set[str] | None, card_names: set[str], discovery: bool = False, stage: bool = False) -> list[str]:
     """Cross references inside effects: enemies, tokens, places, card names, and ops out of place."""
     out = []
     for at, op in walk_ops(ops, path):
@@ -520,18 +540,18 @@ def _check_episode(eid: str, ep: Episode, enemies: dict[str, Enemy]) -> list[str
     return out
 
 
-def load_main(docs: dict[str, dict]) -> MainContent:
+def load_main(docs: dict[str, dict[str, Any]]) -> MainContent:
     """Validate the `main/` folder; raise ContentError naming file, entry and field."""
     problems: list[str] = []
 
-    def one(path: str, model: type[BaseModel], data: dict, entry: str = ""):
+    def one(path: str, model: type[M], data: dict[str, Any], entry: str = "") -> M | None:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
             problems.extend(describe_validation(path, entry, exc))
             return None
 
-    def table(path: str, model: type[BaseModel]) -> dict:
+    def table(path: str, model: type[M]) -> dict[str, M]:
         doc = docs.get(path)
         if doc is None:
             problems.append(f"{path}: missing")
@@ -546,7 +566,7 @@ def load_main(docs: dict[str, dict]) -> MainContent:
                 out[key] = item
         return out
 
-    def folder(prefix: str, model: type[BaseModel]) -> dict:
+    def folder(prefix: str, model: type[M]) -> dict[str, M]:
         out = {}
         for path, doc in sorted(docs.items()):
             if path.startswith(prefix):
@@ -567,23 +587,29 @@ def load_main(docs: dict[str, dict]) -> MainContent:
     elder_ones = folder("main/elder_ones/", ElderOne)
     insanity = table("main/insanity.toml", Insanity)
     tokens = table("main/tokens.toml", Token)
-    if insanity and len(insanity) != 12:
-        problems.append(f"main/insanity.toml: needs 12 insanity cards, has {len(insanity)}")
+    if rules is not None:
+        if insanity and len(insanity) != rules.insanity_cards:
+            problems.append(f"main/insanity.toml: needs {rules.insanity_cards} insanity cards (rules.insanity_cards), has {len(insanity)}")
+        for sid, skill in skills.items():
+            if len(skill.levels) != rules.skill_cap:
+                problems.append(f"main/skills.toml: {sid}.levels: needs {rules.skill_cap} levels (rules.skill_cap), has {len(skill.levels)}")
+        if elder_ones and rules.default_elder_one not in elder_ones:
+            problems.append(f"main/rules.toml: default_elder_one: no Elder One {rules.default_elder_one!r}")
     card_names = {h.name for ep in episodes.values() for d in ep.discovery for h in (d.left, d.right) if h is not None}
     for eid, ep in episodes.items():
         where = f"main/episodes/{eid}.toml"
         spaces = {sp.id for t in ep.map.tiles for sp in t.spaces}
-        refs = dict(enemies=enemies, tokens=tokens, spaces=spaces, card_names=card_names)
+        refs: Refs = {"enemies": enemies, "tokens": tokens, "spaces": spaces, "card_names": card_names}
         problems.extend(check_ops(where, "on_advance", ep.on_advance, **refs))
         for n, card in enumerate(ep.mythos):
             problems.extend(check_ops(where, f"mythos.{n}.effect", card.effect, **refs))
             for m, line in enumerate(card.summons):
                 if line.enemy != "minion" and line.enemy not in enemies:
                     problems.append(f"{where}: mythos.{n}.summons.{m}.enemy: no enemy {line.enemy!r}")
-        for n, card in enumerate(ep.discovery):
-            problems.extend(check_ops(where, f"discovery.{n}.effect", card.effect, discovery=True, **refs))
+        for n, found in enumerate(ep.discovery):
+            problems.extend(check_ops(where, f"discovery.{n}.effect", found.effect, discovery=True, **refs))
             for side in ("left", "right"):
-                half = getattr(card, side)
+                half = getattr(found, side)
                 if half is not None and half.skill is not None and half.skill not in skills:
                     problems.append(f"{where}: discovery.{n}.{side}.skill: no skill {half.skill!r}")
                 if half is not None and half.kind == "companion" and half.health is None:
@@ -604,14 +630,14 @@ def load_main(docs: dict[str, dict]) -> MainContent:
                     problems.append(f"{where}: map.tokens.{sp}: no token {tok!r}")
     for oid, eo in elder_ones.items():
         where = f"main/elder_ones/{oid}.toml"
-        refs = dict(enemies=enemies, tokens=tokens, spaces=None, card_names=card_names)
+        eo_refs: Refs = {"enemies": enemies, "tokens": tokens, "spaces": None, "card_names": card_names}
         if eo.minion not in enemies:
             problems.append(f"{where}: minion: no enemy {eo.minion!r}")
         if eo.first_red >= eo.track:
             problems.append(f"{where}: first_red: must come before the last space ({eo.track})")
         for n, st in enumerate(eo.stages):
             for part in ("reveal", "on_advance", "end_of_turn"):
-                problems.extend(check_ops(where, f"stages.{n}.{part}", getattr(st, part), stage=True, **refs))
+                problems.extend(check_ops(where, f"stages.{n}.{part}", getattr(st, part), stage=True, **eo_refs))
             if n == 0 and st.health is not None:
                 problems.append(f"{where}: stages.0.health: Stage 1 cannot be wounded")
             if n > 0 and st.health is None:
@@ -619,12 +645,12 @@ def load_main(docs: dict[str, dict]) -> MainContent:
         if not any(isinstance(op, PlaceElderOp) for _, op in walk_ops(eo.stages[1].reveal, "")):
             problems.append(f"{where}: stages.1.reveal: Stage 2 must place the Elder One (place_elder)")
         for n, card in enumerate(eo.mythos):
-            problems.extend(check_ops(where, f"mythos.{n}.effect", card.effect, **refs))
+            problems.extend(check_ops(where, f"mythos.{n}.effect", card.effect, **eo_refs))
             for m, line in enumerate(card.summons):
                 if line.enemy != "minion" and line.enemy not in enemies:
                     problems.append(f"{where}: mythos.{n}.summons.{m}.enemy: no enemy {line.enemy!r}")
-    for iid, card in insanity.items():
-        problems.extend(check_ops("main/insanity.toml", f"{iid}.activate", card.activate, enemies=enemies, tokens=tokens, spaces=None, card_names=card_names))
+    for iid, madness in insanity.items():
+        problems.extend(check_ops("main/insanity.toml", f"{iid}.activate", madness.activate, enemies=enemies, tokens=tokens, spaces=None, card_names=card_names))
     for iid, inv in investigators.items():
         for i, sk in enumerate(inv.skills):
             if sk not in skills:

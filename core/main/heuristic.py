@@ -10,44 +10,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..command import Command
-from ..game import Game
+from ..bots import ViewBot
+from ..command import PromptWire
+from .view import EnemyView, InvestigatorView, MainView
 from ..rng import Rng
 from .board import distances
 
-EXPECTED_HITS = {"standard": 0.5, "bonus": 0.5}
-
-
-def json_key(command: dict[str, Any]) -> tuple:
+def json_key(command: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in command.items()))
 
 
-class HeuristicBot:
+def prompt_of(view: MainView) -> PromptWire:
+    prompt = view["prompt"]
+    if prompt is None:
+        raise ValueError("nothing to decide in this view")
+    return prompt
+
+
+class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)
 
-    def choose(self, game: Game, seat: int) -> Command:
-        return Command.from_wire(self.choose_view(game.view(seat)))
-
     # ------------------------------------------------------------------ reading the table
 
-    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
-        prompt = view["prompt"]
+    def choose_view(self, view: MainView) -> dict[str, Any]:
+        prompt = prompt_of(view)
         options = [o["command"] for o in prompt["options"]]
-        me = view["investigators"][prompt["actor"]] if prompt.get("actor") is not None else None
+        actor = prompt["actor"]
+        me = view["investigators"][actor] if actor is not None else None
         pick = getattr(self, "on_" + prompt["kind"], None)
         choice = pick(view, me, options) if pick is not None and me is not None else None
         return choice if choice is not None else options[0]
 
     @staticmethod
-    def by_kind(options: list[dict], kind: str) -> list[dict]:
+    def by_kind(options: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
         return [o for o in options if o["kind"] == kind]
 
     @staticmethod
-    def enemies_at(view: dict, space: str) -> list[dict]:
+    def enemies_at(view: MainView, space: str) -> list[EnemyView]:
         return [e for e in view["enemies"] if e["space"] == space]
 
-    def goals(self, view: dict, me: dict) -> set[str]:
+    def goals(self, view: MainView, me: InvestigatorView) -> set[str]:
         """Spaces where ritual work can be done (or the Elder One, once it can be hurt)."""
         if view["ritual"]["disrupted"]:
             return {e["space"] for e in view["enemies"] if e["kind"] == "elder_one"}
@@ -69,12 +72,12 @@ class HeuristicBot:
                 out.add(sp)
         return out
 
-    def danger(self, me: dict) -> bool:
+    def danger(self, me: InvestigatorView) -> bool:
         return me["wounds"] >= me["health"] - 3 or me["sanity"] >= me["skull"] - 2
 
     # ------------------------------------------------------------------ decisions
 
-    def on_action(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_action(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         here = me["space"]
         hurt = self.danger(me)
         enemies_here = self.enemies_at(view, here)
@@ -84,9 +87,9 @@ class HeuristicBot:
         dousing = [o for o in episode if view["episode"]["actions"][o["action"]]["requires"]["fire_here"]]
         attacks = self.by_kind(options, "attack")
         targets = {e["id"]: e for e in view["enemies"]}
-        expected = (3 + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5
+        dice = {json_key(o["command"]): o["data"].get("dice", 0) for o in prompt_of(view)["options"]}
         for o in attacks:
-            target = targets.get(o.get("target"))
+            target = targets.get(o.get("target") or "")
             if target is not None and target["kind"] == "elder_one":
                 return o  # it follows wherever we run: the only way out is through
         if useful and not (enemies_here and hurt):
@@ -99,6 +102,8 @@ class HeuristicBot:
         )
         if spread and not hurt:
             return spread[0]
+        # Expected successes: half the dice (skills' bonus dice as the view shows them).
+        expected = (dice[json_key(killable[0][1])] + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5 if killable else 0.0
         if killable and killable[0][0] <= expected + 0.5 and not hurt:
             return killable[0][1]
         if enemies_here:
@@ -122,7 +127,7 @@ class HeuristicBot:
             return rest[0]
         return {"kind": "end_actions"}
 
-    def on_run(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_run(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         adj = view["episode"]["adjacent"]
         here = me["space"]
         goals = set() if self.danger(me) else self.goals(view, me)
@@ -132,7 +137,7 @@ class HeuristicBot:
             return {"kind": "stop"}
         fire = view["fire"]
 
-        def cost(o: dict) -> tuple:
+        def cost(o: dict[str, Any]) -> tuple[int, int, int, str]:
             to = o["to"]
             far = min(distances(adj, to).get(g, 99) for g in goals) if goals else 0
             return (far, fire.get(to, 0), len(self.enemies_at(view, to)), to)
@@ -145,12 +150,12 @@ class HeuristicBot:
                 return {"kind": "stop"}
         return best
 
-    def on_reroll(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_reroll(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Reroll dice that hurt (or fail to help) while a free reroll or spare stress allows."""
         roll = view["last_roll"]
         if roll is None:
             return None
-        labels = {json_key(o["command"]): o["label"] for o in view["prompt"]["options"]}
+        data = {json_key(o["command"]): o["data"] for o in prompt_of(view)["options"]}
         spare = me["stress"] < me["stress_max"] - 1  # bank the last point of stress
         for o in self.by_kind(options, "reroll"):
             face = roll["dice"][o["die"]][1]
@@ -159,25 +164,25 @@ class HeuristicBot:
                 bad = "success" not in symbols or "tentacle" in symbols
             else:
                 bad = "success" in symbols or "tentacle" in symbols
-            if bad and (spare or "free" in labels[json_key(o)]):
+            if bad and (spare or data[json_key(o)]["stress"] == 0):
                 return o
         return {"kind": "keep"}
 
-    def on_assign_hit(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_assign_hit(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         targets = {e["id"]: e for e in view["enemies"]}
         return min(options, key=lambda o: targets[o["target"]]["health"] - targets[o["target"]]["wounds"])
 
-    def on_rest(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_rest(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         if me["stress"] >= me["stress_max"] - 1 and me["wounds"] < me["health"] - 2:
             return max(options, key=lambda o: o["stress"])
         return max(options, key=lambda o: o["wounds"])
 
-    def on_wound_to(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_wound_to(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         companions = [o for o in options if o["card"] is not None]
         return companions[0] if companions else None
 
-    def on_choose(self, view: dict, me: dict, options: list[dict]) -> dict | None:
-        labels = [o["label"] for o in view["prompt"]["options"]]
+    def on_choose(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
+        labels = [o["data"]["text"] for o in prompt_of(view)["options"]]
         if me["stress"] >= me["stress_max"] - 1 or self.danger(me):
             # Hurt: prefer a choice that costs nothing we can see.
             for o, label in zip(options, labels):
@@ -185,5 +190,5 @@ class HeuristicBot:
                     return o
         return options[0]
 
-    def on_trade(self, view: dict, me: dict, options: list[dict]) -> dict | None:
+    def on_trade(self, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
         return {"kind": "done"}

@@ -10,16 +10,19 @@ from ..rng import Rng
 from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
+from .prompts import option_data
+from .tasks import Pending
+from .view import MainView
 from .state import Figure, Investigator, MainState
 from .view import build_view
 
-DEFAULT_INVESTIGATORS = 2
 
 
 def _main(content: Any) -> MainContent:
-    if content is None or content.main is None:
+    if content is None:
         raise ContentError(["main/: no main-game content loaded"])
-    return content.main
+    part: MainContent = content.part("main")
+    return part
 
 
 def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
@@ -29,10 +32,10 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
         raise ValueError(f"unknown episode {episode!r}; choose from {', '.join(sorted(c.episodes))}")
     if not c.elder_ones:
         raise ValueError("the content has no Elder One")
-    elder = setup.elder_one or ("hastur" if "hastur" in c.elder_ones else sorted(c.elder_ones)[0])
+    elder = setup.elder_one or c.rules.default_elder_one
     if elder not in c.elder_ones:
         raise ValueError(f"unknown Elder One {elder!r}; choose from {', '.join(sorted(c.elder_ones))}")
-    investigators = list(setup.investigators) or sorted(c.investigators)[:max(DEFAULT_INVESTIGATORS, setup.players)]
+    investigators = list(setup.investigators) or sorted(c.investigators)[: max(c.rules.default_investigators, setup.players)]
     for iid in investigators:
         if iid not in c.investigators:
             raise ValueError(f"unknown investigator {iid!r}; choose from {', '.join(sorted(c.investigators))}")
@@ -40,6 +43,11 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
         raise ValueError("each investigator can sit at the table only once")
     if not 1 <= len(investigators) <= c.rules.seats_max:
         raise ValueError(f"play with 1 to {c.rules.seats_max} investigators")
+    if setup.players == 1 and len(investigators) < 2:
+        raise ValueError("a one-player game needs 2 investigators: you play both, taking turns")
+    seated = {setup.seat_of(n) for n in range(len(investigators))}
+    if len(seated) < setup.players:
+        raise ValueError(f"every player needs an investigator: {setup.players} players, {len(investigators)} investigator(s) seated")
     return episode, elder, investigators
 
 
@@ -51,8 +59,8 @@ class MainRules:
     def __init__(self) -> None:
         self.c: MainContent | None = None
         self.adj: dict[str, list[str]] = {}
-        self._prompt: tuple[dict[str, Any], Prompt] | None = None
-        self.memo: dict = {}
+        self._prompt: tuple[Pending, Prompt] | None = None
+        self.memo: dict[Any, Any] = {}
 
     def bind(self, content: Any, episode: str) -> None:
         self.c = _main(content)
@@ -126,12 +134,14 @@ class MainRules:
         cached = self._prompt
         if cached is not None and cached[0] is p:
             return cached[1]
+        kind, engine = p["kind"], self.engine(state)
         prompt = Prompt(
             seat=p["seat"],
-            kind=p["kind"],
+            kind=kind,
             text=p["text"],
-            options=[Option(cmd, label) for cmd, label in p["options"]],
+            options=[Option(cmd, label, None) for cmd, label in p["options"]],
             actor=p["inv"],
+            describe=lambda cmd: option_data(engine, kind, cmd),
         )
         self._prompt = (p, prompt)
         return prompt
@@ -139,7 +149,7 @@ class MainRules:
     def resolve(self, state: MainState, command: Command) -> list[Event]:
         return self.engine(state).answer(command)
 
-    def view(self, state: MainState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: MainState, seat: int | None) -> MainView:
         assert self.c is not None
         return build_view(state, self.c, self.adj, seat, self.memo)
 

@@ -7,6 +7,10 @@ from typing import Any
 
 from ..command import Command
 from ..rng import Rng
+from .tasks import HeldCard, Pending, Roll, Task, _copy, canonical_task, task_from_canonical
+
+
+ELDER = "elder_one"  # the Elder One's figure kind (and id)
 
 
 @dataclass(slots=True)
@@ -26,8 +30,7 @@ class Investigator:
     cause: str | None = None  # "killed" or "madness"
     insanity: str | None = None  # the insanity card dealt face up
     tokens: dict[str, int] = field(default_factory=dict)
-    # Claimed Discovery halves: {"card": index, "side": "left"|"right", "wounds": n}.
-    cards: list[dict[str, Any]] = field(default_factory=list)
+    cards: list[HeldCard] = field(default_factory=list)  # claimed Discovery halves
     kept: list[str] = field(default_factory=list)  # Mythos cards kept by an insanity
 
 
@@ -54,12 +57,11 @@ class MainState:
     active: int = 0
     phase: str = "setup"
     actions_left: int = 0
-    stack: list[dict[str, Any]] = field(default_factory=list)
-    # The decision being waited for: kind, inv, seat, text, options [(Command, label)].
-    pending: dict[str, Any] | None = None
+    stack: list[Task] = field(default_factory=list)
+    pending: Pending | None = None  # the decision being waited for
     result: str | None = None
     cause: str | None = None
-    last_roll: dict[str, Any] | None = None
+    last_roll: Roll | None = None
     figure_serial: int = 0
     # Decks hold card ids ("eo:N" for the Elder One's Mythos cards, "ep:N" for the episode's,
     # plain "N" for Discovery cards). Their order is secret; views show counts.
@@ -91,6 +93,7 @@ class MainState:
         data["rng"] = self.rng.canonical()
         data["investigators"] = [{k: _copy(getattr(i, k)) for k in _INV} for i in self.investigators]
         data["figures"] = [{"id": f.id, "kind": f.kind, "space": f.space, "wounds": f.wounds} for f in self.figures]
+        data["stack"] = [canonical_task(t) for t in self.stack]
         data["pending"] = None
         if self.pending is not None:
             p = self.pending
@@ -106,7 +109,9 @@ class MainState:
         pending = data.pop("pending")
         if pending is not None:
             pending["options"] = [(Command.from_wire(c), label) for c, label in pending["options"]]
+        stack = [task_from_canonical(t) for t in data.pop("stack")]
         return cls(
+            stack=stack,
             rng=Rng.from_canonical(data.pop("rng")),
             investigators=[Investigator(**i) for i in data.pop("investigators")],
             figures=[Figure(**f) for f in data.pop("figures")],
@@ -115,14 +120,5 @@ class MainState:
         )
 
 
-def _copy(value: Any) -> Any:
-    """A copy of nested dicts and lists of scalars: much faster than deepcopy for our shapes."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-_PLAIN = tuple(f.name for f in fields(MainState) if f.name not in ("rng", "investigators", "figures", "pending"))
+_PLAIN = tuple(f.name for f in fields(MainState) if f.name not in ("rng", "investigators", "figures", "pending", "stack"))
 _INV = tuple(f.name for f in fields(Investigator))

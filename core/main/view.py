@@ -7,14 +7,250 @@ same table; the seat is kept for modes and cards that hide more.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
-from .content import MainContent, RitualOp, TokenOp, walk_ops
+from typing_extensions import NotRequired, TypedDict
+
+from ..command import PromptWire
+from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
 from .mods import mods_of
 from .state import Investigator, MainState
+from .tasks import HeldCard
+
+# ---------------------------------------------------------------------- the declared view
 
 
-def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str, Any]:
+class SpaceRef(TypedDict):
+    id: str
+    name: str
+
+
+class TileView(TypedDict):
+    id: str
+    name: str
+    pos: list[int]  # column, row on the table
+    spaces: list[SpaceRef]
+
+
+class RequirementView(TypedDict):
+    at: list[str]
+    safe: bool
+    fire_here: bool
+    space_token: str | None
+    tokens: dict[str, int]
+
+
+class EpisodeActionView(TypedDict):
+    name: str
+    text: str
+    requires: RequirementView
+    advances: bool  # moves the ritual on (bots aim for these)
+
+
+class EpisodeView(TypedDict):
+    id: str
+    name: str
+    blurb: str
+    tiles: list[TileView]
+    adjacent: dict[str, list[str]]
+    staircases: list[str]
+    tunnels: list[str]
+    gates: dict[str, str]  # color -> space
+    start: str
+    actions: list[EpisodeActionView]
+
+
+class SkillView(TypedDict):
+    id: str
+    name: str
+    unique: bool
+    levels: list[str]  # the text of each level
+    level: int
+
+
+class CardView(TypedDict):
+    """A claimed Discovery half; Companions add their wounds and health."""
+
+    card: str
+    name: str
+    kind: Literal["item", "companion", "condition"]
+    text: str
+    side: Literal["left", "right"]
+    wounds: NotRequired[int]
+    health: NotRequired[int | None]
+
+
+class InsanityView(TypedDict):
+    name: str
+    text: str
+
+
+class InvestigatorView(TypedDict):
+    index: int
+    id: str
+    name: str
+    title: str
+    seat: int
+    space: str
+    alive: bool
+    cause: str | None  # "killed" or "madness"
+    wounds: int
+    health: int
+    stress: int
+    stress_max: int
+    sanity: int
+    skull: int
+    thresholds: list[int]
+    bonus_thresholds: list[int]
+    reached: list[int]
+    bonus: int
+    fire: int
+    skills: list[SkillView]
+    mods: dict[str, int | bool]  # the modifiers that are not zero
+    tokens: dict[str, int]
+    cards: list[CardView]
+    insanity: InsanityView | None
+    kept: list[str]  # names of the Mythos cards kept by an insanity
+
+
+class EnemyView(TypedDict):
+    id: str
+    kind: str
+    name: str
+    space: str
+    wounds: int
+    health: int
+
+
+class ReferenceView(TypedDict):
+    name: str
+    category: Literal["cultist", "monster"]
+    health: int
+    standard: int
+    bonus: int
+    ability: str | None
+
+
+class StageView(TypedDict):
+    name: str
+    text: str
+    health: int | None
+    standard: int
+    bonus: int
+    revealed: bool
+    defeated: bool
+    wounds: int
+
+
+class ElderOneView(TypedDict):
+    id: str
+    name: str
+    minion: str
+    track: int  # the last space of the summoning track
+    first_red: int
+    position: int
+    summoned: bool
+    stage: int  # index into stages (0 = Stage 1)
+    space: str | None
+    stages: list[StageView]
+
+
+class MythosCardView(TypedDict):
+    name: str
+    text: str
+    summoning: bool
+
+
+class MythosView(TypedDict):
+    deck: int
+    discard: list[MythosCardView]
+    summoning: int  # summoning symbols in the discard
+
+
+class DiscoveryView(TypedDict):
+    deck: int
+    discard: int
+
+
+class RitualView(TypedDict):
+    name: str
+    text: str
+    needed: int
+    progress: int
+    disrupted: bool
+
+
+class RollView(TypedDict):
+    inv: int
+    purpose: str  # "attack", "defend", "check", "fire"
+    dice: list[list[str]]  # [die ("standard" or "bonus"), face ("success+tentacle", "" for blank)]
+
+
+class MainView(TypedDict):
+    """`Game.view(seat)` of the main game. The façade fills `step`, `outcome` and `prompt`."""
+
+    mode: Literal["main"]
+    episode: EpisodeView
+    investigators: list[InvestigatorView]
+    enemies: list[EnemyView]
+    reference: dict[str, ReferenceView]
+    reserve: dict[str, int]
+    fire: dict[str, int]
+    fire_reserve: int
+    wound_tokens: int
+    space_tokens: dict[str, dict[str, int]]
+    tokens: dict[str, str]  # token id -> name
+    elder_one: ElderOneView
+    mythos: MythosView
+    discovery: DiscoveryView
+    ritual: RitualView
+    turn: int
+    active: int
+    phase: str
+    actions_left: int
+    last_roll: RollView | None
+    cause: str | None
+    step: int
+    outcome: str | None
+    prompt: PromptWire | None
+
+
+# ---------------------------------------------------------------------- building it
+
+
+class _SkillRef(TypedDict):
+    name: str
+    unique: bool
+    levels: list[str]
+
+
+class _StageRef(TypedDict):
+    name: str
+    text: str
+    health: int | None
+    standard: int
+    bonus: int
+
+
+class _RitualRef(TypedDict):
+    name: str
+    text: str
+    needed: int
+
+
+class _Static(TypedDict):
+    """The parts of a view that never change in a game (built once, shared by every view)."""
+
+    episode: EpisodeView
+    reference: dict[str, ReferenceView]
+    tokens: dict[str, str]
+    skills: dict[str, _SkillRef]
+    stages: list[_StageRef]
+    ritual: _RitualRef
+
+
+def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> EpisodeView:
     ep = c.episodes[episode]
     m = ep.map
     return {
@@ -28,38 +264,51 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> dict[str
         "adjacent": adj,
         "staircases": list(m.staircases),
         "tunnels": list(m.tunnels),
-        "gates": dict(m.gates),
+        "gates": {color: space for color, space in m.gates.items()},
         "start": m.start,
         "actions": [
-            {"name": a.name, "text": a.text, "requires": a.requires.model_dump(), "advances": advances(a.effect)}
+            {
+                "name": a.name,
+                "text": a.text,
+                "requires": {
+                    "at": list(a.requires.at),
+                    "safe": a.requires.safe,
+                    "fire_here": a.requires.fire_here,
+                    "space_token": a.requires.space_token,
+                    "tokens": dict(a.requires.tokens),
+                },
+                "advances": advances(a.effect),
+            }
             for a in ep.actions
         ],
     }
 
 
-def advances(ops: list) -> bool:
+def advances(ops: Sequence[Op]) -> bool:
     """Whether an action moves the ritual on (directly, or by gathering tokens): bots aim for these."""
     return any(isinstance(op, RitualOp) or (isinstance(op, TokenOp) and op.n > 0) for _, op in walk_ops(ops, ""))
 
 
-def _mythos(c: MainContent, s: MainState, card: str) -> dict[str, Any]:
+def _mythos(c: MainContent, s: MainState, card: str) -> MythosCardView:
     deck, n = card.split(":")
     source = c.elder_ones[s.elder_one].mythos if deck == "eo" else c.episodes[s.episode].mythos
     m = source[int(n)]
     return {"name": m.name, "text": m.text, "summoning": m.summoning}
 
 
-def _half(c: MainContent, s: MainState, held: dict[str, Any]) -> dict[str, Any]:
+def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
     card = c.episodes[s.episode].discovery[int(held["card"])]
     h = card.left if held["side"] == "left" else card.right
-    out: dict[str, Any] = {"card": held["card"], "name": h.name, "kind": h.kind, "text": h.text, "side": held["side"]}
+    if h is None:
+        raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
+    out: CardView = {"card": held["card"], "name": h.name, "kind": h.kind, "text": h.text, "side": held["side"]}
     if h.kind == "companion":
         out["wounds"] = held["wounds"]
         out["health"] = h.health
     return out
 
 
-def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, Any]) -> dict[str, Any]:
+def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef]) -> InvestigatorView:
     ref = c.investigators[inv.id]
     insanity = c.insanity.get(inv.insanity) if inv.insanity else None
     return {
@@ -82,7 +331,10 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skill
         "reached": list(inv.reached),
         "bonus": inv.bonus,
         "fire": inv.fire + inv.fire_wounds,
-        "skills": [{"id": sk, **skills[sk], "level": inv.levels[sk]} for sk in ref.skills],
+        "skills": [
+            {"id": sk, "name": skills[sk]["name"], "unique": skills[sk]["unique"], "levels": skills[sk]["levels"], "level": inv.levels[sk]}
+            for sk in ref.skills
+        ],
         "mods": {k: v for k, v in mods_of(c, inv.levels).items() if v},
         "tokens": dict(inv.tokens),
         "cards": [_half(c, s, h) for h in inv.cards],
@@ -91,7 +343,7 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skill
     }
 
 
-def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[str, Any]:
+def _elder(c: MainContent, s: MainState, stages: list[_StageRef]) -> ElderOneView:
     eo = c.elder_ones[s.elder_one]
     figure = next((f for f in s.figures if f.kind == "elder_one"), None)
     return {
@@ -106,7 +358,11 @@ def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[s
         "space": figure.space if figure else None,
         "stages": [
             {
-                **st,
+                "name": st["name"],
+                "text": st["text"],
+                "health": st["health"],
+                "standard": st["standard"],
+                "bonus": st["bonus"],
                 "revealed": n <= s.stage,
                 "defeated": 0 < n < s.stage,
                 "wounds": figure.wounds if figure is not None and n == s.stage else 0,
@@ -116,7 +372,7 @@ def _elder(c: MainContent, s: MainState, stages: list[dict[str, Any]]) -> dict[s
     }
 
 
-def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict | None = None) -> dict[str, Any]:
+def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict[Any, Any] | None = None) -> MainView:
     """The seat's view. Parts that never change in a game are built once and shared between
     views (so a diff can skip them by identity): treat every view as read-only."""
     memo = {} if memo is None else memo
@@ -126,7 +382,7 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
     return _dynamic(s, c, static)
 
 
-def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> dict[str, Any]:
+def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _Static:
     kinds = set(s.reserve) | {"cultist", c.elder_ones[s.elder_one].minion}
     eo = c.elder_ones[s.elder_one]
     return {
@@ -153,8 +409,8 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> di
     }
 
 
-def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> dict[str, Any]:
-    roll = None
+def _dynamic(s: MainState, c: MainContent, static: _Static) -> MainView:
+    roll: RollView | None = None
     if s.last_roll is not None:
         faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
         roll = {
@@ -192,11 +448,20 @@ def _dynamic(s: MainState, c: MainContent, static: dict[str, Any]) -> dict[str, 
             "summoning": sum(1 for d in discard if d["summoning"]),
         },
         "discovery": {"deck": len(s.discovery_deck), "discard": len(s.discovery_discard)},
-        "ritual": {**static["ritual"], "progress": s.ritual, "disrupted": s.disrupted},
+        "ritual": {
+            "name": static["ritual"]["name"],
+            "text": static["ritual"]["text"],
+            "needed": static["ritual"]["needed"],
+            "progress": s.ritual,
+            "disrupted": s.disrupted,
+        },
         "turn": s.turn,
         "active": s.active,
         "phase": s.phase,
         "actions_left": s.actions_left,
         "last_roll": roll,
         "cause": s.cause,
+        "step": 0,  # filled by the façade, as are the next two
+        "outcome": None,
+        "prompt": None,
     }

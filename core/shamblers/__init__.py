@@ -1,0 +1,46 @@
+"""Shamblers mode (RULES.md Part B): banish the Shamblers from a ring of Town Cards."""
+
+from __future__ import annotations
+
+from ..game import Game
+from ..modes import Mode
+from .content import ShamblersContent, load_shamblers
+from .events import ShamblersEvent
+from .heuristic import HeuristicBot
+from .prompts import PROMPTS
+from .rules import ShamblerRules
+from .state import ShamblerState
+from .view import ShamblersView
+
+
+def _summary(game: Game) -> dict[str, str | int | bool | None]:
+    view: ShamblersView = game.view(None)  # type: ignore[assignment]
+    return {"turn": view["turn"], "phase": view["phase"]}
+
+
+def _scramble(state: ShamblerState) -> None:
+    state.bag.reverse()
+    state.track.reverse()
+    state.rng.seed ^= 0x5EC12E7
+    state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
+
+
+def _describe(sh: ShamblersContent) -> str:
+    levels = ", ".join(f"{lv.id} (default)" if lv.id == sh.default_difficulty else lv.id for lv in sh.levels)
+    return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
+
+
+MODE = Mode(
+    name="shamblers",
+    title="Shamblers",
+    rules=ShamblerRules,
+    view=ShamblersView,
+    events=ShamblersEvent,
+    prompts=PROMPTS,
+    content=load_shamblers,
+    bots={"heuristic": HeuristicBot},
+    summary=_summary,
+    scramble=_scramble,
+    choices=frozenset({"difficulty"}),
+    describe=_describe,
+)

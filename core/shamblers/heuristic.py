@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..command import Command
-from ..game import Game
+from ..bots import ViewBot
 from ..rng import Rng
+from .view import ShamblersView
 
 CHAOS = "chaos"
 
@@ -28,7 +28,7 @@ def _at_most(faces: list[int], cost: int) -> float:
 class _Board:
     """Convenience reads over a Shamblers view."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: ShamblersView) -> None:
         self.v = view
         self.mat = view["mats"][view["active"]]
         self.towns = view["towns"]
@@ -61,19 +61,11 @@ class _Board:
         return sum(self.towns[index]["tentacles"][c] for c in self.colors)
 
 
-class HeuristicBot:
+class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)  # breaks exact ties only
 
-    def choose(self, game: Game, seat: int) -> Command:
-        prompt = game.prompt
-        if prompt is None or prompt.seat != seat or game.outcome is not None:
-            raise ValueError(f"seat {seat} has nothing to decide")
-        view = game.rules.view(game.state, seat)
-        view["prompt"] = prompt.wire()
-        return Command.from_wire(self.choose_view(view))
-
-    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+    def choose_view(self, view: ShamblersView) -> dict[str, Any]:
         """Pick from `view["prompt"]` (the view of the deciding seat); returns a wire command."""
         prompt = view.get("prompt")
         if not prompt or not prompt["options"]:
@@ -92,11 +84,13 @@ class HeuristicBot:
     def _pay(self, b: _Board, cmd: dict[str, Any]) -> float:
         if cmd["kind"] != "pay":
             return -100.0  # declining: banishing any Shambler beats it
-        color = cmd["color"]
+        color: str = cmd["color"]
+        chaos: int = cmd["chaos"]
+        madness: int = cmd["madness"]
         score = 10.0 * b.need(color) + 2.0 * b.fed[color]
-        score -= 3.0 * cmd["chaos"]  # Chaos is wild: keep it for later
+        score -= 3.0 * chaos  # Chaos is wild: keep it for later
         if color == b.bonus_color:
-            score -= 1.0 * cmd["madness"]  # Rage held raises the next banish's bonus
+            score -= 1.0 * madness  # Rage held raises the next banish's bonus
         return score
 
     def _feed(self, b: _Board, cmd: dict[str, Any]) -> float:

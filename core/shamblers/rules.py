@@ -14,15 +14,18 @@ in the report):
   plus "do not banish". If nothing is payable, nothing is spent and the
   action is used up.
 - Gather on a full track (Chaos Track included) still takes the tentacle off
-  the card (Madness to the Discard Mat, Chaos to the general supply) and adds
-  1 Delirium; that is the price of clearing a card the Shamblers would feed on.
+  the card to the Discard Mat and adds 1 Delirium (RULES.md Part B, "Gather
+  onto a full track"); that is the price of clearing a card the Shamblers
+  would feed on. Such a Chaos Tentacle was never spent, so it is not lost to
+  the general supply: it goes back into the bag with the Discard Mat.
 - Feed: each Shambler on a card takes one Madness Tentacle of any color from
   that card onto the Shambler Mat (into that tentacle's color area). The
   active player picks only when the card holds more Madness Tentacles than
   Shamblers and in more than one color; cards are fed in ring order.
-- Win and loss are checked at the end of the turn, the win first (a win
-  beats a simultaneous loss); an empty Shambler Track loses at once when the
-  Wheel needs a Shambler.
+- Win and loss are checked the moment they can become true (RULES.md Part
+  B, Timing): after every action and every fed tentacle, the win first (a
+  win beats a simultaneous loss); an empty Shambler Track loses when the
+  Wheel needs a Shambler. A decided game asks nothing more.
 - The Wheel is public randomness drawn from its own stream ("wheel"), so
   scripted dice in tests are only ever consumed by Cthulhu Dice ("dice").
   Bag shuffles and draws use the secret stream ("hidden").
@@ -30,13 +33,16 @@ in the report):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..command import Command, Event, Option, Prompt
 from ..rng import Rng
 from ..setup import Setup
 from .content import CHAOS, ShamblersContent
 from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
+from .events import GameLost, GameWon, ShamblersEvent
+from .prompts import ActionData, BanishData, FeedData
+from .view import ShamblersView, build_view
 
 DICE = "dice"
 HIDDEN = "hidden"
@@ -44,15 +50,17 @@ WHEEL = "wheel"
 
 
 def _cfg(content: Any) -> ShamblersContent:
-    cfg = getattr(content, "shamblers", None)
-    if not isinstance(cfg, ShamblersContent):
-        raise ValueError("this content has no Shamblers mode (content/shamblers/ is missing)")
+    cfg: ShamblersContent = content.part("shamblers")
     return cfg
 
 
 def _cmd(kind: str, **args: str | int) -> Command:
     """`Command.of` without the type checks: our own arguments are plain ints and strings."""
     return Command(kind, tuple(sorted(args.items())))
+
+
+def _ev(event: ShamblersEvent) -> Event:
+    return Event.of(event)
 
 
 def _plural(n: int, word: str) -> str:
@@ -85,7 +93,7 @@ class ShamblerRules:
     # ----------------------------------------------------------------- setup
 
     def new_state(self, setup: Setup, content: Any) -> ShamblerState:
-        cfg = _cfg(content)
+        cfg = _cfg(content).at(setup.difficulty)
         colors = cfg.color_ids
         rng = Rng(setup.seed)
         n_mats = len(setup.seats) if setup.seats is not None else setup.players
@@ -110,22 +118,17 @@ class ShamblerRules:
             track=track,
             mat_shamblers={c: 0 for c in colors},
             mat_tentacles={c: 0 for c in colors},
-            discard={c: 0 for c in colors},
-            turn_limit=getattr(setup, "turn_limit", None),
+            discard={c: 0 for c in [*colors, CHAOS]},
         )
 
     def start(self, state: ShamblerState) -> list[Event]:
         events = [
-            Event(
-                "game_started",
-                {
-                    "mode": self.name,
+            _ev({"type": "game_started", "mode": "shamblers", "difficulty": state.cfg.level.name,
                     "mats": [m.name for m in state.mats],
                     "towns": [t.name for t in state.cfg.towns],
                     "shamblers": len(state.track),
                     "bag": len(state.bag),
-                },
-            )
+                })
         ]
         events += self._begin_turn(state)
         return events
@@ -155,9 +158,11 @@ class ShamblerRules:
         here = mat.town
         town = state.towns[here]
         cw, ccw = (here + 1) % n, (here - 1) % n
+        move_cw: ActionData = {"action": "move", "town": cw, "clockwise": True}
+        move_ccw: ActionData = {"action": "move", "town": ccw, "clockwise": False}
         options = [
-            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}"),
-            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}"),
+            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}", move_cw),
+            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}", move_ccw),
         ]
         for color in [*state.colors, CHAOS]:
             if town.tentacles[color] <= 0:
@@ -166,16 +171,18 @@ class ShamblerRules:
             full = self._track_full(state, mat, color)
             label = f"Gather a {name} Tentacle"
             label += " (your track is full: +1 Delirium, the tentacle is discarded)" if full else ""
-            options.append(Option(_cmd("gather", color=color), label))
+            gather: ActionData = {"action": "gather", "town": here, "color": color, "track_full": full}
+            options.append(Option(_cmd("gather", color=color), label, gather))
         shamblers = town.shambler_count()
         if shamblers > 0:
             options.append(
                 Option(
                     _cmd("banish"),
                     f"Banish a Shambler (roll {shamblers} {'Cthulhu Die' if shamblers == 1 else 'Cthulhu Dice'})",
+                    ActionData(action="banish", town=here, dice=shamblers),
                 )
             )
-        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)"))
+        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)", ActionData(action="end_actions")))
         text = (
             f"{mat.name}, turn {state.turn}: {_plural(state.actions_left, 'action')} left "
             f"on {self._town_name(state, here)}. Choose an action."
@@ -198,10 +205,10 @@ class ShamblerRules:
                 if chaos:
                     parts.append(f"{chaos} Chaos")
                 how = "paying " + " + ".join(parts)
-            options.append(
-                Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}")
-            )
-        options.append(Option(_cmd("decline"), "Do not banish (spend nothing)"))
+            pay: BanishData = {"banish": True, "color": color, "madness": madness, "chaos": chaos, "tentacle": tentacle}
+            options.append(Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}", pay))
+        decline: BanishData = {"banish": False}
+        options.append(Option(_cmd("decline"), "Do not banish (spend nothing)", decline))
         dice = ", ".join(str(d) for d in state.banish["dice"])
         cost_text = "free (all dice show zero)" if cost == 0 else f"{_plural(cost, 'tentacle')} (the highest die)"
         text = f"The Cthulhu Dice show {dice}: banishing costs {cost_text}. Which Shambler, and how do you pay?"
@@ -212,7 +219,8 @@ class ShamblerRules:
         index, remaining = state.feed[0]
         town = state.towns[index]
         options = [
-            Option(_cmd("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers")
+            Option(_cmd("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers",
+                   FeedData(color=c, tentacle=self._tentacle_name(state, c)))
             for c in state.colors
             if town.tentacles[c] > 0
         ]
@@ -237,7 +245,7 @@ class ShamblerRules:
             if kind == "end_actions":
                 left = state.actions_left
                 state.actions_left = 0
-                events = [Event("actions_ended", {"mat": state.active, "skipped": left})]
+                events = [_ev({"type": "actions_ended", "mat": state.active, "skipped": left})]
                 return events + self._after_action(state)
         elif state.phase == BANISH:
             if kind == "pay":
@@ -245,7 +253,7 @@ class ShamblerRules:
             if kind == "decline":
                 state.banish = None
                 state.phase = ACTIONS
-                return [Event("banish_declined", {"mat": state.active})] + self._after_action(state)
+                return [_ev({"type": "banish_declined", "mat": state.active})] + self._after_action(state)
         elif state.phase == FEED and kind == "feed":
             events = self._feed_one(state, str(command["color"]))
             return events + self._advance_feed(state)
@@ -255,7 +263,7 @@ class ShamblerRules:
         mat = state.mats[state.active]
         frm, mat.town = mat.town, to
         state.actions_left -= 1
-        return [Event("moved", {"mat": state.active, "from": frm, "to": to})] + self._after_action(state)
+        return [_ev({"type": "moved", "mat": state.active, "from": frm, "to": to})] + self._after_action(state)
 
     def _track_full(self, state: ShamblerState, mat: MatState, color: str) -> bool:
         if color == CHAOS:
@@ -272,17 +280,14 @@ class ShamblerRules:
                 mat.chaos += 1
             else:
                 mat.tracks[color] += 1
-            events = [Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": "track"})]
+            events = [_ev({"type": "gathered", "mat": state.active, "town": mat.town, "color": color, "to": "track"})]
         else:
-            to = "supply" if color == CHAOS else "discard"
-            if color == CHAOS:
-                state.supply_chaos += 1
-            else:
-                state.discard[color] += 1
+            to: Literal["discard"] = "discard"
+            state.discard[color] += 1
             mat.delirium = min(mat.delirium + 1, state.cfg.delirium_capacity)
             events = [
-                Event("gathered", {"mat": state.active, "town": mat.town, "color": color, "to": to}),
-                Event("delirium", {"mat": state.active, "delirium": mat.delirium,
+                _ev({"type": "gathered", "mat": state.active, "town": mat.town, "color": color, "to": to}),
+                _ev({"type": "delirium", "mat": state.active, "delirium": mat.delirium,
                                    "capacity": state.cfg.delirium_capacity, "reason": "track_full"}),
             ]
         return events + self._after_action(state)
@@ -296,9 +301,9 @@ class ShamblerRules:
         cost = max(dice)
         state.dice = list(dice)
         state.actions_left -= 1
-        events = [Event("dice_rolled", {"mat": state.active, "town": mat.town, "dice": list(dice), "cost": cost})]
+        events = [_ev({"type": "dice_rolled", "mat": state.active, "town": mat.town, "dice": list(dice), "cost": cost})]
         if not payments(state, mat, town, cost):
-            events.append(Event("banish_failed", {"mat": state.active, "town": mat.town, "cost": cost,
+            events.append(_ev({"type": "banish_failed", "mat": state.active, "town": mat.town, "cost": cost,
                                                   "reason": "no matching Madness or Chaos Tentacles to pay"}))
             return events + self._after_action(state)
         state.banish = {"town": mat.town, "cost": cost, "rage": rage, "dice": list(dice)}
@@ -321,10 +326,7 @@ class ShamblerRules:
         state.mat_tentacles[color] -= moved
         state.discard[color] += moved
         events = [
-            Event(
-                "banished",
-                {
-                    "mat": state.active,
+            _ev({"type": "banished", "mat": state.active,
                     "town": index,
                     "color": color,
                     "dice": list(state.banish["dice"]),
@@ -332,16 +334,16 @@ class ShamblerRules:
                     "payment": {"madness": madness, "chaos": chaos},
                     "rage_at_start": rage,
                     "mat_tentacles_discarded": moved,
-                },
-            )
+                })
         ]
         state.banish = None
         state.phase = ACTIONS
         return events + self._after_action(state)
 
     def _after_action(self, state: ShamblerState) -> list[Event]:
-        if state.actions_left > 0:
-            return []
+        ended = self._settled(state)
+        if ended or state.actions_left > 0:
+            return ended
         return self._start_feed(state)
 
     # ------------------------------------------------------------------ feed
@@ -360,12 +362,12 @@ class ShamblerRules:
         state.towns[index].tentacles[color] -= 1
         state.mat_tentacles[color] += 1
         state.feed[0][1] -= 1
-        return [Event("fed", {"town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})]
+        return [_ev({"type": "fed", "town": index, "color": color, "shambler_mat": state.mat_tentacles[color]})] + self._settled(state)
 
     def _advance_feed(self, state: ShamblerState) -> list[Event]:
         """Feed every tentacle that needs no choice; stop at the first real choice."""
         events: list[Event] = []
-        while state.feed:
+        while state.feed:  # a decided game has no feed left (see `_finish`)
             index, remaining = state.feed[0]
             if remaining <= 0:
                 state.feed.pop(0)
@@ -375,30 +377,37 @@ class ShamblerRules:
             if len(present) > 1 and remaining < town.madness(state.colors):
                 return events  # the active player picks: see `_feed_prompt`
             events += self._feed_one(state, present[0])
+        if state.outcome is not None:
+            return events
         return events + self._end_turn(state)
 
     # ------------------------------------------------------- turn boundaries
 
-    def _end_turn(self, state: ShamblerState) -> list[Event]:
+    def _settled(self, state: ShamblerState) -> list[Event]:
+        """End the game if it is won or lost right now; the win first, so it beats a simultaneous loss."""
         cfg = state.cfg
         if all(state.mat_shamblers[c] >= cfg.win_per_color for c in state.colors):
-            return self._finish(state, "won", "banished", {"shambler_mat": dict(state.mat_shamblers)})
+            return self._finish(state, {"type": "game_won", "cause": "banished", "turn": state.turn, "shambler_mat": dict(state.mat_shamblers)})
         for c in state.colors:
             if state.mat_tentacles[c] >= cfg.loss_mat_tentacles:
-                return self._finish(state, "lost", "shambler_mat_full", {"color": c, "count": state.mat_tentacles[c]})
+                return self._finish(state, {"type": "game_lost", "cause": "shambler_mat_full", "turn": state.turn, "color": c,
+                                            "count": state.mat_tentacles[c]})
         for i, m in enumerate(state.mats):
             if m.delirium >= cfg.delirium_capacity:
-                return self._finish(state, "lost", "delirium", {"mat": i})
+                return self._finish(state, {"type": "game_lost", "cause": "delirium", "turn": state.turn, "mat": i})
+        return []
+
+    def _end_turn(self, state: ShamblerState) -> list[Event]:
         state.active = (state.active + 1) % len(state.mats)
         return self._begin_turn(state)
 
-    def _finish(self, state: ShamblerState, outcome: str, cause: str, data: dict[str, Any]) -> list[Event]:
-        state.outcome = outcome
-        state.cause = cause
+    def _finish(self, state: ShamblerState, event: GameWon | GameLost) -> list[Event]:
+        state.outcome = "won" if event["type"] == "game_won" else "lost"
+        state.cause = event["cause"]
         state.phase = OVER
         state.feed = []
         state.actions_left = 0
-        return [Event("game_won" if outcome == "won" else "game_lost", {"cause": cause, "turn": state.turn, **data})]
+        return [Event.of(event)]
 
     def _draw(self, state: ShamblerState) -> tuple[str | None, list[Event]]:
         events: list[Event] = []
@@ -406,104 +415,46 @@ class ShamblerRules:
             count = sum(state.discard.values())
             if count == 0:
                 return None, events
-            state.bag = [c for c in state.colors for _ in range(state.discard[c])]
-            state.discard = {c: 0 for c in state.colors}
+            state.bag = [c for c in state.discard for _ in range(state.discard[c])]
+            state.discard = {c: 0 for c in state.discard}
             state.rng.shuffle(HIDDEN, state.bag)
-            events.append(Event("bag_refilled", {"count": count}))
+            events.append(_ev({"type": "bag_refilled", "count": count}))
         return state.bag.pop(), events
 
     def _begin_turn(self, state: ShamblerState) -> list[Event]:
         cfg = state.cfg
-        if state.turn_limit is not None and state.turn >= state.turn_limit:
-            return self._finish(state, "lost", "turn_limit", {"limit": state.turn_limit})
         state.turn += 1
         state.phase = ACTIONS
         state.actions_left = cfg.actions_per_turn
         state.dice = []
         mat = state.mats[state.active]
-        events = [Event("turn_started", {"turn": state.turn, "mat": state.active, "seat": mat.seat})]
+        events = [_ev({"type": "turn_started", "turn": state.turn, "mat": state.active, "seat": mat.seat})]
         n = len(state.towns)
         wheel = state.rng.below(WHEEL, n)
         state.wheel = wheel
-        events.append(Event("wheel_turned", {"town": wheel}))
+        events.append(_ev({"type": "wheel_turned", "town": wheel}))
         drawn: list[str] = []
         for _ in range(cfg.wheel_draw):
             color, more = self._draw(state)
             events += more
             if color is None:
-                events.append(Event("bag_empty", {"town": wheel}))
+                events.append(_ev({"type": "bag_empty", "town": wheel}))
                 break
             state.towns[wheel].tentacles[color] += 1
             drawn.append(color)
-        events.append(Event("tentacles_drawn", {"town": wheel, "tentacles": drawn}))
+        events.append(_ev({"type": "tentacles_drawn", "town": wheel, "tentacles": drawn}))
         target = (wheel + cfg.shambler_offset) % n
         if not state.track:
-            return events + self._finish(state, "lost", "shambler_track_empty", {"town": target})
+            return events + self._finish(state, {"type": "game_lost", "cause": "shambler_track_empty", "turn": state.turn, "town": target})
         color = state.track.pop(0)
         state.towns[target].shamblers[color] += 1
-        events.append(Event("shambler_placed", {"town": target, "color": color, "track_left": len(state.track)}))
+        events.append(_ev({"type": "shambler_placed", "town": target, "color": color, "track_left": len(state.track)}))
         return events
 
     # ------------------------------------------------------------- views
 
-    def view(self, state: ShamblerState, seat: int | None) -> dict[str, Any]:
-        """Everything public; never the bag's or the Shambler Track's order, nor the RNG."""
-        cfg = state.cfg
-        return {
-            "mode": self.name,
-            "turn": state.turn,
-            "active": state.active,
-            "active_seat": state.mats[state.active].seat,
-            "phase": state.phase,
-            "actions_left": state.actions_left,
-            "wheel": state.wheel,
-            "last_dice": list(state.dice),
-            "banish": None
-            if state.banish is None
-            else {"town": state.banish["town"], "cost": state.banish["cost"], "dice": list(state.banish["dice"]),
-                  "rage_at_start": state.banish["rage"]},
-            "feeding": [list(f) for f in state.feed],
-            "colors": [
-                {"id": c.id, "tentacle": c.tentacle, "track": c.track, "capacity": c.track_capacity}
-                for c in cfg.colors
-            ],
-            "towns": [
-                {
-                    "id": spec.id,
-                    "name": spec.name,
-                    "tentacles": dict(t.tentacles),
-                    "shamblers": dict(t.shamblers),
-                    "mats": [i for i, m in enumerate(state.mats) if m.town == index],
-                }
-                for index, (spec, t) in enumerate(zip(cfg.towns, state.towns))
-            ],
-            "mats": [
-                {
-                    "name": m.name,
-                    "seat": m.seat,
-                    "town": m.town,
-                    "tracks": dict(m.tracks),
-                    "chaos": m.chaos,
-                    "chaos_capacity": cfg.chaos_capacity,
-                    "delirium": m.delirium,
-                    "delirium_capacity": cfg.delirium_capacity,
-                }
-                for m in state.mats
-            ],
-            "shambler_mat": {"shamblers": dict(state.mat_shamblers), "tentacles": dict(state.mat_tentacles)},
-            "discard": dict(state.discard),
-            "bag_count": len(state.bag),
-            "supply_chaos": state.supply_chaos,
-            "shambler_track_count": len(state.track),
-            "die": {"name": cfg.die.name, "faces": list(cfg.die.faces)},
-            "goals": {"win_per_color": cfg.win_per_color, "loss_mat_tentacles": cfg.loss_mat_tentacles},
-            "banish_rules": {
-                "chaos_wild_max": cfg.chaos_wild_max,
-                "bonus_color": cfg.bonus_color,
-                "bonus": list(cfg.banish_bonus),
-            },
-            "cause": state.cause,
-        }
+    def view(self, state: ShamblerState, seat: int | None) -> ShamblersView:
+        return build_view(state, seat)
 
     def outcome(self, state: ShamblerState) -> str | None:
         return state.outcome
@@ -512,4 +463,4 @@ class ShamblerRules:
         return state.canonical()
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> ShamblerState:
-        return ShamblerState.from_canonical(data, _cfg(content))
+        return ShamblerState.from_canonical(data, _cfg(content).at(setup.difficulty))

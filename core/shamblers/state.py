@@ -7,16 +7,18 @@ only the bag and the Shambler Track are ordered, and both are secret.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal
 
 from ..rng import Rng
 from .content import ShamblersContent
 
 # Phases of a turn that wait for a decision (the Wheel needs none).
-ACTIONS = "actions"
-BANISH = "banish"
-FEED = "feed"
-OVER = "over"
+Phase = Literal["actions", "banish", "feed", "over"]
+ACTIONS: Final = "actions"
+BANISH: Final = "banish"
+FEED: Final = "feed"
+OVER: Final = "over"
+PHASES: tuple[Phase, ...] = (ACTIONS, BANISH, FEED, OVER)
 
 
 @dataclass(slots=True)
@@ -86,11 +88,11 @@ class ShamblerState:
     track: list[str]  # the Shambler Track, secret order; the next Shambler is track[0]
     mat_shamblers: dict[str, int]  # the Shambler Mat
     mat_tentacles: dict[str, int]
-    discard: dict[str, int]  # the Discard Mat (Madness Tentacles only)
+    discard: dict[str, int]  # the Discard Mat by color, Chaos too (gathered onto a full Chaos Track)
     supply_chaos: int = 0  # spent Chaos Tentacles (the general supply)
     turn: int = 0
     active: int = 0  # index of the active Player Mat
-    phase: str = ACTIONS
+    phase: Phase = ACTIONS
     actions_left: int = 0
     wheel: int | None = None  # the Town Card the Wheel last turned to
     dice: list[int] = field(default_factory=list)  # the last Cthulhu Dice roll (public)
@@ -98,7 +100,6 @@ class ShamblerState:
     feed: list[list[int]] = field(default_factory=list)  # [[town, tentacles still to feed], ...]
     outcome: str | None = None
     cause: str | None = None
-    turn_limit: int | None = None
 
     @property
     def colors(self) -> list[str]:
@@ -125,7 +126,7 @@ class ShamblerState:
             "feed": [list(f) for f in self.feed],
             "outcome": self.outcome,
             "cause": self.cause,
-            "turn_limit": self.turn_limit,
+            "turn_limit": None,  # a retired field, kept so the canonical form (and every saved hash) stays the same
         }
 
     @classmethod
@@ -144,7 +145,7 @@ class ShamblerState:
             supply_chaos=int(d["supply_chaos"]),
             turn=int(d["turn"]),
             active=int(d["active"]),
-            phase=str(d["phase"]),
+            phase=next(p for p in PHASES if p == d["phase"]),
             actions_left=int(d["actions_left"]),
             wheel=None if d["wheel"] is None else int(d["wheel"]),
             dice=[int(x) for x in d["dice"]],
@@ -159,5 +160,4 @@ class ShamblerState:
             feed=[[int(a), int(b)] for a, b in d["feed"]],
             outcome=d["outcome"],
             cause=d["cause"],
-            turn_limit=None if d["turn_limit"] is None else int(d["turn_limit"]),
         )

@@ -1,0 +1,148 @@
+"""`cthulhu join HOST[:PORT]`: take a seat at a hosted table in the game interface, or let a
+headless bot play it (`--headless --bot ...`).
+
+The seat token the host gives is kept on this machine (the user data folder), so
+the same command run again (after a dropped connection, a closed terminal or a
+host restart) takes the same seat back. A lost connection is retried with
+back-off for 15 minutes, by the interface and by a headless bot alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .common import add_interface_options, default_name, refuse, theme_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("join", help="join a table hosted with `cthulhu host`")
+    p.add_argument("address", metavar="HOST[:PORT]", help="where the host listens (port 7777 if omitted)")
+    p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    p.add_argument("--code", default=os.environ.get("CTHULHU_CODE") or None,
+                   help="the table code the host printed (or set CTHULHU_CODE: the environment, unlike the command line, is not shown by ps)")
+    p.add_argument("--seat", type=int, help="the seat to ask for, numbered as the table shows it (1 is the first)")
+    p.add_argument("--token", help="a seat token, to take a seat back from another machine")
+    p.add_argument("--watch", action="store_true", help="spectate, even if a seat is free")
+    p.add_argument("--bot", choices=["random", "heuristic"], help="let a bot play the seat")
+    p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
+    p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
+    p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
+    p.add_argument("--kiosk", action="store_true", help="this table only: no title screen, no new games, no files written "
+                   "but the seat store (what `cthulhu host --ssh/--web` runs for each visitor)")
+    add_interface_options(p)
+    p.set_defaults(func=run)
+
+
+def parse_address(text: str, default_port: int = 7777) -> tuple[str, int]:
+    """`host`, `host:port`, `[v6]:port` -> (host, port)."""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") else default_port
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        return host or "127.0.0.1", int(port)
+    return text, default_port
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    try:
+        host, port = parse_address(args.address)
+    except ValueError:
+        return refuse("join", f"bad address {args.address!r} (HOST[:PORT])")
+    if args.seat is not None:
+        if args.seat < 1:
+            return refuse("join", "--seat counts from 1, as the table shows the seats")
+        args.seat -= 1  # the protocol counts from 0
+    if not args.headless:
+        if args.bot is not None:
+            return refuse("join", "--bot plays without an interface; add --headless")
+        from cthulhu.tui.app import run as run_app
+        from cthulhu.tui.options import PlayOptions
+
+        options = PlayOptions(
+            join=(host, port),
+            join_address=args.address,
+            code=args.code,
+            name=args.name or default_name(),
+            join_seat=args.seat,
+            token=args.token,
+            watch=args.watch,
+            ascii=args.ascii,
+            theme=theme_of(args),
+            skip_title=True,
+            kiosk=args.kiosk,
+            kiosk_comeback=os.environ.get("CTHULHU_COMEBACK") if args.kiosk else None,
+        )
+        return run_app(options)
+    if args.bot is None and not args.watch:
+        return refuse("join", "--headless needs --bot random|heuristic (or --watch)")
+    return trio.run(_headless, host, port, args)
+
+
+async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
+    """Play the seat with a bot to the end; print the seat token as soon as the host gives it.
+
+    With `--name` the token is also kept in the seat store (a second run with the same
+    name takes the seat back); without, each run is a new player, so the same bot
+    command started three times fills three seats."""
+    from cthulhu.net.client import RECONNECT_FOR, PeerSession, play_bot
+    from cthulhu.net.invite import join_command
+    from cthulhu.net.seatstore import SeatStore
+    from cthulhu.net.textclean import clean_text  # what the host sends is printed: clean it
+
+    name = args.name or (f"{args.bot} bot" if args.bot else "watcher")
+    store = SeatStore() if args.name and not args.watch else None
+    token = args.token
+    stored = None
+    if token is None and store is not None:
+        entry = store.find(name=name, address=args.address)
+        token = stored = entry.token if entry is not None else None
+    shown: list[str] = []
+
+    def on_welcome(session: PeerSession) -> None:
+        if session.token and session.token not in shown:
+            shown.append(session.token)
+            print(clean_text(f"Seat {session.seat + 1}; seat token {session.token}; come back with: "
+                             f"{join_command(args.address, args.code, token=session.token)}"), file=sys.stderr, flush=True)
+            if store is not None:
+                try:
+                    store.remember(address=args.address, table=session.table.id if session.table else None,
+                                   name=name, seat=session.seat, token=session.token)
+                except OSError as exc:
+                    print(f"cthulhu join: could not keep the seat token: {exc.strerror or exc}", file=sys.stderr)
+        elif len(shown) and session.seat is not None:
+            print(f"Back at seat {session.seat + 1}.", file=sys.stderr, flush=True)
+
+    def on_retry(attempt: int, error: Exception | None) -> None:
+        if error is not None:
+            print(f"cthulhu join: gave up reconnecting to {args.address} after {attempt} attempts", file=sys.stderr, flush=True)
+        elif attempt == 1 or attempt % 30 == 0:
+            print(f"Lost the connection to {args.address}; reconnecting (attempt {attempt})...", file=sys.stderr, flush=True)
+
+    async def attempt(token: str | None) -> PeerSession:
+        session = PeerSession(name, code=args.code, seat=args.seat, token=token, watch=args.watch)
+        return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, session=session,
+                              reconnect_for=RECONNECT_FOR, on_welcome=on_welcome, on_retry=on_retry)
+
+    try:
+        session = await attempt(token)
+        if stored is not None and session.closed is not None and session.closed.code == "bad_token":
+            store.forget(stored)  # a seat from another game at this address, or one since freed
+            session = await attempt(None)
+    except OSError as exc:
+        print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if session.closed is not None:
+        print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)
+        return 1
+    summary = session.summary()
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print(clean_text(summary["final_hash"] or "(no final hash: the game did not end)"))  # the host said so
+    return 0 if session.game_over is not None else 1

@@ -1,0 +1,120 @@
+"""`cthulhu play`: a game at this terminal (solo by default, hot-seat and bots on request)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .common import add_interface_options, refuse, theme_of
+
+from . import mode_names
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="play at this terminal (the default command)")
+    p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
+    p.add_argument("--episode")
+    p.add_argument("--elder-one")
+    p.add_argument("--investigators", help="comma-separated investigator ids, e.g. ada_whitlock,mina_castellane")
+    p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
+    p.add_argument("--bots", type=int, default=0, help="seats played by bots")
+    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="which bot plays the bot seats")
+    p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
+    p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
+    add_interface_options(p)
+    p.add_argument("--start", action="store_true", help="skip the title screen")
+    p.add_argument("--local", action="store_true", help="play in this process without the embedded host (no sockets)")
+    p.set_defaults(func=run)
+
+
+def _saves_dir(arg: str | None) -> Path | None:
+    from cthulhu.net.savedir import default_saves_dir
+
+    return default_saves_dir(arg)
+
+
+def options_from(args: argparse.Namespace):
+    from cthulhu.tui.options import PlayOptions
+
+    if args.players < 1 or args.players > 5:
+        raise SystemExit("cthulhu play: --players must be 1 to 5")
+    if args.bots < 0 or args.players + args.bots > 5:
+        raise SystemExit("cthulhu play: at most 5 seats in all (--players + --bots)")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        raise SystemExit("cthulhu play: --seed must be between 0 and 2**63-1")
+    load = None
+    if args.load:
+        from cthulhu.net.saves import SaveError, find_save, hold
+
+        try:
+            load = find_save(args.load, args.saves)
+            hold(load)  # before the terminal check: a second process is told who has the save
+        except SaveError as exc:
+            raise SystemExit(refuse("play", str(exc))) from None
+    theme = theme_of(args)
+    return PlayOptions(
+        mode=args.mode,
+        difficulty=args.difficulty,
+        seed=args.seed,
+        episode=args.episode,
+        elder_one=args.elder_one,
+        investigators=tuple(i.strip() for i in args.investigators.split(",") if i.strip()) if args.investigators else (),
+        players=args.players,
+        bots=args.bots,
+        bot_kind=args.bot,
+        ascii=args.ascii,
+        theme=theme,
+        load=load,
+        saves_dir=_saves_dir(args.saves),
+        skip_title=args.start,
+        local=args.local,
+    )
+
+
+def setup_problem(options, content) -> str | None:
+    """Why a new game cannot start with these choices (one line), or None when it can."""
+    from cthulhu.core import Game
+
+    try:
+        Game.new(options.setup(), content)
+    except ValueError as exc:
+        return one_line(exc)
+    return None
+
+
+def one_line(exc: Exception) -> str:
+    """An error for a person: pydantic's first message without its preamble, anything else as it reads."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        return exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_from(args)
+    from cthulhu.core import ContentError
+
+    try:
+        from cthulhu.content import builtin
+
+        content = builtin()
+    except ContentError as exc:
+        print("cthulhu play: the built-in content does not load:", file=sys.stderr)
+        for line in exc.problems:
+            print(f"  {line}", file=sys.stderr)
+        return 2
+    problem = None if options.load is not None else setup_problem(options, content)
+    if problem is not None:
+        print(f"cthulhu play: {problem}", file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty() and not os.environ.get("TEXTUAL_DRIVER"):  # a driver (textual-serve) needs no terminal
+        print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
+        return 2
+    from cthulhu.tui.app import run as run_app
+
+    return run_app(options)

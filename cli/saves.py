@@ -1,0 +1,92 @@
+"""`cthulhu saves`: list the saves in a folder, damaged ones with the reason."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cthulhu.net.textclean import clean_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("saves", help="list saved games", description="List the saved games in the saves folder.")
+    p.add_argument("--saves", metavar="DIR", help="the saves folder (default: saves/ in a checkout, else the user data dir)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per save instead of a table")
+    p.set_defaults(func=run)
+
+
+def _who(save: Any) -> str:
+    """'Hastur (summoned) / The Wexley Mill Fire' where the mode has those, else the mode's title."""
+    setup = save.setup
+    summary = save.header.summary
+    if not (setup.elder_one or summary.get("elder_one") or setup.episode or summary.get("episode")):
+        from cthulhu.core import modes
+
+        return modes.get(setup.mode).title if setup.mode in modes.names() else setup.mode
+    elder = str(setup.elder_one or summary.get("elder_one") or "?")
+    if summary.get("elder_one_summoned"):
+        elder += " (summoned)"
+    parts = [elder, str(setup.episode or summary.get("episode") or "?")]
+    return " / ".join(parts)
+
+
+def _row(entry: Any) -> dict[str, Any]:
+    if entry.save is None:
+        return {"file": entry.path.name, "error": entry.error.message, "problem": entry.error.problem}
+    save = entry.save
+    h = save.header
+    return {
+        "file": entry.path.name,
+        "mode": h.mode,
+        "elder_one": save.setup.elder_one or h.summary.get("elder_one"),
+        "episode": save.setup.episode or h.summary.get("episode"),
+        "players": [p.name for p in h.players],
+        "step": h.step,
+        "turn": h.summary.get("turn"),
+        "elder_one_summoned": h.summary.get("elder_one_summoned"),
+        "outcome": h.outcome,
+        "updated": h.updated,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from cthulhu.net.saves import default_saves_dir, list_saves
+
+    folder = default_saves_dir(args.saves)
+    entries = list_saves(folder)
+    rows = [_row(e) for e in entries]
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return 0
+    if not rows:
+        print(clean_text(f"No saves in {folder}"))
+        return 0
+    print(clean_text(f"Saves in {folder}"))
+    table = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
+    damaged = []
+    for entry, row in zip(entries, rows):
+        if entry.save is None:
+            damaged.append(row)
+            continue
+        turn = row["turn"]
+        table.append(
+            (
+                row["file"],
+                row["mode"],
+                _who(entry.save),
+                str(row["step"]),
+                "-" if turn is None else str(turn),
+                row["outcome"] or "playing",
+                row["updated"].replace("T", " ").removesuffix("+00:00"),
+            )
+        )
+    table = [tuple(clean_text(cell) for cell in r) for r in table]  # every cell was read from a file
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    for r in table:
+        print("  ".join(cell.ljust(w) if i < 3 or i > 4 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
+    for row in damaged:
+        print(clean_text(f"{row['file']}: cannot be read: {row['error']}"), file=sys.stdout)
+    return 0

@@ -1,0 +1,135 @@
+"""`cthulhu sim`: many seeded bot games, summarised; the same seed gives the same output."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections import Counter
+
+from . import mode_names
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sim", help="play many seeded games with bots and summarise them")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
+    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
+    p.add_argument("--bot", choices=["random", "heuristic"], default="random")
+    p.add_argument("--episode")
+    p.add_argument("--elder-one")
+    p.add_argument("--investigators", help="comma-separated investigator ids")
+    p.add_argument("--players", type=int, default=1)
+    p.add_argument("--turn-limit", type=int, default=200)
+    p.add_argument("--json", action="store_true", help="print one JSON summary object")
+    p.add_argument("--events", metavar="FILE", help="write every event as JSON lines")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cthulhu.core import Setup, modes
+    from cthulhu.core.sim import coverage_report, game_seed, play
+
+    def setup_for(seed: int) -> Setup:
+        return Setup(
+            mode=args.mode,
+            seed=seed,
+            episode=args.episode,
+            elder_one=args.elder_one,
+            investigators=args.investigators.split(",") if args.investigators else [],
+            players=args.players,
+            difficulty=args.difficulty,
+        )
+
+    # Choices that no game can be played with are one line and exit 2, not an error per game.
+    from .play import one_line
+
+    try:
+        from cthulhu.core import Game
+
+        first = Game.new(setup_for(game_seed(args.seed, 0)))
+    except ValueError as exc:
+        print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
+        return 2
+    # The level played, for modes with difficulty levels (the content's default when none was named).
+    level = first.view(None)["difficulty"]["id"] if "difficulty" in modes.get(args.mode).choices else None
+    events_out = open(args.events, "w", encoding="utf-8") if args.events else None
+    outcomes: Counter[str] = Counter()
+    causes: Counter[str] = Counter()
+    errors: list[str] = []
+    commands = turns = finished = summoned = 0
+    digest = hashlib.blake2b(digest_size=16)
+    used: Counter[str] = Counter()
+    entries = _coverage_entries(args)
+    started = time.perf_counter()
+    for n in range(args.games):
+        seed = game_seed(args.seed, n)
+        setup = setup_for(seed)
+
+        def write(step: int, evs, game_no=n) -> None:
+            for e in evs:
+                events_out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
+
+        try:
+            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None, coverage=entries is not None)
+        except Exception as exc:  # a crash is counted and reported, never hidden
+            errors.append(f"game {n} (seed {seed}): {type(exc).__name__}: {exc}")
+            continue
+        outcomes[played.outcome] += 1
+        if played.outcome != "turn_limit":
+            finished += 1
+        if played.cause and played.outcome == "lost":
+            causes[played.cause] += 1
+        commands += played.commands
+        turns += played.turns
+        summoned += played.summoned
+        used.update(played.coverage)
+        digest.update(played.final_hash.encode())
+    seconds = time.perf_counter() - started
+    if events_out:
+        events_out.close()
+    played_games = args.games - len(errors)
+    summary = {
+        "mode": args.mode,
+        **({"difficulty": level} if level is not None else {}),
+        "bot": args.bot,
+        "games": args.games,
+        "finished": finished,
+        "errors": len(errors),
+        "outcomes": dict(sorted(outcomes.items())),
+        "win_rate": round(outcomes["won"] / played_games, 4) if played_games else 0.0,
+        "mean_turns": round(turns / played_games, 2) if played_games else 0.0,
+        "summoned_share": round(summoned / played_games, 4) if played_games else 0.0,
+        "loss_causes": dict(causes.most_common()),
+        "commands": commands,
+        "seconds": round(seconds, 3),
+        "games_per_second": round(args.games / seconds, 1) if seconds else None,
+        "digest": digest.hexdigest(),
+    }
+    if entries is not None:
+        summary["content_coverage"] = coverage_report(used, entries)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        for key, value in summary.items():
+            if key == "content_coverage":
+                total = sum(len(v) for k, v in value.items() if k != "unused")
+                value = f"{total - len(value['unused'])} of {total} entries used; unused: {', '.join(value['unused']) or 'none'}"
+            print(f"{key:>16}: {value}")
+    for line in errors[:10]:
+        print(line, file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _coverage_entries(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """The entries a game of the chosen (or default) setup can use, when the mode lists them."""
+    from cthulhu.content import builtin
+    from cthulhu.core import Setup, modes
+
+    hook = modes.get(args.mode).coverage
+    if hook is None:
+        return None
+    return hook(builtin(), Setup(mode=args.mode, episode=args.episode, elder_one=args.elder_one))

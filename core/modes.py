@@ -1,0 +1,167 @@
+"""The one registry of game modes: a name -> its rules, view type, events, prompts, content and bots.
+
+A mode is a package that declares a module-level `MODE` (a `Mode`), the way a
+python-chess variant is a class that overrides a few declared hooks and carries
+its name. The built-in modes are found by looking for sub-packages of
+`cthulhu.core` that declare one, so adding a mode is adding files; tests and
+plug-ins may `register` more. Nothing outside this registry asks which mode it
+is playing: it asks the mode.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Annotated, Any, cast
+
+from pydantic import ConfigDict, Field, TypeAdapter
+
+if TYPE_CHECKING:
+    from .bots import Bot
+    from .game import Game, Rules
+    from .setup import Setup
+
+
+def _strict_list(item: Any) -> TypeAdapter[Any]:
+    """A validator of one-item lists of `item` (a TypedDict tree, built at run time), strict and closed.
+
+    Pydantic takes a config for a whole tree of TypedDicts only around them: hence the list."""
+    return TypeAdapter(cast(Any, list)[item], config=ConfigDict(extra="forbid", strict=True))
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What a mode declares. Only `name`, `title`, `rules` and `view` are required.
+
+    `view` is the `TypedDict` of `Game.view` for this mode (tests validate every view
+    against it); `events` is the union of its events' `TypedDict`s, each tagged by
+    its `type`; `prompts` maps each prompt kind to the `TypedDict` of its options'
+    `data`. `content` loads the mode's folder of the content tree (`<name>/`),
+    already parsed from TOML. `bots` maps a bot kind to a factory taking the bot's
+    seed ("random" is added for every mode).
+    `summary` gives the public facts a save listing shows, from a spectator view.
+    `coverage` lists the content entries a game of this setup can use (for `sim`).
+    `scramble` changes, in place, everything of a state that no seat may see (deck
+    orders, the bag, the RNG): the conformance suite checks no view changes with it.
+    `choices` names the optional `Setup` fields the mode reads ("episode",
+    "elder_one", "investigators", "difficulty"); the others must be left unset.
+    `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
+    """
+
+    name: str
+    title: str
+    rules: Callable[[], Rules]
+    view: Any
+    events: Any = None
+    prompts: Mapping[str, Any] = field(default_factory=dict)
+    content: Callable[[dict[str, dict[str, Any]]], Any] | None = None
+    bots: Mapping[str, Callable[[int], Bot]] = field(default_factory=dict)
+    summary: Callable[[Game], dict[str, str | int | bool | None]] | None = None
+    coverage: Callable[[Any, Setup], dict[str, list[str]] | None] | None = None
+    scramble: Callable[[Any], None] | None = None
+    choices: frozenset[str] = frozenset()
+    describe: Callable[[Any], str] | None = None
+
+    def bot(self, kind: str, seed: int) -> Bot:
+        """A bot of `kind` for this mode; every mode has "random"."""
+        factory = self.bots.get(kind)
+        if factory is None:
+            if kind == "random":
+                from .bots import RandomBot
+
+                return RandomBot(seed)
+            raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
+        return factory(seed)
+
+    @cached_property
+    def _view_adapter(self) -> TypeAdapter[Any]:
+        return _strict_list(self.view)
+
+    def check_view(self, view: Any) -> Any:
+        """A checked copy of `view` if it has exactly the declared shape of this mode's view
+        (no key missing, none extra, every type strict); `pydantic.ValidationError` otherwise."""
+        return self._view_adapter.validate_python([view])[0]
+
+    @cached_property
+    def _event_adapter(self) -> TypeAdapter[Any]:
+        if self.events is None:
+            raise ValueError(f"mode {self.name!r} declares no events (Mode.events)")
+        tagged = cast(Any, Annotated)[self.events, Field(discriminator="type")]  # built at run time from the mode's union
+        return _strict_list(tagged)
+
+    def check_event(self, wire: Any) -> Any:
+        """A checked copy of an event's wire form (`Event.wire()`), if it is one this mode declares."""
+        return self._event_adapter.validate_python([wire])[0]
+
+    @cached_property
+    def _data_adapters(self) -> dict[str, TypeAdapter[Any]]:
+        return {kind: _strict_list(data) for kind, data in self.prompts.items()}
+
+    def check_prompt(self, prompt: Any) -> None:
+        """`ValueError` unless the prompt's kind is declared and every option's `data` has its shape."""
+        adapter = self._data_adapters.get(prompt["kind"])
+        if adapter is None:
+            raise ValueError(f"mode {self.name!r} declares no prompt kind {prompt['kind']!r}")
+        adapter.validate_python([o["data"] for o in prompt["options"]])
+
+    @property
+    def bot_kinds(self) -> list[str]:
+        return sorted({"random", *self.bots})
+
+
+_MODES: dict[str, Mode] = {}
+_discovered = False
+
+
+def register(mode: Mode) -> Mode:
+    """Add a mode (a plug-in, or a test's own); the same name twice is an error."""
+    _discover()
+    old = _MODES.get(mode.name)
+    if old is not None and old is not mode:
+        raise ValueError(f"a mode named {mode.name!r} is already registered")
+    _MODES[mode.name] = mode
+    return mode
+
+
+def unregister(name: str) -> None:
+    """Remove a mode added with `register` (tests clean up after themselves)."""
+    _MODES.pop(name, None)
+
+
+def _discover() -> None:
+    """Import every sub-package of `cthulhu.core` that declares a `MODE`."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    import cthulhu.core as core
+
+    for info in sorted(pkgutil.iter_modules(core.__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"cthulhu.core.{info.name}")
+        mode = getattr(module, "MODE", None)
+        if isinstance(mode, Mode):
+            _MODES.setdefault(mode.name, mode)
+
+
+def get(name: str) -> Mode:
+    """The mode called `name`; `ValueError` naming the known ones otherwise."""
+    _discover()
+    mode = _MODES.get(name)
+    if mode is None:
+        raise ValueError(f"unknown mode {name!r} (choose from {', '.join(names())})")
+    return mode
+
+
+def names() -> list[str]:
+    """Every registered mode's name: the built-in ones first (in package order), then the others."""
+    _discover()
+    return list(_MODES)
+
+
+def all_modes() -> list[Mode]:
+    return [_MODES[n] for n in names()]

@@ -1,0 +1,181 @@
+"""The host's door: how many connections, from where, how often, and how many wrong codes.
+
+All bookkeeping per remote address is here, so the host's connection code
+reads as a sequence of yes/no questions. Refusals are typed (`Refusal`: a
+wire code and a reason) and logged at WARNING through `Quiet`, which turns a
+flood of the same kind of refusal (from any number of addresses) into one line
+now and a count later.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import resource
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .limits import Limits, TokenBucket
+
+log = logging.getLogger("cthulhu.net.host")
+
+FD_MARGIN = 64  # descriptors kept free for save files, threads, the listener itself
+MAX_ADDRESSES = 4096  # remembered addresses; idle ones are forgotten first
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    code: str
+    reason: str
+
+
+def descriptor_room() -> int:
+    """Connections this process can hold under its open-file limit."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):  # pragma: no cover - platforms without the limit
+        return 1 << 20
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 20
+    return max(1, soft - FD_MARGIN)
+
+
+def is_loopback(address: str) -> bool:
+    """127.0.0.0/8, ::1 or an IPv4-mapped loopback address: a connection from this very machine."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+@dataclass(slots=True)
+class _Address:
+    connections: int = 0
+    joins: TokenBucket | None = None
+    wrong_codes: int = 0
+    blocked_until: float = 0.0
+
+    def forgettable(self, now: float) -> bool:
+        """Nothing to remember: no connection, no wait to serve, its join budget back to full.
+        (Its count of wrong codes goes with it: past `MAX_ADDRESSES` addresses, per-address
+        throttling has done what it can.)"""
+        return self.connections == 0 and now >= self.blocked_until and (self.joins is None or self.joins.full(now))
+
+
+@dataclass(slots=True)
+class Quiet:
+    """Log the first event of a kind now, then at most one line per `every` seconds with a count
+    of the ones held back. Keys are kinds of event, not addresses: an attack from a thousand
+    addresses is a few lines, not a thousand."""
+
+    every: float = 10.0
+    _last: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+    def warn(self, key: str, now: float, message: str, *args: object) -> None:
+        at, held = self._last.get(key, (-1e18, 0))
+        if now - at >= self.every:
+            suffix = f" ({held} more like this since the last line)" if held else ""
+            log.warning(message + suffix, *args)
+            self._last[key] = (now, 0)
+            if len(self._last) > MAX_ADDRESSES:
+                self._last.pop(next(iter(self._last)))
+        else:
+            self._last[key] = (at, held + 1)
+
+
+class Gate:
+    """Admission for one host. `clock` is trio's (or a test's)."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float]) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.max_open = min(limits.max_connections, descriptor_room())
+        self.open = 0
+        self.quiet = Quiet()
+        self._addresses: OrderedDict[str, _Address] = OrderedDict()
+        self._unverified: OrderedDict[int, Callable[[], None]] = OrderedDict()
+
+    def _entry(self, address: str) -> _Address:
+        entry = self._addresses.get(address)
+        if entry is None:
+            entry = self._addresses[address] = _Address()
+            if len(self._addresses) > MAX_ADDRESSES:  # forget the least recently seen idle one
+                now = self.clock()
+                for key, old in self._addresses.items():
+                    if old is not entry and old.forgettable(now):
+                        del self._addresses[key]
+                        break
+        else:
+            self._addresses.move_to_end(address)
+        return entry
+
+    # -- connections --------------------------------------------------------------
+
+    def connect(self, address: str) -> Refusal | None:
+        """A new connection from `address`: None (counted; call `disconnect` later) or why not."""
+        entry = self._entry(address)
+        if self.open >= self.max_open:
+            refusal = Refusal("host_full", "the host has no room for more connections")
+        elif entry.connections >= self.limits.max_per_address + (self.limits.door_visitors if is_loopback(address) else 0):
+            refusal = Refusal("too_many_connections", "too many connections from your address")
+        else:
+            entry.connections += 1
+            self.open += 1
+            return None
+        self.quiet.warn(f"connect {refusal.code}", self.clock(), "refused a connection from %s: %s", address, refusal.reason)
+        return refusal
+
+    def disconnect(self, address: str) -> None:
+        entry = self._addresses.get(address)
+        if entry is not None and entry.connections > 0:
+            entry.connections -= 1
+        self.open = max(0, self.open - 1)
+
+    def unverified(self, key: int, close: Callable[[], None]) -> None:
+        """A connection waiting for its hello; if too many wait, the one waiting longest is closed."""
+        self._unverified[key] = close
+        while len(self._unverified) > self.limits.max_unverified:
+            _, oldest = self._unverified.popitem(last=False)
+            self.quiet.warn("unverified", self.clock(), "too many connections without a hello; closed the oldest")
+            oldest()
+
+    def verified(self, key: int) -> None:
+        self._unverified.pop(key, None)
+
+    # -- hellos ---------------------------------------------------------------------
+
+    def hello(self, address: str) -> Refusal | None:
+        """Before a hello is looked at: the address's join rate and code-guess penalty."""
+        entry = self._entry(address)
+        now = self.clock()
+        if now < entry.blocked_until:
+            wait = entry.blocked_until - now
+            self.quiet.warn("throttled", now, "ignored a hello from %s: still throttled for wrong table codes", address)
+            return Refusal("throttled", f"too many wrong table codes; try again in {wait:.0f} s")
+        if entry.joins is None:
+            entry.joins = TokenBucket.of(self.limits.joins, now)
+        if not entry.joins.take(now):
+            self.quiet.warn("joins", now, "refused a hello from %s: joining too often", address)
+            return Refusal("slow_down", "joining too often; try again in a few seconds")
+        return None
+
+    def wrong_code(self, address: str) -> None:
+        entry = self._entry(address)
+        entry.wrong_codes += 1
+        over = entry.wrong_codes - self.limits.free_code_tries
+        if over <= 0:
+            self.quiet.warn("wrong code", self.clock(), "wrong table code from %s", address)
+            return
+        base, cap = self.limits.code_delay
+        delay = min(cap, base * 2 ** (over - 1))
+        entry.blocked_until = self.clock() + delay
+        self.quiet.warn("code throttle", self.clock(), "wrong table code from %s (%d so far); its next try waits %.0f s", address, entry.wrong_codes, delay)
+
+    def right_code(self, address: str) -> None:
+        entry = self._entry(address)
+        entry.wrong_codes = 0
+        entry.blocked_until = 0.0

@@ -1,0 +1,124 @@
+"""Seat tokens kept on the player's own machine, so the same join command takes the seat back.
+
+One small JSON file in the user data folder (`seats.json`, mode 0600 in a 0700
+folder): for every seat this machine holds, the address it was joined at, the
+table id, the player's name and the token. A host restarted from its save is
+the same table (the id is in the save), so its seats come back too. A hosting
+terminal keeps its own seat's token here as well, and the table codes it gave
+out, so `cthulhu host --load` serves the same code again.
+
+Updates are read-modify-write under a lock on a file next to it, so two
+terminals joining at once cannot lose each other's tokens; writes are atomic.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from .savedir import user_data_dir
+
+KEEP = 200  # entries kept, newest first: a store never grows without bound
+
+
+@dataclass(frozen=True)
+class SeatEntry:
+    address: str
+    table: str | None
+    name: str
+    seat: int
+    token: str
+    hosting: bool = False
+    updated: str = ""
+
+
+def normal_address(address: str) -> str:
+    return address.strip().lower()
+
+
+class SeatStore:
+    """The tokens and codes this machine remembers (`path` defaults to the user data folder)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else user_data_dir() / "seats.json"
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {"seats": [], "codes": {}}
+        if not isinstance(data, dict):
+            return {"seats": [], "codes": {}}
+        seats = [e for e in data.get("seats", []) if isinstance(e, dict)]
+        codes = data.get("codes") if isinstance(data.get("codes"), dict) else {}
+        return {"seats": seats, "codes": codes}
+
+    def entries(self) -> list[SeatEntry]:
+        out = []
+        for raw in self._read()["seats"]:
+            try:
+                out.append(SeatEntry(**{k: raw[k] for k in SeatEntry.__dataclass_fields__ if k in raw}))
+            except TypeError:
+                continue  # a damaged entry is skipped, never fatal
+        return out
+
+    def find(self, *, name: str, address: str | None = None, table: str | None = None, hosting: bool = False) -> SeatEntry | None:
+        """The newest seat for `name` at `address` (joining) or at `table` (hosting)."""
+        for e in self.entries():
+            if e.name != name or e.hosting != hosting:
+                continue
+            if address is not None and e.address != normal_address(address):
+                continue
+            if table is not None and e.table != table:
+                continue
+            return e
+        return None
+
+    def code_for(self, table: str) -> str | None:
+        code = self._read()["codes"].get(table)
+        return code if isinstance(code, str) else None
+
+    # -- writing -----------------------------------------------------------------------------
+
+    @contextmanager
+    def _update(self) -> Iterator[dict[str, Any]]:
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(folder / f".{self.path.name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            data = self._read()
+            yield data
+            from .savewriter import write_atomic  # 0600, atomic
+
+            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode(), fsync=False)
+        finally:
+            os.close(fd)
+
+    def remember(self, *, address: str, table: str | None, name: str, seat: int, token: str, hosting: bool = False) -> None:
+        entry = SeatEntry(normal_address(address), table, name, seat, token, hosting, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        with self._update() as data:
+            same = (entry.address if not hosting else None, entry.table, entry.name, entry.hosting)
+            kept = [e for e in data["seats"] if (e.get("address") if not hosting else None, e.get("table"), e.get("name"), e.get("hosting", False)) != same]
+            data["seats"] = [asdict(entry), *kept][:KEEP]
+
+    def forget(self, token: str) -> None:
+        """Drop a token the host no longer takes (its seat was freed, or the table is gone)."""
+        with self._update() as data:
+            data["seats"] = [e for e in data["seats"] if e.get("token") != token]
+
+    def remember_code(self, table: str, code: str | None) -> None:
+        with self._update() as data:
+            if code is None:
+                data["codes"].pop(table, None)
+            else:
+                data["codes"][table] = code
+                data["codes"] = dict(list(data["codes"].items())[-KEEP:])

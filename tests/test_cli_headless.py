@@ -1,0 +1,77 @@
+"""Headless commands never import Textual: they run on servers and in CI, where the app is dead weight.
+
+Each command runs as a real process under `python -X importtime`, which lists
+every module it imports; none may be Textual's. The commands that open the
+game interface (`play`, `host`/`join` without `--headless`, `replay --tui`) are
+the only ones that import `cthulhu.tui`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+CLI = [sys.executable, "-X", "importtime", "-m", "cthulhu.cli"]
+SAVES = Path(__file__).resolve().parent.parent / "saves"
+
+
+def imported(stderr: str) -> set[str]:
+    """Module names from `-X importtime` lines ('import time: self | cumulative | name')."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:") and "|" in line}
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def assert_headless(result: subprocess.CompletedProcess[str]) -> None:
+    modules = imported(result.stderr)
+    assert "cthulhu.core" in modules, "importtime listed nothing: the check would pass vacuously"
+    interface = sorted(m for m in modules if m == "textual" or m.startswith(("textual.", "cthulhu.tui")))
+    assert not interface, interface
+
+
+def test_sim_content_saves_and_replay_import_no_textual(tmp_path):
+    result = run("sim", "--games", "3", "--seed", "1", "--json")
+    assert result.returncode == 0 and '"digest"' in result.stdout
+    assert_headless(result)
+    result = run("content", "check")
+    assert result.returncode == 0 and "content ok" in result.stdout
+    assert_headless(result)
+    save = tmp_path / "example-won-shamblers.save"
+    shutil.copyfile(SAVES / save.name, save)
+    result = run("saves", "--saves", str(tmp_path))
+    assert result.returncode == 0 and save.name in result.stdout
+    assert_headless(result)
+    for extra in ((), ("--json",)):
+        result = run("replay", str(save), "--verify", *extra)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert_headless(result)
+
+
+def test_headless_host_and_bot_peer_import_no_textual():
+    host = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--no-save", "--mode", "shamblers", "--seats", "2",
+                             "--bots", "1", "--seed", "5", "--bot", "random"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        host.stdout.readline()
+        m = re.match(r"Join with:\s+cthulhu join (\S+) --code (\S+)", host.stdout.readline())
+        assert m, host.stderr.read() if host.poll() is not None else "no join line"
+        peer = run("join", m.group(1), "--code", m.group(2), "--bot", "random", "--headless")
+        assert peer.returncode == 0, peer.stderr[-2000:]
+        assert_headless(peer)
+        _, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    assert host.returncode == 0
+    assert_headless(subprocess.CompletedProcess(host.args, host.returncode, "", host_err))
+
+
+def test_the_check_can_tell():
+    """Importing the app does bring Textual in, so an empty finding above means something."""
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", "import cthulhu.tui.app"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "textual" in {m.split(".")[0] for m in imported(result.stderr)}

@@ -1,0 +1,154 @@
+"""Absent players on a real host over 127.0.0.1: an away seat played by a bot until its player
+returns, a freed seat taken by a new joiner, `away_bot` for a headless host, a token that outlives
+a changed table code, and a second connection with the same token taking the seat over."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from cthulhu.net.client import PeerSession, TrioPeer, play_bot
+from cthulhu.net.host import Host
+
+from net_games import make_game
+
+pytestmark = pytest.mark.trio
+SAFETY = 30  # seconds: a net against hangs, never a claim about speed
+
+
+async def _connect(port: int, name: str, **kw) -> TrioPeer:
+    peer = await TrioPeer.connect("127.0.0.1", port, PeerSession(name, **kw))
+    while not peer.session.welcomed and peer.session.closed is None:
+        if not await peer.receive():
+            break
+    return peer
+
+
+async def _until(peer: TrioPeer, done) -> None:
+    while not done():
+        assert await peer.receive(), "the host closed the connection"
+
+
+async def _play_until_away_seat_decides(a: TrioPeer, away: int) -> None:
+    """Seat `a` plays its first option until the away seat is the one deciding."""
+    while True:
+        prompt = a.session.mirror.prompt
+        if prompt is not None and prompt["seat"] == away:
+            return
+        if a.session.my_prompt is not None:
+            version = a.session.my_prompt["version"]
+            a.session.send_command(a.session.my_prompt["options"][0]["command"])
+            await a.flush()
+            await _until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
+        else:
+            await a.receive()
+
+
+def _seat(peer: TrioPeer, index: int):
+    return peer.session.table.seats[index]
+
+
+async def test_an_away_seat_is_played_by_a_bot_until_its_player_returns():
+    game = make_game("main", seed=3, players=2)
+    async with trio.open_nursery() as nursery:
+        host = Host(game, code="c")
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            a = await _connect(host.port, "Ann", code="c")
+            b = await _connect(host.port, "Bob", code="c")
+            token = b.session.token
+            await _play_until_away_seat_decides(a, 1)
+            await b.aclose()
+            await _until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
+            step = game.step
+            assert game.prompt.seat == 1  # the table waits for Bob...
+            host.hand_to_bot(1)  # ...until the host hands his seat to a bot
+            await _until(a, lambda: _seat(a, 1).stand_in and a.session.mirror.view["step"] > step)
+            assert _seat(a, 1).kind == "human" and _seat(a, 1).name == "Bob"
+
+            b = await _connect(host.port, "Bob", code="c", token=token)  # Bob is back: the bot leaves
+            assert b.session.seat == 1 and b.session.mirror.view == game.view(1)
+            await _until(a, lambda: _seat(a, 1).connected and not _seat(a, 1).stand_in)
+            assert host.seats[1].stand_in is None
+            await _play_until_away_seat_decides(a, 1)
+            step = game.step
+            await trio.sleep(0.2)
+            assert game.step == step and game.prompt.seat == 1  # Bob's decision waits for Bob again
+            await _until(b, lambda: b.session.my_prompt is not None)
+            b.session.send_command(b.session.my_prompt["options"][0]["command"])
+            await b.flush()
+            await _until(b, lambda: b.session.mirror.view["step"] > step)
+        assert host.crashes == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_freed_seat_refuses_the_old_token_and_goes_to_a_new_joiner():
+    game = make_game("main", seed=3, players=2)
+    async with trio.open_nursery() as nursery:
+        host = Host(game, code="c")
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            a = await _connect(host.port, "Ann", code="c")
+            b = await _connect(host.port, "Bob", code="c")
+            token = b.session.token
+            await b.aclose()
+            await _until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
+            with pytest.raises(ValueError):
+                host.free_seat(0)  # Ann is here: only an away seat can be freed
+            host.free_seat(1)
+            await _until(a, lambda: _seat(a, 1).kind == "open")
+            old = await _connect(host.port, "Bob", code="c", token=token)
+            assert old.session.closed is not None and old.session.closed.code == "bad_token"
+            cy = await _connect(host.port, "Cy", code="c")
+            assert cy.session.seat == 1 and cy.session.token not in (None, token)
+            await _until(a, lambda: _seat(a, 1).name == "Cy" and _seat(a, 1).connected)
+        nursery.cancel_scope.cancel()
+
+
+async def test_away_bot_hands_a_seat_over_by_itself_and_the_game_ends():
+    """A headless host (no dialog): `away_bot` seconds after a player leaves, a bot plays on."""
+    game = make_game("main", seed=5, players=2)
+    async with trio.open_nursery() as nursery:
+        host = Host(game, code="c", away_bot=0.2, stand_in_kind="random")
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            b = await _connect(host.port, "Bob", code="c")
+            await b.aclose()  # Bob leaves before anyone plays
+            ann = await play_bot("127.0.0.1", host.port, bot="random", seed=1, name="Ann", code="c")
+        assert ann.game_over is not None and game.outcome is not None
+        assert ann.seat == 1 and host.seats[0].stand_in is not None and ann.table.seats[0].stand_in
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_seat_token_outlives_a_new_table_code():
+    """A host restarted elsewhere with another code still gives its players their seats back."""
+    game = make_game("main", seed=3, players=2)
+    async with trio.open_nursery() as nursery:
+        host = Host(game, code="first")
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            a = await _connect(host.port, "Ann", code="first")
+            token = a.session.token
+            await a.aclose()
+            host.code = "second"
+            back = await _connect(host.port, "Ann", code="first", token=token)
+            assert back.session.seat == 0 and back.session.closed is None
+            stranger = await _connect(host.port, "Eve", code="first")
+            assert stranger.session.closed is not None and stranger.session.closed.code == "bad_code"
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_the_first():
+    game = make_game("main", seed=3, players=1)
+    async with trio.open_nursery() as nursery:
+        host = Host(game)
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            first = await _connect(host.port, "Ann")
+            second = await _connect(host.port, "Ann", token=first.session.token)
+            assert second.session.seat == 0
+            while await first.receive():
+                pass
+            assert first.session.closed is not None and first.session.closed.code == "replaced"
+            assert host.seats[0].peer.name == "Ann" and not host.seats[0].away
+        nursery.cancel_scope.cancel()

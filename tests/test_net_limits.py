@@ -1,0 +1,328 @@
+"""What one connection may cost the host: first-frame limits, deadlines, caps, rates, code guessing.
+
+Real sockets on 127.0.0.1 (port 0) against the real `Host`, with its clocks
+shortened through `Limits` so deadlines pass in a fraction of a second; the
+descriptor-limit case runs a real `cthulhu host` process. Deadlines are only
+ever safety nets here: nothing asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+
+import msgpack
+import pytest
+import trio
+
+from cthulhu.net.client import PeerSession, TrioPeer
+from cthulhu.net.frames import HEADER, BadBody, FrameDecoder, FrameTooLarge, decode_body, encode_frame
+from cthulhu.net.gate import MAX_ADDRESSES, Gate
+from cthulhu.net.host import MAX_BAD_FRAMES, Host
+from cthulhu.net.limits import FIRST_FRAME, PEER_FRAME, Limits
+from cthulhu.net.messages import Chat, Error, Pong
+
+from net_games import make_game
+from test_host_crash import CODE, HostProcess
+
+FAST = Limits().but(idle_timeout=0.3, pong_timeout=0.3, hello_timeout=0.5)
+
+
+async def _host(nursery, **kw) -> Host:
+    host = Host(make_game("toy", seed=3, players=2), autostart=False, **kw)
+    await nursery.start(host.serve)
+    return host
+
+
+async def _errors_until_closed(stream: trio.SocketStream) -> list[tuple[str, bool]]:
+    session = PeerSession("x")
+    got = []
+    with trio.fail_after(10):
+        try:
+            while data := await stream.receive_some(65536):
+                got += session.receive_data(data)
+        except trio.BrokenResourceError:
+            pass
+    return [(m.code, m.fatal) for m in got if isinstance(m, Error)]
+
+
+async def _welcome_or_refusal(stream: trio.SocketStream) -> str:
+    """'welcome', or the code of the fatal error the host closed with."""
+    session = PeerSession("x")
+    with trio.fail_after(10):
+        while data := await stream.receive_some(65536):
+            session.receive_data(data)
+            if session.welcomed:
+                return "welcome"
+    return session.closed.code if session.closed is not None else "closed"
+
+
+async def _peer(port: int, name: str = "p", **kw) -> TrioPeer:
+    peer = await TrioPeer.connect("127.0.0.1", port, PeerSession(name, **kw))
+    with trio.fail_after(5):
+        while not peer.session.welcomed and peer.session.closed is None:
+            if not await peer.receive():
+                break
+    return peer
+
+
+def _hello(**fields) -> bytes:
+    return encode_frame({"t": "hello", "proto": 1, "name": "n", **fields})
+
+
+# ---- the first frame, before any trust ------------------------------------------------------------
+
+
+def _nested_array16(n: int, declared: int = 0xFFFF) -> bytes:
+    return b"\xdc" + declared.to_bytes(2, "big") + (b"\xdc" + declared.to_bytes(2, "big")) * (n - 1)
+
+
+def test_msgpack_is_stopped_at_the_first_oversized_array_header():
+    """The 60 ms frame of the issue: 1,023 nested array16 headers each declaring 65,535 slots.
+    Under the limits msgpack refuses the first header, before allocating anything."""
+    body = _nested_array16(1023)
+    with pytest.raises(BadBody):
+        decode_body(body, PEER_FRAME)
+    with pytest.raises(FrameTooLarge):
+        decode_body(body, FIRST_FRAME)  # 3 KB: not even looked at before a hello
+    small = b"\x81\xa1t\xa1x" + b"\x94" * 200 + b"\xc0" * 4  # in size, but 4-wide lists 200 deep
+    with pytest.raises(BadBody):
+        decode_body(small, FIRST_FRAME)
+    with pytest.raises(BadBody):
+        decode_body(msgpack.packb({"t": "hello", "name": "x" * 300}), FIRST_FRAME)
+
+
+def test_a_decoder_relaxes_its_limits_only_for_frames_after_the_hello():
+    dec = FrameDecoder(FIRST_FRAME)
+    command = encode_frame({"t": "command", "seq": 1, "command": {"kind": "x", "list": list(range(10))}})
+    (hello,) = dec.feed(_hello() + command, max_frames=1)
+    assert hello["t"] == "hello" and dec.buffered == len(command)
+    dec.limits = PEER_FRAME
+    assert [f["t"] for f in dec.feed(b"")] == ["command"]
+
+
+@pytest.mark.trio
+async def test_a_first_frame_above_its_small_limit_is_refused_at_its_length(nursery):
+    host = await _host(nursery)
+    stream = await trio.open_tcp_stream("127.0.0.1", host.port)
+    await stream.send_all(HEADER.pack(3073) + _nested_array16(1023) + b"\x00")
+    assert await _errors_until_closed(stream) == [("frame_too_large", True)]
+    assert host.peers == [] and host.crashes == 0
+
+
+# ---- deadlines ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.trio
+async def test_a_silent_peer_is_pinged_then_closed_and_a_live_one_stays(nursery, caplog):
+    host = await _host(nursery, limits=FAST)
+    caplog.set_level(logging.WARNING, "cthulhu.net")
+    live = await _peer(host.port, "live")  # answers pings: `receive` flushes the session's pongs
+
+    async def keep_reading() -> None:
+        while await live.receive():
+            pass
+
+    nursery.start_soon(keep_reading)
+    silent = await trio.open_tcp_stream("127.0.0.1", host.port)
+    await silent.send_all(_hello(name="silent", watch=True))
+    with trio.fail_after(10):
+        while await silent.receive_some(65536):
+            pass  # it reads (so the ping arrives) but never answers; then the host closes it
+        await trio.sleep(1.0)  # more idle deadlines: the live one stays
+    assert [p.name for p in host.peers] == ["live"]
+    assert any("silent" in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
+
+
+@pytest.mark.trio
+async def test_a_peer_dribbling_one_frame_forever_is_closed(nursery):
+    host = await _host(nursery, limits=FAST)
+    stream = await trio.open_tcp_stream("127.0.0.1", host.port)
+    await stream.send_all(_hello(name="dribbler", watch=True))
+    frame = HEADER.pack(4000) + b"\x80" * 4000
+    closed = False
+    with trio.fail_after(10):
+        for byte in frame:  # one byte every 50 ms: never a whole frame
+            try:
+                await stream.send_all(bytes([byte]))
+            except trio.BrokenResourceError:
+                closed = True
+                break
+            await trio.sleep(0.05)
+            if not host.peers:
+                closed = True
+                break
+    assert closed and host.peers == []
+
+
+@pytest.mark.trio
+async def test_a_connection_without_a_hello_is_closed_at_the_hello_deadline(nursery):
+    host = await _host(nursery, limits=FAST)
+    stream = await trio.open_tcp_stream("127.0.0.1", host.port)
+    await stream.send_all(HEADER.pack(100) + b"\x80")  # starts a frame, never finishes it
+    assert await _errors_until_closed(stream) == [("timeout", True)]
+
+
+# ---- caps ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.trio
+async def test_connections_per_address_are_capped_and_other_addresses_still_get_in(nursery, caplog):
+    host = await _host(nursery, limits=Limits().but(max_per_address=3))
+    caplog.set_level(logging.WARNING, "cthulhu.net")
+    held = [await trio.open_tcp_stream("127.0.0.1", host.port) for _ in range(3)]
+    fourth = await trio.open_tcp_stream("127.0.0.1", host.port)
+    assert await _errors_until_closed(fourth) == [("too_many_connections", True)]
+    other = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.0.2")
+    await other.send_all(_hello(name="other"))
+    session = PeerSession("other")
+    with trio.fail_after(5):
+        while not session.welcomed:
+            session.receive_data(await other.receive_some(65536))
+    assert session.seat == 0
+    assert any("too many connections" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    for s in held:
+        await s.aclose()
+
+
+@pytest.mark.trio
+async def test_too_many_silent_newcomers_make_room_by_closing_the_oldest(nursery):
+    host = await _host(nursery, limits=Limits().but(max_unverified=4, max_per_address=64))
+    silent = [await trio.open_tcp_stream("127.0.0.1", host.port) for _ in range(10)]
+    player = await _peer(host.port, "real")  # still gets in at once, past ten silent sockets
+    assert player.session.seat == 0
+    with trio.fail_after(5):
+        assert await silent[0].receive_some(100) == b""  # the oldest were closed to make room
+    for s in silent:
+        await s.aclose()
+
+
+@pytest.mark.trio
+async def test_spectators_are_capped_but_a_seat_is_never_refused_for_room(nursery):
+    host = await _host(nursery, limits=Limits().but(max_spectators=2))
+    watchers = [await _peer(host.port, f"w{n}", watch=True) for n in range(2)]
+    third = await _peer(host.port, "w3", watch=True)
+    assert third.session.closed is not None and third.session.closed.code == "table_full"
+    seated = await _peer(host.port, "sits")
+    assert seated.session.seat == 0 and all(w.session.welcomed for w in watchers)
+
+
+@pytest.mark.trio
+async def test_at_the_descriptor_limit_a_newcomer_gets_one_clean_refusal_line(tmp_path):
+    """A real host process whose open-file limit is cut to what it holds now: newcomers are told
+    `host_full` and closed, the host logs one line (no traceback), and once room is back, a player gets in."""
+    host = HostProcess(tmp_path, "--seats", "2", "--save", str(tmp_path / "fd.save"))
+    streams = []
+    try:
+        with trio.fail_after(60):
+            port, _ = await host.start()
+            pid = host.proc.pid
+            in_use = len(os.listdir(f"/proc/{pid}/fd"))
+            soft, hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, (in_use + 2, hard))
+            outcomes = []
+            for _ in range(8):
+                stream = await trio.open_tcp_stream("127.0.0.1", port)
+                streams.append(stream)
+                await stream.send_all(_hello(name="late", code=CODE, watch=True))
+                outcomes.append(await _welcome_or_refusal(stream))
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
+            player = await _peer(port, "player", code=CODE)
+            assert player.session.seat == 0
+            await player.aclose()
+    finally:
+        for s in streams:
+            await s.aclose()
+        host.close()
+    err = host.stderr()
+    assert "host_full" in outcomes and set(outcomes) <= {"welcome", "host_full"}, outcomes
+    assert "Traceback" not in err and err.count("out of file descriptors") + err.count("no room for more connections") <= 2, err
+
+
+# ---- rates and code guessing ---------------------------------------------------------------------------
+
+
+@pytest.mark.trio
+async def test_chat_beyond_its_rate_is_dropped_with_one_notice_to_the_sender(nursery):
+    host = await _host(nursery)
+    spammer = await _peer(host.port, "spam", watch=True)
+    listener = await _peer(host.port, "ear", watch=True)
+    burst = b"".join(encode_frame({"t": "chat", "text": f"line {n}"}) for n in range(40))
+    await spammer.stream.send_all(burst)
+    spammer.session.ping(1)  # after the burst: when its pong is back, every chat was handled
+    await spammer.flush()
+    got = []
+    with trio.fail_after(5):
+        while not any(isinstance(m, Pong) for m in got):
+            got += await spammer.receive()
+    errors = [m.code for m in got if isinstance(m, Error)]
+    relayed = [m.text for m in got if isinstance(m, Chat)]
+    assert errors == ["rate_limited"]
+    assert relayed == [f"line {n}" for n in range(Limits().chat[1])]
+    assert listener.session.closed is None
+
+
+@pytest.mark.trio
+async def test_wrong_codes_are_throttled_per_address_and_logged(nursery, caplog):
+    host = await _host(nursery, code="right-code", limits=Limits().but(free_code_tries=2, code_delay=(30.0, 60.0)))
+    caplog.set_level(logging.WARNING, "cthulhu.net")
+
+    async def attempt(code: str, local: str = "127.0.0.1") -> str:
+        stream = await trio.open_tcp_stream("127.0.0.1", host.port, local_address=local)
+        await stream.send_all(_hello(code=code))
+        try:
+            return await _welcome_or_refusal(stream)
+        finally:
+            await stream.aclose()
+
+    assert [await attempt("guess") for _ in range(3)] == ["bad_code"] * 3
+    assert await attempt("right-code") == "throttled"  # not even looked at for a while
+    assert await attempt("right-code", local="127.0.0.3") == "welcome"  # another address is not punished
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("wrong table code from 127.0.0.1" in w and "waits 30 s" in w for w in warnings), warnings
+
+
+@pytest.mark.trio
+async def test_a_repeated_hello_counts_as_a_bad_frame(nursery):
+    host = await _host(nursery)
+    peer = await _peer(host.port, "again", watch=True)
+    await peer.stream.send_all(_hello(name="again") * (MAX_BAD_FRAMES + 1))
+    codes = await _errors_until_closed(peer.stream)
+    assert codes == [("unexpected_message", False)] * MAX_BAD_FRAMES + [("unexpected_message", True)]
+
+
+def test_the_gate_doubles_the_wait_after_each_wrong_code_up_to_its_cap():
+    now = [0.0]
+    gate = Gate(Limits().but(free_code_tries=3, code_delay=(1.0, 8.0)), lambda: now[0])
+
+    def waits() -> float:
+        """Seconds until a hello from "a" is looked at again."""
+        start = now[0]
+        while gate.hello("a") is not None:
+            now[0] += 0.25
+        return now[0] - start
+
+    for _ in range(3):
+        gate.wrong_code("a")
+        assert waits() == 0  # three free tries
+    delays = []
+    for _ in range(6):
+        gate.wrong_code("a")
+        delays.append(waits())
+    assert delays == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+    assert gate.hello("b") is None  # another address waits for nothing
+    gate.right_code("a")
+    gate.wrong_code("a")
+    assert waits() == 0  # the right code wiped the slate
+
+
+def test_the_gate_remembers_a_bounded_number_of_addresses():
+    now = [0.0]
+    gate = Gate(Limits(), lambda: now[0])
+    for n in range(MAX_ADDRESSES * 2):
+        address = f"10.{n // 65536}.{n // 256 % 256}.{n % 256}"
+        assert gate.connect(address) is None
+        gate.disconnect(address)
+        now[0] += 1.0
+    assert len(gate._addresses) == MAX_ADDRESSES and gate.open == 0

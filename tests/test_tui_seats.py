@@ -1,0 +1,177 @@
+"""A hosted game in the interface (Pilot, with its real embedded host on 127.0.0.1): the table
+dialog hands an away seat to a bot and frees one; joiners come back by the seat token their
+machine keeps (or one given by hand); saving is the host's, and says so."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tui_drive import SEED, screen_text, started, wait_for
+
+from cthulhu.net.seatstore import SeatStore
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.options import PlayOptions
+from cthulhu.tui.screens.game import GameScreen
+from cthulhu.tui.screens.lobby import LobbyScreen
+
+
+def _log(screen) -> str:
+    return "\n".join(screen.query_one("#log").lines_plain)
+
+
+def _hosting(tmp_path, **kw) -> CthulhuApp:
+    options = dict(seed=SEED, players=2, remote_seats=1, host_table=True, code="owl-17", skip_title=True, saves_dir=tmp_path, name="Ann")
+    options.update(kw)
+    return CthulhuApp(PlayOptions(**options))
+
+
+async def _joiner(port: int, store: SeatStore, name: str = "Bob", **kw) -> NetLink:
+    link = NetLink("127.0.0.1", port, name=name, code="owl-17", store=store, **kw)
+    await link.open()
+    return link
+
+
+def test_the_table_dialog_hands_an_away_seat_to_a_bot_and_frees_another(tmp_path):
+    async def main():
+        app = _hosting(tmp_path)
+        bobs = SeatStore(tmp_path / "bob" / "seats.json")
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            host = screen.link.embedded.host
+            bob = await _joiner(screen.link.port, bobs)
+            assert bob.local_seats == frozenset({1})
+            await bob.close()
+            await wait_for(pilot, lambda: "Bob left seat 2; the seat waits for them." in _log(screen))
+
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await wait_for(pilot, lambda: "b  let a bot play seat 2 until Bob is back" in screen_text(app))
+            await pilot.press("b")
+            await wait_for(pilot, lambda: "a bot plays for them until they are back" in screen_text(app))
+            assert host.seats[1].stand_in is not None
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: "Bob is away; a bot plays seat 2 until they are back." in _log(screen))
+
+            # Bob runs the same join again: his machine still has the token, the bot leaves his seat.
+            bob = await _joiner(screen.link.port, bobs)
+            assert bob.local_seats == frozenset({1}) and bob._conns[0].stored_token
+            await wait_for(pilot, lambda: "Bob is back at seat 2." in _log(screen))
+            assert host.seats[1].stand_in is None
+            await bob.close()
+            await wait_for(pilot, lambda: host.seats[1].away)
+
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("2")
+            await wait_for(pilot, lambda: "f  free seat 2 for a new player" in screen_text(app))
+            await pilot.press("f")
+            await wait_for(pilot, lambda: "Seat 2 is open for a new player." in screen_text(app))
+            await pilot.press("escape")
+            cy = await _joiner(screen.link.port, SeatStore(tmp_path / "cy" / "seats.json"), name="Cy")
+            assert cy.local_seats == frozenset({1})
+            await wait_for(pilot, lambda: "Cy sits at seat 2." in _log(screen))
+            # Bob's old token is refused now: his next join forgets it and he watches (no seat is open).
+            late = await _joiner(screen.link.port, bobs)
+            assert late.local_seats == frozenset() and bobs.find(name="Bob", address=f"127.0.0.1:{screen.link.port}") is None
+            for link in (cy, late):
+                await link.close()
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: not app.is_running)
+
+    asyncio.run(asyncio.wait_for(main(), 90))
+
+
+def test_a_token_given_by_hand_takes_the_seat_from_another_machine(tmp_path):
+    async def main():
+        app = _hosting(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            bob = await _joiner(screen.link.port, SeatStore(tmp_path / "laptop" / "seats.json"))
+            info = bob.lobby_info()
+            token = bob._conns[0].session.token
+            assert info["comeback_elsewhere"] == f"cthulhu join 127.0.0.1:{screen.link.port} --code owl-17 --token {token}"
+            await bob.close()
+            elsewhere = SeatStore(tmp_path / "desktop" / "seats.json")  # nothing stored on this machine
+            again = await _joiner(screen.link.port, elsewhere, token=token)
+            assert again.local_seats == frozenset({1}) and not again._conns[0].stored_token
+            assert elsewhere.find(name="Bob", address=f"127.0.0.1:{screen.link.port}").token == token
+            await again.close()
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_saving_a_hosted_game_and_what_a_joiner_is_told(tmp_path):
+    async def main():
+        target = tmp_path / "ours.save"
+        app = _hosting(tmp_path, save_to=target)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await pilot.press("s")
+            await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
+            joined = CthulhuApp(PlayOptions(join=("127.0.0.1", screen.link.port), code="owl-17", name="Bob"))
+            async with joined.run_test(size=(120, 40)) as jp:
+                theirs = await started(jp)
+                await jp.press("s")
+                await wait_for(jp, lambda: "The host keeps the save of this game (ask them to press s)." in _log(theirs))
+                await jp.press("ctrl+q")
+            await pilot.press("ctrl+q")
+        assert target.exists() and app.farewell == "Carry the game on later with: cthulhu host --load " + str(target)
+
+        unsaved = _hosting(tmp_path / "none", no_save=True)
+        async with unsaved.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await pilot.press("s")
+            await wait_for(pilot, lambda: "This game is not being saved (--no-save)." in _log(screen))
+            await pilot.press("ctrl+q")
+        assert not (tmp_path / "none").exists()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.title_text == "2 here, 0 bot(s)"
+            await pilot.press("ctrl+q")
+        (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
+        again = CthulhuApp(PlayOptions(load=save))
+        async with again.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert isinstance(screen, GameScreen) and screen.title_text == "2 here, 0 bot(s)"
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
+    """No token of the host's own on this machine (a solo save, or one from another machine):
+    the hosting terminal takes the first person's seat; the others wait for their tokens."""
+
+    async def main():
+        solo = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
+        async with solo.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view.get("step") == 1)
+            await pilot.press("ctrl+q")
+        (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
+        hosted = CthulhuApp(PlayOptions(load=save, host_table=True, code="owl-17", name="Ann", saves_dir=tmp_path))
+        async with hosted.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.link.local_seats == frozenset({0}) and screen.view["step"] == 1
+            host = screen.link.embedded.host
+            assert host.started.is_set() and host.seats[1].away  # seat 2 waits for its token
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(hosted.screen, LobbyScreen))
+            text = screen_text(hosted)
+            assert "game under way, step 1" in text and "their seat waits for them" in text
+            await pilot.press("escape", "ctrl+q")
+        from cthulhu.net.saves import load
+
+        assert load(save).header.table == host.table_id  # the save now names its table
+
+    asyncio.run(asyncio.wait_for(main(), 60))

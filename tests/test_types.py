@@ -1,0 +1,32 @@
+"""The type checker runs with the tests: mypy, strict on the rules core, the network layer, and the
+interface's mode packages (the renderers and narrators that read the declared views and events).
+
+The four folders are mapped into the `cthulhu` namespace only by the install
+(`package-dir`), so the check runs over a folder of links laid out as that
+namespace, with the settings in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("core", "net", "cli", "tui", "content")
+
+
+def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
+    tree = tmp_path / "cthulhu"
+    tree.mkdir()
+    for folder in FOLDERS:
+        (tree / folder).symlink_to(ROOT / folder, target_is_directory=True)
+    cache = ROOT / ".mypy_cache"
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
+         "-p", "cthulhu.core", "-p", "cthulhu.net", "-p", "cthulhu.tui.modes"],
+        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPY_FORCE_COLOR": "0"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout

@@ -1,0 +1,97 @@
+"""The interface half of the mode registry: how each mode is drawn, told and explained.
+
+A mode's interface is a package `cthulhu.tui.modes.<name>` declaring `TUI` (a
+`TuiMode`): its three panes, its Log narrator, its prompt bar labels and dice
+line, its game-over summary and its help, all pure functions from the mode's
+declared view (and event, and content) to Rich text. The screens and widgets
+ask `tui_mode(view["mode"])` and never which mode it is. A mode without an
+interface package (a plug-in, the tests' toy) is drawn by `generic`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+
+from cthulhu.core import modes as core_modes
+
+Told = tuple[str, str]  # (kind of line, for its color; the sentence)
+
+
+@dataclass(frozen=True)
+class TuiMode:
+    """What a mode's interface declares. `view` arguments are the mode's declared view type."""
+
+    name: str
+    map: Callable[[Any, int, bool], Text]  # (view, width, ascii only) -> the Map pane
+    story: Callable[[Any, int], Text]  # (view, width) -> the Story Board pane
+    people: Callable[[Any, int], Text]  # (view, width) -> the Investigators pane (or Player Mats)
+    tell: Callable[[Any, Any], Told | None]  # (event wire, view) -> a Log line; None: not one of ours
+    labels: Callable[[Any, Any, int], tuple[list[str], str]]  # (prompt, view, width) -> bar labels, header
+    dice: Callable[[Any, int], Text | None]  # (view, width) -> the prompt bar's dice line, if any
+    title: Callable[[Any], str]  # (view) -> what the status line calls the table ("The Wexley Mill Fire")
+    whose_turn: Callable[[Any], str | None]  # (view) -> the active player's name
+    summary: Callable[[Any], Text]  # (view) -> the game-over dialog's lines about the table
+    help: Callable[[Any, Any, Any], list[tuple[str, str]]]  # (content, view or None, PlayOptions or None) -> (bullet, paragraph)s
+    setup_rows: frozenset[str] = frozenset()  # title-screen rows that apply: "episode", "elder_one", "investigators", "difficulty"
+    choices: Callable[[Any], dict[str, list[tuple[str, str]]]] = field(default=lambda content: {})  # row -> (value, shown)
+    defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # row -> the value first selected
+
+
+_TUI: dict[str, TuiMode] = {}
+_discovered = False
+
+
+def register(mode: TuiMode) -> TuiMode:
+    """Add a mode's interface (a plug-in's, a test's); the same name twice is an error."""
+    _discover()
+    old = _TUI.get(mode.name)
+    if old is not None and old is not mode:
+        raise ValueError(f"an interface for mode {mode.name!r} is already registered")
+    _TUI[mode.name] = mode
+    return mode
+
+
+def unregister(name: str) -> None:
+    _TUI.pop(name, None)
+
+
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.ispkg:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            tui = getattr(module, "TUI", None)
+            if isinstance(tui, TuiMode):
+                _TUI.setdefault(tui.name, tui)
+
+
+def tui_mode(name: str) -> TuiMode:
+    """The interface of mode `name`: its own package's, or the generic one for a mode without it."""
+    _discover()
+    found = _TUI.get(name)
+    if found is not None:
+        return found
+    from .generic import generic
+
+    return generic(name)
+
+
+def check_view(view: Any) -> Any:
+    """A view from a link, checked against its mode's declared type (`ValueError`s name the problem)."""
+    if not isinstance(view, dict) or not isinstance(view.get("mode"), str):
+        raise ValueError("a view names its mode")
+    return core_modes.get(view["mode"]).check_view(view)
+
+
+def mode_titles() -> list[tuple[str, str]]:
+    """(name, title) of every mode that can be started from the title screen."""
+    return [(m.name, m.title) for m in core_modes.all_modes()]

@@ -1,0 +1,64 @@
+"""The main game's interface: the map of tiles, the Story Board, the Investigators, the Log's sentences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from cthulhu.core.main.view import MainView
+
+from .. import TuiMode
+from .help import rules_in_brief
+from .map import render_legend, render_map
+from .narrate import tell
+from .panes import render_investigators, render_story
+from .prompt import dice_line, option_labels
+
+
+def _map(view: MainView, width: int, ascii_only: bool) -> Text:
+    out = render_map(view, width, ascii_only=ascii_only)
+    out.append("\n")
+    out.append_text(render_legend(view, width))
+    return out
+
+
+def _whose_turn(view: MainView) -> str | None:
+    return next((i["name"] for i in view["investigators"] if i["index"] == view["active"]), None)
+
+
+def _summary(view: MainView) -> Text:
+    out = Text()
+    for inv in view["investigators"]:
+        if inv["alive"]:
+            out.append(f"\n{inv['name']}: survived ({inv['wounds']}/{inv['health']} wounds, sanity {inv['sanity']}/{inv['skull']})")
+        else:
+            out.append(f"\n{inv['name']}: died ({(inv['cause'] or 'unknown').replace('_', ' ')})", style="red")
+    return out
+
+
+def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
+    """The title screen's lists: episodes, Elder Ones, investigators (id, name)."""
+    main = content.main
+    return {
+        "episode": [(k, v.name) for k, v in sorted(main.episodes.items())],
+        "elder_one": [(k, v.name) for k, v in sorted(main.elder_ones.items())],
+        "investigators": [(k, v.name) for k, v in sorted(main.investigators.items())],
+    }
+
+
+TUI = TuiMode(
+    name="main",
+    map=_map,
+    story=render_story,
+    people=lambda view, width: render_investigators(view, detail=width >= 40, width=width),
+    tell=tell,
+    labels=option_labels,
+    dice=dice_line,
+    title=lambda view: view["episode"]["name"],
+    whose_turn=_whose_turn,
+    summary=_summary,
+    help=rules_in_brief,
+    setup_rows=frozenset({"episode", "elder_one", "investigators"}),
+    choices=_choices,
+)

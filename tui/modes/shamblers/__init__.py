@@ -1,0 +1,32 @@
+"""Shamblers mode's interface: the ring of Town Cards, the Shambler Track and Mats, the Player Mats."""
+
+from __future__ import annotations
+
+from cthulhu.core.shamblers.view import ShamblersView
+
+from .. import TuiMode
+from .help import rules_in_brief
+from .narrate import tell
+from .render import dice_line, render_mats, render_shambler_story, render_towns, short_labels, summary
+
+
+def _whose_turn(view: ShamblersView) -> str | None:
+    return view["mats"][view["active"]]["name"]
+
+
+TUI = TuiMode(
+    name="shamblers",
+    map=lambda view, width, ascii_only: render_towns(view, width, ascii_only=ascii_only),
+    story=render_shambler_story,
+    people=render_mats,
+    tell=tell,
+    labels=short_labels,
+    dice=lambda view, width: dice_line(view),
+    title=lambda view: f"Shamblers ({view['difficulty']['name']})",
+    whose_turn=_whose_turn,
+    summary=summary,
+    help=rules_in_brief,
+    setup_rows=frozenset({"difficulty"}),
+    choices=lambda content: {"difficulty": [(lv.id, lv.name) for lv in content.shamblers.levels]},
+    defaults=lambda content: {"difficulty": content.shamblers.default_difficulty},
+)

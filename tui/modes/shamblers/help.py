@@ -1,0 +1,42 @@
+"""Shamblers mode in brief, in our own words, with the numbers of the level being played.
+
+The numbers come from the game's view when there is one (it says its level's
+draw, actions and goals), else from the content at the level chosen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...render import number_word
+
+
+def rules_in_brief(content: Any, view: Any = None, options: Any = None) -> list[tuple[str, str]]:
+    c = content.shamblers.at(view["difficulty"]["id"] if view else getattr(options, "difficulty", None))
+    level = view["difficulty"]["name"] if view else c.level.name
+    draw = view["wheel_draw"] if view else c.wheel_draw
+    actions = view["actions_per_turn"] if view else c.actions_per_turn
+    win = view["goals"]["win_per_color"] if view else c.win_per_color
+    loss = view["goals"]["loss_mat_tentacles"] if view else c.loss_mat_tentacles
+    bonus = ", ".join(str(b) for b in c.banish_bonus[:-1]) + f" or {c.banish_bonus[-1]}"
+    held = ", ".join(str(n) for n in range(len(c.banish_bonus) - 1)) + f" or {len(c.banish_bonus) - 1}"
+    rage = c.color(c.bonus_color).tentacle
+    return [
+        ("", f"Shamblers ({level}): banish the Great Old One's minions from a ring of {number_word(len(c.towns))} "
+         "Town Cards. On your turn:"),
+        ("1. ", f"The Wheel turns to a random Town Card: {draw} Madness Tentacles come out of the bag onto it, "
+         f"and the next Shambler lands {number_word(c.shambler_offset)} cards clockwise from it."),
+        ("2. ", f"Take {number_word(actions)} actions: Move to a neighbouring card, Gather a tentacle from your card onto "
+         "your Player Mat (a full track costs 1 Delirium instead), or Banish."),
+        ("3. ", "Feed: every card with Shamblers loses one of its Madness Tentacles per Shambler to the "
+         "Shambler Mat."),
+        ("", ""),
+        ("", "Banish: roll one Cthulhu Die per Shambler on your card. The highest single die (never the "
+         f"sum) is the cost, paid in tentacles of the banished Shambler's color; up to {number_word(c.chaos_wild_max)} Chaos "
+         f"Tentacles may stand in. Then the Shambler goes to the Shambler Mat and {bonus} tentacles "
+         f"of its color leave the Shambler Mat, for {held} {rage} Tentacles you held when you began."),
+        ("", ""),
+        ("", f"Win at once with {win} Shamblers of every color on the Shambler Mat. Lose at once when a "
+         f"Shambler is due and none are left, when the Shambler Mat holds {loss} tentacles of one color, "
+         "or when anyone's Delirium fills."),
+    ]

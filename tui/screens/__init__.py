@@ -1,0 +1,1 @@
+"""The app's screens: the game, the title form, the replay viewer, and the dialogs (each a `ModalScreen[T]`)."""

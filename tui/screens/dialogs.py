@@ -1,0 +1,179 @@
+"""Modal screens: help, quit, a long list of choices, the end of the game, a terminal too small."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any, Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from cthulhu.net.textclean import clean_text
+
+from ..modes import tui_mode
+from ..options import MIN_SIZE, OPTION_KEYS
+from ..safe import plain, safe_text
+
+HELP_KEYS = """\
+Keys
+  1-9, a, b ...  pick an option from the prompt bar
+  o              the options as a list (arrows, Enter)
+  tab            next side pane (small terminals)
+  s              save now (also saved after every move)
+  c              chat with the table (networked games)
+  L              the table: code, who sits where, open seats
+  q              save and quit (asks first)
+  ctrl+q         quit at once
+  ? or f1        this help      ctrl+p  command palette
+  escape         close a dialog
+"""
+
+def help_text(mode: str, content: Any, view: dict[str, Any] | None = None, options: Any = None, width: int = 62) -> str:
+    """Keys and the rules of the mode being played in brief, wrapped to the dialog. The numbers come
+    from the game's `view` when there is one, else from the `content` (at the `options` chosen)."""
+    lines = [HELP_KEYS, "The game in brief (in our own words)"]
+    for bullet, para in tui_mode(mode).help(content, view or None, options):
+        if not para:
+            lines.append("")
+            continue
+        lines.extend(textwrap.wrap(para, width, initial_indent="  " + bullet, subsequent_indent="  " + " " * len(bullet)))
+    return "\n".join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Help", classes="title")
+            with VerticalScroll(id="help-body"):
+                yield Static(self.text, markup=False)
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)
+
+
+QuitChoice = Literal["save", "quit", "stay"]
+OverChoice = Literal["new", "quit", "board"]
+
+
+class QuitScreen(ModalScreen[QuitChoice]):
+    """Dismisses with 'save' (save and quit), 'quit' (quit without a final save) or 'stay'."""
+
+    BINDINGS = [
+        Binding("y,enter,s", "choose('save')", "Save and quit"),
+        Binding("n", "choose('quit')", "Quit, no save"),
+        Binding("escape", "choose('stay')", "Keep playing"),
+    ]
+
+    def __init__(self, where: str | None, comeback: str | None = None) -> None:
+        super().__init__()
+        self.where = where
+        self.comeback = comeback  # how to carry on (load the save, or join again)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Quit the game?", classes="title")
+            if self.where:
+                yield Static(Text(clean_text(f"The game is saved after every move, in\n{self.where}\n{self.comeback or ''}\n", newlines=True)))
+                yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
+            else:
+                yield Static(Text(clean_text(f"{self.comeback or 'This game is not being saved; quitting ends it.'}\n", newlines=True)))
+                yield Static("y / Enter  quit\nescape     keep playing")
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
+
+
+class ChoiceScreen(ModalScreen[int | None]):
+    """All options as a list: arrows and Enter, or the same keys as the prompt bar."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def __init__(self, text: str, labels: list[str]) -> None:
+        super().__init__()
+        self.text = text
+        self.labels = labels
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(plain(self.text), classes="title")
+            yield OptionList(
+                *[Option(plain(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
+            )
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id or 0))
+
+    def on_key(self, event) -> None:
+        key = event.character or ""
+        if key and key in OPTION_KEYS and OPTION_KEYS.index(key) < len(self.labels):
+            event.stop()
+            self.dismiss(OPTION_KEYS.index(key))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def summary_text(view: dict[str, Any]) -> Text:
+    """Outcome, turns played, and what became of the table (the mode's own summary)."""
+    outcome = view["outcome"] or "unfinished"
+    out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else outcome.title()), style="bold")
+    cause = view.get("cause")
+    if isinstance(cause, str) and cause:
+        out.append("\n" + cause.replace("_", " ").capitalize() + ".")
+    out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view['step']}\n")
+    out.append_text(tui_mode(view["mode"]).summary(view))
+    return out
+
+
+class GameOverScreen(ModalScreen[OverChoice]):
+    """Dismisses with 'new', 'quit' or 'board' (look at the final table)."""
+
+    BINDINGS = [
+        Binding("n", "choose('new')", "New game"),
+        Binding("q", "choose('quit')", "Quit"),
+        Binding("escape,enter", "choose('board')", "See the board"),
+    ]
+
+    def __init__(self, view: dict[str, Any], seed: int | None) -> None:
+        super().__init__()
+        self.view = view
+        self.seed = seed
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("The game is over", classes="title")
+            body = summary_text(self.view)
+            if self.seed is not None:
+                body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
+            yield Static(safe_text(body), id="summary")
+            yield Static("\nn  new game     q  quit     Enter / escape  see the board")
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
+
+
+class TooSmallScreen(Screen[None]):
+    """Shown instead of a garbled table while the terminal is below the minimum size."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
+
+    def on_mount(self) -> None:
+        self.on_resize()
+
+    def on_resize(self, event: Any = None) -> None:
+        w, h = self.app.size
+        self.query_one("#too-small", Static).update(
+            f"cthulhu needs a terminal of at least {MIN_SIZE[0]}x{MIN_SIZE[1]};\nthis one is {w}x{h}. Please make it larger.\n\n(ctrl+q quits)"
+        )

@@ -1,0 +1,326 @@
+"""The game: four panes, the prompt bar, and the loop that reads updates from the table link.
+
+Updates arrive in an async worker on Textual's own asyncio loop, so handling one
+is a plain method call: nothing blocks and nothing crosses threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ..link import SaveUnavailable, TableLink, Update
+from ..modes import check_view, tui_mode
+from ..narrate import tell
+from ..options import OPTION_KEYS, WIDE_SIZE
+from ..safe import clean_update, safe_text
+from ..widgets.chat import ChatInput
+from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane
+from ..widgets.prompt_bar import PromptBar
+from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
+
+SIDE_PANES = ("investigators", "story", "log")
+PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investigators", "log": "Log"}
+MANY_OPTIONS = 12  # more than this opens the list dialog by itself
+
+
+class GameScreen(Screen[None]):
+    BINDINGS = [
+        Binding("o", "choices", "Choices"),
+        Binding("tab", "next_pane", "Pane"),
+        Binding("s", "save", "Save"),
+        Binding("c", "chat", "Chat"),
+        Binding("L", "lobby", "Table"),
+        Binding("question_mark,f1", "app.help", "Help"),
+        Binding("q", "quit_menu", "Quit"),
+        Binding("enter", "summary", "Summary", show=False),
+        Binding("n", "new_game", "New game", show=False),
+    ]
+
+    def __init__(self, link: TableLink, *, title: str = "") -> None:
+        super().__init__()
+        self.link = link
+        self.title_text = title
+        self.view: dict[str, Any] = {}
+        self.pending = False
+        self.over_shown = False
+        self.side = "investigators"
+        self.note: Text | None = None
+        self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
+        self.updates_seen = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        yield Static(id="tabs")
+        with Container(id="body"):
+            yield MapPane("Map", id="map")
+            yield StoryPane("Story Board", id="story")
+            yield InvestigatorsPane("Investigators", id="investigators")
+            yield LogPane(id="log")
+        yield ChatInput(id="chat")
+        yield PromptBar(id="prompt")
+        yield Footer()
+
+    # -- layout -------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        ascii_mode = getattr(self.app, "ascii_mode", False)
+        self.set_class(ascii_mode, "ascii")
+        for pane in self.query(".pane"):
+            if hasattr(pane, "ascii"):
+                pane.ascii = ascii_mode
+        self.relayout()
+        self.pump()
+
+    def on_resize(self) -> None:
+        self.relayout()
+
+    @property
+    def compact(self) -> bool:
+        w, h = self.app.size
+        return w < WIDE_SIZE[0] or h < WIDE_SIZE[1]
+
+    def relayout(self) -> None:
+        compact = self.compact
+        self.set_class(compact, "compact")
+        for name in SIDE_PANES:
+            self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
+        tabs = Text(" Map | ", style="bold")
+        for n, name in enumerate(SIDE_PANES):
+            tabs.append(PANE_TITLES[name], style="bold reverse" if name == self.side else "dim")
+            tabs.append(" | " if n < len(SIDE_PANES) - 1 else "")
+        tabs.append("   tab: next pane", style="dim")
+        self.query_one("#tabs", Static).update(tabs)
+        self.fit_rows()
+        self.refresh_bindings()
+
+    def fit_rows(self) -> None:
+        """Wide layout: the Map as tall as its picture, the Log takes the rest below it."""
+        body = self.query_one("#body")
+        height = body.size.height
+        if self.compact or height < 12:
+            if getattr(self, "_rows", None) is not None:
+                self._rows = None
+                body.styles.grid_rows = None
+            return
+        lines = self.query_one(MapPane).content_lines
+        map_h = max(8, min(lines + 2, height - 7))
+        story_h = max(4, min(map_h - 4, height * 45 // 100))
+        rows = f"{story_h} {map_h - story_h} 1fr"
+        if rows != getattr(self, "_rows", None):
+            self._rows = rows
+            body.styles.grid_rows = rows
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_pane":
+            return self.compact
+        if action == "choices":
+            return bool(self.query_one(PromptBar).options) or None
+        if action == "chat":
+            return self.chat_ok
+        if action == "lobby":
+            return self.chat_ok and hasattr(self.link, "lobby_info")
+        if action in ("summary", "new_game"):
+            return bool(self.view.get("outcome"))
+        return True
+
+    def action_next_pane(self) -> None:
+        self.side = SIDE_PANES[(SIDE_PANES.index(self.side) + 1) % len(SIDE_PANES)]
+        self.relayout()
+
+    def show_pane(self, name: str) -> None:
+        if name in SIDE_PANES:
+            self.side = name
+            self.relayout()
+
+    # -- updates from the table --------------------------------------------
+
+    @work(exclusive=True, group="link", exit_on_error=False)
+    async def pump(self) -> None:
+        try:
+            first = await self.link.open()
+            self.apply_update(first)
+            view = self.view
+            if not first.events and view and view.get("turn") is not None:
+                who = tui_mode(view["mode"]).whose_turn(view)
+                self.say("turn", f"Turn {view['turn']}: {who or 'the next player'} to play.")
+            async for update in self.link.updates():
+                self.apply_update(update)
+        except Exception as exc:  # a broken link is shown, never a crash
+            self.say("error", f"No connection to the table: {exc}")
+            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold red")
+            self.query_one(PromptBar).show(self.view, frozenset(), self.note)
+            raise
+
+    def say(self, kind: str, sentence: str) -> None:
+        self.query_one(LogPane).say(kind, sentence)
+
+    def apply_update(self, update: Update) -> None:
+        with self.app.batch_update():  # one frame for the whole update
+            self._apply_update(update)
+
+    def _apply_update(self, update: Update) -> None:
+        update = clean_update(update)  # whatever a link delivers came from outside this program
+        self.updates_seen += 1
+        try:
+            view = check_view(update.view)  # the renderers read the declared shape, nothing else
+        except ValueError as exc:  # a host of another version: say so, keep the last good table
+            self.say("error", f"The table sent a view this version cannot show: {str(exc).splitlines()[0]}")
+            view = self.view
+            if not view:
+                return
+        self.view = view
+        for ev in update.events:
+            self.say(*tell(ev, view))
+        self.note = None
+        self.link_status = update.status
+        if update.status:
+            self.note = Text(update.status, style="bold yellow")
+        if update.rejected:
+            self.say("error", f"Refused: {update.rejected}")
+            self.note = Text(f"Refused: {update.rejected}", style="bold red")
+            self.app.bell()
+        if update.notice:
+            self.say("info", update.notice)
+        if update.chat:
+            self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
+        self.pending = False
+        self.redraw()
+        if view["outcome"] and not self.over_shown:
+            self.over_shown = True
+            self.action_summary()
+
+    def redraw(self) -> None:
+        view = self.view
+        for pane in (MapPane, StoryPane, InvestigatorsPane):
+            self.query_one(pane).show(view)
+        self.fit_rows()
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
+        status = Text(" cthulhu", style="bold")
+        status.append(f"  {tui_mode(view['mode']).title(view)}")
+        if self.title_text:
+            status.append(f"  {self.title_text}", style="dim")
+        if self.link.seed is not None:
+            status.append(f"  seed {self.link.seed}")
+        if view.get("turn") is not None:
+            status.append(f"  turn {view['turn']}")
+        status.append(f"  step {view.get('step', 0)}", style="dim")
+        if status != getattr(self, "_status", None):
+            self._status = status
+            self.query_one("#status", Static).update(safe_text(status), layout=False)
+        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")))
+        if footer_state != getattr(self, "_footer_state", None):
+            self._footer_state = footer_state
+            self.refresh_bindings()
+        options = self.query_one(PromptBar).options
+        if len(options) > MANY_OPTIONS and not isinstance(self.app.screen, ChoiceScreen):
+            self.action_choices()
+
+    # -- choosing ----------------------------------------------------------
+
+    async def on_key(self, event) -> None:
+        if self.query_one(ChatInput).has_focus:
+            return
+        key = event.character or ""
+        if not key or key not in OPTION_KEYS:
+            return
+        bar = self.query_one(PromptBar)
+        index = OPTION_KEYS.index(key)
+        if bar.local and index < len(bar.options):
+            event.stop()
+            await self.choose(index)
+
+    async def choose(self, index: int) -> None:
+        prompt = self.view.get("prompt")  # the view is {} until the table's first update
+        if (prompt is None or self.pending or self.link_status or index >= len(prompt["options"])
+                or prompt["seat"] not in self.link.local_seats):
+            return
+        self.pending = True
+        await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
+
+    def action_choices(self) -> None:
+        prompt = self.view.get("prompt")
+        if prompt is None or not prompt["options"] or prompt["seat"] not in self.link.local_seats:
+            return
+        version = prompt["version"]
+
+        async def picked(index: int | None) -> None:
+            now = self.view.get("prompt")
+            if index is not None and now is not None and now["version"] == version:
+                await self.choose(index)
+
+        self.app.push_screen(ChoiceScreen(prompt["text"], [o["label"] for o in prompt["options"]]), picked)
+
+    # -- chat (networked games) ------------------------------------------------
+
+    @property
+    def chat_ok(self) -> bool:
+        return bool(getattr(self.link, "chat_ok", False))
+
+    def action_chat(self) -> None:
+        if self.chat_ok:
+            self.query_one(ChatInput).open()
+
+    def action_lobby(self) -> None:
+        """Who sits where, the table code and the open seats (networked games)."""
+        if self.check_action("lobby", ()):
+            from .lobby import LobbyScreen
+
+            self.app.push_screen(LobbyScreen(self.link))
+
+    async def on_chat_input_said(self, message: ChatInput.Said) -> None:
+        try:
+            await self.link.chat(message.text)
+        except Exception as exc:  # a dropped connection is shown, never a crash
+            self.say("error", f"Chat not sent: {exc}")
+
+    # -- saving, quitting, the end -------------------------------------------
+
+    async def action_save(self) -> None:
+        try:
+            where = await self.link.save()
+        except SaveUnavailable as exc:
+            self.say("info", str(exc))
+            return
+        except Exception as exc:  # e.g. a full disk: say so, keep playing
+            self.say("error", f"Not saved: {exc}")
+            return
+        self.say("info", f"Saved to {where}.")
+
+    def action_quit_menu(self) -> None:
+        where = getattr(getattr(self.link, "autosave", None), "path", None)
+        comeback = getattr(self.link, "comeback", None)
+
+        async def decided(what: str | None) -> None:
+            if what == "save" and where:
+                try:
+                    await self.link.save()
+                except Exception as exc:  # a failed save must not trap the player in the game
+                    self.say("error", f"Not saved: {exc}")
+            if what in ("save", "quit"):
+                await self.app.leave()
+
+        self.app.push_screen(QuitScreen(str(where) if where else None, comeback), decided)
+
+    def action_summary(self) -> None:
+        if not self.view.get("outcome"):
+            return
+
+        async def decided(what: str | None) -> None:
+            if what == "quit":
+                await self.app.leave()
+            elif what == "new":
+                await self.action_new_game()
+
+        self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
+
+    async def action_new_game(self) -> None:
+        await self.link.close()
+        await self.app.new_game()

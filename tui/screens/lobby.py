@@ -1,0 +1,203 @@
+"""The table of a networked game: where to join, the code, who sits where, how to come back.
+
+The seats come from the host's lobby messages (the `Table` a peer session keeps),
+so they are what the host says now, not what this terminal remembers. The
+hosting terminal can also deal with an absent player here: hand the seat to a
+bot until they are back, or free it for someone new.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from cthulhu.net.textclean import clean_text
+
+from ..safe import safe_text
+
+REFRESH = 0.5  # seconds: the dialog follows the host's seat news while open
+
+
+def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
+    """`info`: what `NetLink.lobby_info()` returns (address, code, join, hosting, local_seats, table...).
+    Names are a peer's own words: cleaned, and appended as text, never markup."""
+    table = info.get("table")
+    if table is not None and hasattr(table, "model_dump"):
+        table = table.model_dump()
+    table = table or {}
+    out = Text()
+    if info.get("status"):
+        out.append(f"{info['status']}\n\n", style="bold yellow")
+    if info.get("hosting"):
+        out.append("You host this table. ", style="bold")
+        out.append(f"Others join with:\n  {info.get('join') or 'cthulhu join ' + str(info.get('address'))}\n")
+        for line in info.get("doors") or ():
+            out.append(f"  {line}\n")
+    elif info.get("visitor"):
+        out.append("You came in through the host's SSH or web door.\n")
+    else:
+        out.append(f"Joined the table at {info.get('address', '?')}.\n")
+    out.append("Table code: ")
+    out.append(str(info.get("code")) if info.get("code") else "none (open table)", style="bold")
+    step = info.get("step") or 0
+    under_way = table.get("started") or step > 0
+    out.append(f"\nMode: {table.get('mode', '?')}   " + (f"game under way, step {step}" if under_way else "waiting for every seat to fill"))
+    watchers = int(table.get("spectators") or 0)
+    if watchers:
+        out.append(f"   {watchers} watching")
+    out.append("\n\nSeats\n", style="bold")
+    seats = table.get("seats") or []
+    mine = set(info.get("local_seats") or ())
+    for seat in seats:
+        n = int(seat.get("seat", 0))
+        kind = seat.get("kind")
+        line = Text(f"{'>' if selected == n else ' '} {n + 1}  ", style="bold" if selected == n else "")
+        if kind == "open":
+            line.append("open", style="green")
+            line.append(" - anyone with the code may take it", style="dim")
+        elif kind == "bot":
+            line.append(f"{clean_text(seat.get('name') or 'bot')} (bot)")
+        else:
+            line.append(clean_text(seat.get("name") or "player"))
+            if n in mine:
+                line.append("  (you)", style="bold")
+            if seat.get("stand_in"):
+                line.append("  away - a bot plays for them until they are back", style="yellow")
+            elif not seat.get("connected"):
+                line.append("  away - their seat waits for them", style="yellow")
+        out.append_text(line)
+        out.append("\n")
+    if not seats:
+        out.append("  (the host has not said yet)\n", style="dim")
+    open_seats = sum(1 for s in seats if s.get("kind") == "open")
+    out.append(f"{open_seats} open seat(s).\n", style="dim")
+    if info.get("comeback"):
+        out.append("\nTo come back: " if not info.get("hosting") else "\n", style="bold")
+        out.append(f"{info['comeback']}\n")
+    if info.get("comeback_elsewhere"):
+        out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
+    return safe_text(out)  # the address, the code, the mode and the token came over the wire too
+
+
+def view_line(info: dict[str, Any]) -> Text:
+    """Step and view hash: two players comparing them know they see the same table."""
+    if not info.get("view_hash"):
+        return Text()
+    return Text(clean_text(f"Your view: step {info.get('step') or 0}, hash {str(info['view_hash'])[:12]}") + "\n", style="dim")
+
+
+def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
+    """The seat at `index` if a person sits there and is away (what the host may act on)."""
+    table = info.get("table")
+    if table is not None and hasattr(table, "model_dump"):
+        table = table.model_dump()
+    for seat in (table or {}).get("seats") or []:
+        if seat.get("seat") == index and seat.get("kind") == "human" and not seat.get("connected"):
+            return seat
+    return None
+
+
+class LobbyScreen(ModalScreen[None]):
+    """The table dialog. Hosting: digits pick a seat, `b` lets a bot play it, `f` frees it."""
+
+    DEFAULT_CSS = """
+    LobbyScreen .dialog { max-height: 100%; }
+    #lobby-scroll { height: auto; max-height: 45vh; }
+    """
+
+    BINDINGS = [
+        Binding("escape,L,q", "close", "Close"),
+        Binding("b", "bot", "Bot plays the away seat", show=False),
+        Binding("f", "free", "Free the away seat", show=False),
+    ]
+
+    def __init__(self, link: Any) -> None:
+        super().__init__()
+        self.link = link
+        self.info: dict[str, Any] = link.lobby_info()
+        self.selected: int | None = None
+        self.message: Text | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("The table", classes="title")
+            with VerticalScroll(id="lobby-scroll"):  # a small terminal scrolls the table, never the keys
+                yield Static(id="lobby-body")
+            yield Static(id="lobby-keys")
+
+    def on_mount(self) -> None:
+        if self.info.get("hosting"):  # start on the first away seat, the one most likely to need a decision
+            seats = [s.get("seat") for s in self._seats() if away(self.info, s.get("seat"))]
+            self.selected = seats[0] if seats else None
+        self.redraw()
+        self.set_interval(REFRESH, self.refresh_info)
+
+    def _seats(self) -> list[dict[str, Any]]:
+        table = self.info.get("table")
+        if table is not None and hasattr(table, "model_dump"):
+            table = table.model_dump()
+        return list((table or {}).get("seats") or [])
+
+    def refresh_info(self) -> None:
+        info = self.link.lobby_info()
+        if info != self.info:
+            self.info = info
+            self.redraw()
+
+    def redraw(self) -> None:
+        self.query_one("#lobby-body", Static).update(lobby_text(self.info, self.selected if self.info.get("hosting") else None))
+        keys = view_line(self.info)
+        if self.message is not None:
+            keys.append_text(self.message)
+            keys.append("\n")
+        seat = away(self.info, self.selected) if self.info.get("hosting") else None
+        if seat is not None:
+            who = clean_text(seat.get("name") or "the player")
+            n = int(seat["seat"]) + 1
+            if not seat.get("stand_in"):
+                keys.append(f"b  let a bot play seat {n} until {who} is back\n")
+            keys.append(f"f  free seat {n} for a new player ({who}'s token stops working)\n")
+        if self.info.get("hosting") and len(self._seats()) > 1:
+            keys.append("1-5 pick a seat   ", style="dim")
+        keys.append("escape: close", style="dim")
+        self.query_one("#lobby-keys", Static).update(keys)
+
+    def on_key(self, event) -> None:
+        key = event.character or ""
+        if self.info.get("hosting") and key.isdigit() and 1 <= int(key) <= len(self._seats()):
+            event.stop()
+            self.selected = int(key) - 1
+            self.message = None
+            self.redraw()
+
+    async def _act(self, method: str, done: str) -> None:
+        """Ask the host to act on the picked seat; the host decides (its lobby news may lag here)."""
+        if not self.info.get("hosting") or self.selected is None:
+            self.message = Text("Pick a seat whose player is away first.", style="yellow")
+            self.redraw()
+            return
+        seat = away(self.info, self.selected) or {}
+        who = clean_text(seat.get("name") or "the player")
+        try:
+            await getattr(self.link, method)(self.selected)
+        except Exception as exc:  # nobody away there, the player came back meanwhile, or the host stopped
+            self.message = Text(clean_text(f"Not done: {exc}"), style="red")
+        else:
+            self.message = Text(done.format(n=self.selected + 1, who=who), style="green")
+        self.refresh_info()
+        self.redraw()
+
+    async def action_bot(self) -> None:
+        await self._act("hand_to_bot", "A bot plays seat {n} until {who} is back.")
+
+    async def action_free(self) -> None:
+        await self._act("free_seat", "Seat {n} is open for a new player.")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,122 @@
+"""The replay viewer: the game screen's panes over a save, with keys to move through its steps.
+
+It is a `GameScreen` fed by a `ReplayLink` instead of a table: nothing to decide,
+the Log tells each step taken forward, and the prompt bar says where we are.
+Reached from `cthulhu replay FILE --tui` or the title screen's `v`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+
+from ..app import CthulhuApp
+from ..link import Update
+from ..options import PlayOptions
+from ..replay import Replayer, ReplayLink
+from .dialogs import GameOverScreen
+from .game import GameScreen
+
+PAGE = 10
+KEYS_HINT = "left/right step   PgUp/PgDn 10 steps   Home/End first/last   q close"
+
+
+class ReplayScreen(GameScreen):
+    BINDINGS = [
+        Binding("right", "step(1)", "Step", priority=True),
+        Binding("left", "step(-1)", "Back", priority=True),
+        Binding("pagedown", f"step({PAGE})", f"+{PAGE}", priority=True),
+        Binding("pageup", f"step(-{PAGE})", f"-{PAGE}", priority=True),
+        Binding("home", "jump(0)", "First", priority=True),
+        Binding("end", "jump(-1)", "Last", priority=True),
+        Binding("escape", "quit_menu", "Close", show=False),
+    ]
+
+    link: ReplayLink
+
+    def __init__(self, link: ReplayLink, *, title: str = "") -> None:
+        super().__init__(link, title=title or f"replay {link.name}".strip())
+        self.over_shown = True  # the summary on Enter only, not as soon as the last step shows
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("save", "choices", "chat", "new_game"):
+            return False
+        return super().check_action(action, parameters)
+
+    @property
+    def replayer(self) -> Replayer:
+        return self.link.replayer
+
+    def action_step(self, delta: int) -> None:
+        self.link.go(self.replayer.step + delta)
+
+    def action_jump(self, where: int) -> None:
+        self.link.go(self.replayer.last if where < 0 else where)
+
+    def _apply_update(self, update: Update) -> None:
+        if update.notice and update.events:  # "Step 12: ..." before what happened in it
+            self.say("turn", update.notice)
+            update = replace(update, notice=None)
+        super()._apply_update(update)
+
+    def redraw(self) -> None:
+        refused = self.note
+        r = self.replayer
+        note = Text(f"Replay: step {r.step} of {r.last}", style="bold")
+        note.append(f"   {r.describe()}")
+        note.append(f"\n{KEYS_HINT}", style="dim")
+        if refused is not None:
+            note.append("\n")
+            note.append_text(refused)
+        self.note = note
+        super().redraw()
+        self.note = refused
+
+    def action_summary(self) -> None:
+        if not self.view.get("outcome"):
+            return
+
+        async def decided(what: str | None) -> None:
+            if what in ("quit", "new"):
+                await self.action_quit_menu()
+
+        self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
+
+    async def action_quit_menu(self) -> None:
+        """Close the viewer: back to the title screen, or out of a viewer-only app."""
+        await self.link.close()
+        if isinstance(self.app, ReplayApp):
+            self.app.exit()
+        else:
+            self.app.pop_screen()
+
+
+class ReplayApp(CthulhuApp):
+    """`cthulhu replay FILE --tui`: the viewer alone."""
+
+    def __init__(self, replayer: Replayer, *, name: str = "", options: PlayOptions | None = None) -> None:
+        super().__init__(options or PlayOptions())
+        self.replayer = replayer
+        self.replay_name = name
+
+    def on_mount(self, event: Any) -> None:
+        event.prevent_default()  # not the title screen nor a game
+        self.theme = self.options.theme
+        self.push_screen(ReplayScreen(ReplayLink(self.replayer, name=self.replay_name)))
+        self.check_size()
+
+
+def open_replay(path: str | Path, *, step: int = 0, allow_other_content: bool = False) -> ReplayScreen:
+    """A viewer screen on the save at `path` (raises the saves module's errors)."""
+    replayer = Replayer.open(path, allow_other_content=allow_other_content, step=step)
+    return ReplayScreen(ReplayLink(replayer, name=Path(path).name))
+
+
+def run_replay(save: Any, path: str | Path, *, step: int = 0, allow_other_content: bool = False, options: PlayOptions | None = None) -> int:
+    replayer = Replayer(save, allow_other_content=allow_other_content, step=step)
+    ReplayApp(replayer, name=Path(path).name, options=options).run()
+    return 0

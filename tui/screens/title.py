@@ -1,0 +1,250 @@
+"""The title / new-game screen: a short form driven by arrow keys; Enter starts at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from cthulhu.net.textclean import clean_text
+
+from ..modes import mode_titles, tui_mode
+from ..options import PlayOptions, random_seed
+from ..safe import plain
+
+NONE = "(none)"
+DEFAULT = "(default)"
+
+
+@dataclass
+class Row:
+    key: str
+    label: str
+    values: list[tuple[Any, str]]  # (value, shown)
+    index: int = 0
+
+    @property
+    def value(self) -> Any:
+        return self.values[self.index][0] if self.values else None
+
+
+def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
+    """Every mode's lists for the set-up rows ("episode", "elder_one", "investigators")."""
+    out: dict[str, list[tuple[str, str]]] = {"difficulty": [], "episode": [], "elder_one": [], "investigators": []}
+    for name, _ in mode_titles():
+        out.update(tui_mode(name).choices(content))
+    return out
+
+
+def _defaults(content: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, _ in mode_titles():
+        out.update(tui_mode(name).defaults(content))
+    return out
+
+
+def _setup_key(row: str) -> str:
+    """The set-up choice a row edits: the four investigator rows edit "investigators"."""
+    return "investigators" if row.startswith("inv") else row
+
+
+class TitleScreen(Screen[PlayOptions]):
+    """Dismisses with the options of the game to start."""
+
+    BINDINGS = [
+        Binding("enter", "start", "Start"),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("left", "change(-1)", "Change", show=False),
+        Binding("right", "change(1)", "Change"),
+        Binding("r", "reseed", "New seed"),
+        Binding("l", "load", "Load save"),
+        Binding("v", "replay", "Replay a save"),
+        Binding("question_mark,f1", "app.help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, options: PlayOptions, content: Any) -> None:
+        super().__init__()
+        self.options = options
+        choices = _choices(content)
+        invs = choices["investigators"]
+        wanted = list(options.investigators) or [k for k, _ in invs[:2]]
+        self.rows = [
+            Row("mode", "Mode", list(mode_titles())),
+            Row("difficulty", "Difficulty", choices["difficulty"] or [(None, DEFAULT)]),
+            Row("episode", "Episode", [(None, DEFAULT)] + choices["episode"]),
+            Row("elder_one", "Elder One", [(None, DEFAULT)] + choices["elder_one"]),
+        ]
+        for n in range(4):
+            values = ([] if n == 0 else [(None, NONE)]) + invs
+            row = Row(f"inv{n}", f"Investigator {n + 1}", values or [(None, NONE)])
+            if n < len(wanted):
+                row.index = next((i for i, (k, _) in enumerate(values) if k == wanted[n]), 0)
+            self.rows.append(row)
+        self.rows += [
+            Row("players", "Players here", [(n, str(n) + (" (hot-seat)" if n > 1 else "")) for n in range(1, 5)]),
+            Row("bots", "Bots", [(n, str(n)) for n in range(0, 4)]),
+            Row("seed", "Seed", [(None, "")]),
+        ]
+        self._select("mode", options.mode)
+        self._select("difficulty", options.difficulty or _defaults(content).get("difficulty"))
+        self._select("episode", options.episode)
+        self._select("elder_one", options.elder_one)
+        self._select("players", options.players)
+        self._select("bots", options.bots)
+        self.seed_text = str(options.seed if options.seed is not None else random_seed())
+        self.cursor = 0
+
+    def _select(self, key: str, value: Any) -> None:
+        row = self.row(key)
+        for i, (v, _) in enumerate(row.values):
+            if v == value:
+                row.index = i
+
+    def row(self, key: str) -> Row:
+        return next(r for r in self.rows if r.key == key)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="title-box"):
+            yield Static(id="title-form")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.app.ascii_mode, "ascii")
+        self.redraw()
+
+    def redraw(self) -> None:
+        out = Text("CTHULHU\n", style="bold")
+        out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
+        applies = tui_mode(self.row("mode").value).setup_rows
+        optional = {"difficulty", "episode", "elder_one", "investigators"}
+        for n, row in enumerate(self.rows):
+            selected = n == self.cursor
+            shown = self.seed_text + ("_" if selected else "") if row.key == "seed" else row.values[row.index][1]
+            if _setup_key(row.key) in optional - applies:
+                shown = "-"
+            line = Text(f"{'>' if selected else ' '} {row.label:<16}", style="bold" if selected else "")
+            line.append(f" < {shown} >" if selected and row.key != "seed" else f"   {shown}", style="reverse" if selected else "")
+            out.append_text(line)
+            out.append("\n")
+        out.append("\nEnter start   up/down choose   left/right change   digits type the seed\n", style="dim")
+        out.append("r new seed   l load a save   v replay a save   ? help   q quit", style="dim")
+        self.query_one("#title-form", Static).update(out)
+
+    def action_move(self, step: int) -> None:
+        self.cursor = (self.cursor + step) % len(self.rows)
+        self.redraw()
+
+    def action_change(self, step: int) -> None:
+        row = self.rows[self.cursor]
+        if row.key != "seed" and row.values:
+            row.index = (row.index + step) % len(row.values)
+        self.redraw()
+
+    def action_reseed(self) -> None:
+        self.seed_text = str(random_seed())
+        self.redraw()
+
+    def on_key(self, event) -> None:
+        if self.rows[self.cursor].key != "seed":
+            return
+        if event.character and event.character.isdigit() and len(self.seed_text) < 18:
+            self.seed_text = (self.seed_text if self.seed_text != "0" else "") + event.character
+        elif event.key == "backspace":
+            self.seed_text = self.seed_text[:-1]
+        else:
+            return
+        event.stop()
+        self.redraw()
+
+    def chosen(self) -> PlayOptions:
+        invs = tuple(r.value for r in self.rows if r.key.startswith("inv") and r.value is not None)
+        invs = tuple(dict.fromkeys(invs))  # the same investigator twice counts once
+        mode = self.row("mode").value
+        return self.options.with_(
+            mode=mode,
+            difficulty=self.row("difficulty").value if "difficulty" in tui_mode(mode).setup_rows else None,
+            episode=self.row("episode").value,
+            elder_one=self.row("elder_one").value,
+            investigators=invs,
+            players=self.row("players").value,
+            bots=self.row("bots").value,
+            seed=int(self.seed_text or "0"),
+            load=None,
+        )
+
+    def action_start(self) -> None:
+        self.dismiss(self.chosen())
+
+    def action_load(self) -> None:
+        entries = self._saves()
+        if entries:
+
+            def picked(path: Any) -> None:
+                if path is not None:
+                    self.dismiss(self.chosen().with_(load=path))
+
+            self.app.push_screen(LoadScreen(entries), picked)
+
+    def action_replay(self) -> None:
+        """Pick a save and step through it in the replay viewer; closing it comes back here."""
+        entries = self._saves()
+        if entries:
+
+            def picked(path: Any) -> None:
+                if path is None:
+                    return
+                from .replay import open_replay
+
+                try:
+                    viewer = open_replay(path)
+                except Exception as exc:  # a damaged or mismatching save: say why, stay here
+                    self.notify(clean_text(f"Cannot replay {getattr(path, 'name', path)}: {exc}"), severity="error", timeout=10, markup=False)
+                    return
+                self.app.push_screen(viewer)
+
+            self.app.push_screen(LoadScreen(entries, title="Replay a save"), picked)
+
+    def _saves(self) -> list[Any]:
+        from cthulhu.net.savedir import default_saves_dir, list_saves
+
+        folder = default_saves_dir(self.options.saves_dir)
+        entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []
+        if not entries:
+            self.notify(clean_text(f"No saves in {folder}."), severity="warning", markup=False)
+        return entries
+
+
+class LoadScreen(ModalScreen[Any]):
+    """Pick a save: newest first."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def __init__(self, entries: list[Any], *, title: str = "Load a save") -> None:
+        super().__init__()
+        self.title_text = title
+        self.entries = sorted(entries, key=lambda e: str(getattr(e.save.header, "updated", "")), reverse=True)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="title")
+            yield OptionList(*[Option(self._label(e), id=str(n)) for n, e in enumerate(self.entries)])
+
+    @staticmethod
+    def _label(e: Any) -> Text:
+        h = e.save.header  # read from a file: any of it may be hostile
+        return plain(f"{e.path.name}  {h.mode}  step {h.step}  {h.outcome or 'in play'}  {str(h.updated)[:16]}")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.entries[int(event.option.id or 0)].path)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
