@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if args.bot is not None:
             return refuse("join", "--bot plays without an interface; add --headless")
         from cthulhu.tui.app import run as run_app
+        from cthulhu.tui.app import run_visitor
         from cthulhu.tui.options import PlayOptions
 
         options = PlayOptions(
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             kiosk=args.kiosk,
             kiosk_comeback=os.environ.get("CTHULHU_COMEBACK") if args.kiosk else None,
         )
-        return run_app(options)
+        return run_visitor(options) if args.kiosk else run_app(options)
     if args.bot is None and not args.watch:
         return refuse("join", "--headless needs --bot random|heuristic (or --watch)")
     return trio.run(_headless, host, port, args)

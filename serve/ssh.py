@@ -124,12 +124,12 @@ class _Connection(asyncssh.SSHServer):
         return False
 
 
-class _Session(asyncssh.SSHServerSession):
+class _Session(asyncssh.SSHServerSession[bytes]):
     """One SSH session: the game on a PTY, or one line saying why not."""
 
     def __init__(self, owner: _Connection) -> None:
         self.owner = owner
-        self.chan: asyncssh.SSHServerChannel | None = None
+        self.chan: asyncssh.SSHServerChannel[bytes] | None = None
         self.term = "xterm-256color"
         self.size = (80, 24)
         self.has_pty = False
@@ -137,12 +137,12 @@ class _Session(asyncssh.SSHServerSession):
         self.master: int | None = None
         self.proc: asyncio.subprocess.Process | None = None
         self.visit: Visit | None = None
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
         self._pending = b""
         self._paused = False
         self._done = False
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:

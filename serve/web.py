@@ -138,7 +138,7 @@ class WebDoor:
             [
                 web.get("/", self.index),
                 web.get("/ws/{pass_}", self.websocket),
-                web.get("/favicon.ico", lambda request: web.Response(status=204)),
+                web.get("/favicon.ico", self.no_icon),
                 web.static("/static", STATIC, show_index=False),
             ]
         )
@@ -167,6 +167,10 @@ class WebDoor:
         await stop_process(service._process)
 
     # -- pages ---------------------------------------------------------------
+
+    @staticmethod
+    async def no_icon(request: web.Request) -> web.Response:
+        return web.Response(status=204)
 
     async def index(self, request: web.Request) -> web.Response:
         code = request.query.get("code")
@@ -233,8 +237,13 @@ class WebDoor:
             assert service._task is not None
             await asyncio.wait({pump, service._task}, return_when=asyncio.FIRST_COMPLETED)
             pump.cancel()
-            if service.last_line and service._task.done():  # the interface ended by itself, saying why
-                self.admission.warn("web ended", "web door: a visitor's interface at %s ended: %s", address, service.last_line)
+            if service._task.done() and service.last_line:  # the interface ended by itself: its last words
+                try:
+                    code = await asyncio.wait_for(service._process.wait(), 3) if service._process is not None else 0
+                except asyncio.TimeoutError:
+                    code = None
+                if code != 0:
+                    self.admission.warn("web ended", "web door: a visitor's interface at %s ended: %s", address, service.last_line)
                 await ws.send_bytes(f"\r\n{service.last_line}\r\n".encode())
         except Refused as exc:
             self.admission.warn(f"web {exc}", "web door: refused %s: %s", address, str(exc))

@@ -176,5 +176,17 @@ class Tmux:
                 raise AssertionError(f"{window!r} never showed {text!r}; it shows:\n{shown}")
             time.sleep(0.2)
 
+    def wait_for_notice(self, window: str, text: str, seconds: float = 30) -> str:
+        """Wait for a notification (Textual's toast, drawn after a '▌') saying `text`, wrapped as it may be."""
+        deadline = time.monotonic() + seconds
+        while True:
+            shown = self.screen(window)
+            said = " ".join(" ".join(line.split("▌", 1)[1].rstrip(" │─╮╯") for line in shown.splitlines() if "▌" in line).split())
+            if text in said:
+                return said
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{window!r} never said {text!r}; it shows:\n{shown}")
+            time.sleep(0.2)
+
     def close(self) -> None:
         subprocess.run([self.tmux, "-L", self.socket, "kill-server"], capture_output=True)

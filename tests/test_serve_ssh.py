@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from cthulhu.net.client import PeerSession
 from serve_helpers import CODE, HostProcess, Tmux, Watcher, need
 
 
@@ -160,18 +161,83 @@ def test_fifty_wrong_codes_are_refused_in_one_line_each(table) -> None:
     assert "commands are refused" in ssh_once(host, home, command="ls").stderr
 
 
-def test_a_visitor_without_a_key_is_let_in_to_watch(table) -> None:
-    host, home = table
-    term = Tmux("cthulhu-ssh-keyless")
+def test_a_visitor_without_a_key_comes_back_with_a_return_ticket(tmp_path: Path) -> None:
+    """No key to know her by: carol is given a return ticket (on screen before, during and after the
+    game); typed as the SSH user, it brings her back to her seat, name and all. A third visitor finds
+    every seat taken and is told so, and watches."""
+    need("ssh", "openssh-client")
+    host = HostProcess(tmp_path / "data", "--seats", "2", "--seed", "7", "--ssh", "0")
+    term = Tmux("cthulhu-ssh-ticket")
     watcher = Watcher(host.port)
     try:
-        before = watcher.session.table.spectators
-        term.open("carol", " ".join(ssh_argv(host, home, None, f"carol+{CODE}@127.0.0.1")) + "; sleep 60")
-        watcher.until(lambda: watcher.session.table.spectators == before + 1, "carol watching")
-        term.wait_for("carol", "Map")
+        term.open("carol", " ".join(ssh_argv(host, tmp_path, None, f"carol+{CODE}@127.0.0.1")) + "; echo SSH-EXIT=$?; sleep 60")
+        watcher.until(lambda: watcher.seats().get(0) == ("human", "carol", True), "carol in seat 1")
+        said = term.wait_for_notice("carol", "Your return ticket is")  # a notification in the game, where she looks
+        ticket = re.search(r"return ticket is ([a-z2-9]{12})", said).group(1)
+        assert f"ssh -p {host.ssh_port} {ticket}@127.0.0.1" in said
+        term.keys("carol", "L")  # and in the table dialog
+        assert f"ssh -p {host.ssh_port} {ticket}@127.0.0.1" in term.wait_for("carol", "came in through the host's SSH")
+        term.keys("carol", "Escape")
+        term.keys("carol", "C-q")  # she leaves; her seat waits for her
+        after = term.wait_for("carol", "SSH-EXIT=0")
+        assert after.count(f"return ticket is {ticket}") == 2  # before the game drew, and after it closed
+        watcher.until(lambda: watcher.seats()[0] == ("human", "carol", False), "carol's seat to wait for her")
+
+        term.open("dan", " ".join(ssh_argv(host, tmp_path, None, f"dan+{CODE}@127.0.0.1")) + "; sleep 60")
+        watcher.until(lambda: watcher.seats()[1] == ("human", "dan", True), "dan in the open seat, not carol's")
+
+        guess = ssh_once(host, tmp_path, "-tt", key=None, user="abcdefghijkm")  # a ticket never given out
+        said = [line for line in guess.stderr.splitlines() if line.startswith("cthulhu:")]
+        assert guess.returncode == 1 and said == ["cthulhu: wrong table code"], guess
+
+        term.open("carol2", " ".join(ssh_argv(host, tmp_path, None, f"{ticket}@127.0.0.1")) + "; sleep 60")
+        watcher.until(lambda: watcher.seats()[0] == ("human", "carol", True), "carol back in seat 1 with her ticket")
+        assert watcher.seats()[1] == ("human", "dan", True)
+
+        term.open("eve", " ".join(ssh_argv(host, tmp_path, None, f"eve+{CODE}@127.0.0.1")) + "; sleep 60")
+        term.wait_for_notice("eve", "Every seat is taken, so you are watching")
+        assert [kind for kind, _, _ in watcher.seats().values()] == ["human", "human"]
     finally:
         watcher.close()
         term.close()
+        assert host.stop() in (0, 143)
+    assert "Traceback" not in host.stderr, host.stderr
+
+
+def test_no_room_to_watch_is_one_line(tmp_path: Path) -> None:
+    """Every seat taken (by bots here) and every spectator's place too (64 watchers, from four other
+    loopback addresses): an SSH visitor gets one line saying so, and no screen at all."""
+    need("ssh", "openssh-client")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
+    host = HostProcess(tmp_path / "data", "--seats", "2", "--bots", "2", "--bot-delay", "5", "--seed", "7", "--ssh", "0")
+    crowd: list[socket.socket] = []
+    try:
+        for n in range(64):  # the host's cap on spectators (16 per address, so from 127.0.0.2-5)
+            sock = socket.socket()
+            sock.bind((f"127.0.0.{2 + n // 16}", 0))
+            sock.connect(("127.0.0.1", host.port))
+            sock.sendall(PeerSession(f"watcher {n}", code=CODE, watch=True).data_to_send())
+            crowd.append(sock)
+        watcher = None
+        for _ in range(50):  # every one of them welcomed: a 65th watcher is refused
+            probe = PeerSession("probe", code=CODE, watch=True)
+            with socket.create_connection(("127.0.0.1", host.port), timeout=10) as sock:
+                sock.sendall(probe.data_to_send())
+                while probe.closed is None and not probe.welcomed:
+                    probe.receive_data(sock.recv(1 << 16))
+            if probe.closed is not None:
+                watcher = probe.closed.code
+                break
+            time.sleep(0.1)
+        assert watcher == "table_full"
+        done = ssh_once(host, tmp_path, "-tt")
+        said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip() and not line.startswith("Connection to")]
+        assert done.returncode == 2 and said == ["cthulhu: the host refused us: no room for more spectators at this table"], done
+    finally:
+        for sock in crowd:
+            sock.close()
+        assert host.stop() in (0, 143)
+    assert "Traceback" not in host.stderr, host.stderr
 
 
 def test_a_restarted_host_gives_an_ssh_player_the_same_seat(tmp_path: Path) -> None:

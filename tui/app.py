@@ -6,6 +6,8 @@ Where the table lives (in this process, an embedded host, a LAN host) is the
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -195,20 +197,39 @@ class CthulhuApp(App[None]):
                     pane.redraw()
 
 
-def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
+def run(options: PlayOptions, link_factory: LinkFactory | None = None, loop: asyncio.AbstractEventLoop | None = None) -> int:
     """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
     app = CthulhuApp(options, link_factory)
-    app.run()
+    app.run(loop=loop)
     if app.failure:
-        import sys
-
         command = "join" if options.join is not None else "host"
         print(f"cthulhu {command}: {app.failure}", file=sys.stderr)
         return 2
     if app.farewell:
-        print(app.farewell)
+        # A served visitor's stdout may be the web driver's channel: their last words go to stderr.
+        print(app.farewell, file=sys.stderr if options.kiosk else sys.stdout)
     return 0
 
 
-__all__ = ["CthulhuApp", "local_link", "run"]
+def run_visitor(options: PlayOptions) -> int:
+    """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
+    so a refusal (a full table, the host gone) is one line and no screen at all."""
+    from .netlink import join_link
+
+    loop = asyncio.new_event_loop()
+    link = join_link(options)
+    try:
+        loop.run_until_complete(link.open())  # the game screen's own open() then returns this same start
+    except Exception as exc:
+        loop.run_until_complete(link.close())
+        loop.close()
+        print(clean_text(f"cthulhu: {exc}"), file=sys.stderr)
+        return 2
+    try:
+        return run(options, lambda _: link, loop=loop)
+    finally:
+        loop.close()
+
+
+__all__ = ["CthulhuApp", "local_link", "run", "run_visitor"]

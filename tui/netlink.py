@@ -110,10 +110,15 @@ class NetLink(QueuedUpdates):
         self._last_view: dict[str, Any] = {}
         self._status: str | None = None
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
+        self._opened: Update | None = None
 
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:
+        """Connect every local seat; the first update. Opening an open link gives that update again
+        (a served visitor's link is opened before the app draws anything, then by the game screen)."""
+        if self._opened is not None:
+            return self._opened
         self._loop = asyncio.get_running_loop()
         if self.embedded is not None:
             self.embedded.on_save_trouble = self._save_trouble
@@ -123,10 +128,13 @@ class NetLink(QueuedUpdates):
             conn = await self._open_conn(name, wanted, token, stored and token is not None)
             if conn.session.closed is not None and conn.stored_token and conn.session.closed.code == "bad_token":
                 self._forget(token)  # a seat from another game at this address, or one since freed
+                await self._discard(conn)
                 conn = await self._open_conn(name, wanted, None, False)
             if conn.session.closed is not None:
+                await self._discard(conn)
                 raise LinkError(f"the host refused us: {conn.session.closed.reason}")
             if not conn.up:
+                await self._discard(conn)
                 raise LinkError(f"the host at {self.address} closed the connection before seating us")
             self._conns.append(conn)
         self._seat_local()
@@ -135,9 +143,13 @@ class NetLink(QueuedUpdates):
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
         back = " (your seat, kept on this machine)" if self._conns[0].stored_token and self.local_seats else ""
         notice = f"Joined {where}; your seat(s): {seats}{back}."
-        if not self.local_seats and not self.watch:
+        full = not self.local_seats and not self.watch
+        if full:
             notice = f"Joined {where}. Every seat is taken, so you are watching."
-        return Update(view, notice=notice)
+        if self.visitor:
+            notice += f" {self.visitor}"
+        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor))
+        return self._opened
 
     def _stored_token(self, name: str) -> str | None:
         if self.store is None or self.watch:
@@ -164,6 +176,18 @@ class NetLink(QueuedUpdates):
             conn.task.cancel()
             raise LinkError(f"no welcome from {self.address}") from None
         return conn
+
+    @staticmethod
+    async def _discard(conn: _Conn) -> None:
+        """A connection the host refused: closed, its reader stopped and awaited."""
+        if conn.writer is not None:
+            conn.writer.close()
+        if conn.task is not None:
+            conn.task.cancel()
+            try:
+                await conn.task
+            except (asyncio.CancelledError, Exception):
+                pass
 
     async def _connect(self, conn: _Conn) -> None:
         try:

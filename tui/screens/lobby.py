@@ -78,7 +78,7 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     open_seats = sum(1 for s in seats if s.get("kind") == "open")
     out.append(f"{open_seats} open seat(s).\n", style="dim")
     if info.get("comeback"):
-        out.append("\nTo come back: " if not info.get("hosting") else "\n", style="bold")
+        out.append("\n" if info.get("hosting") or info.get("visitor") else "\nTo come back: ", style="bold")
         out.append(f"{info['comeback']}\n")
     if info.get("comeback_elsewhere"):
         out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
