@@ -97,8 +97,10 @@ class Admission:
     python: str = sys.executable
 
     def __post_init__(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.folder.chmod(0o700)
+        # Only the host's user may look in (the seat tokens of every visitor are in there).
+        for folder in ([self.folder.parent] if self.kept else []) + [self.folder, self.folder / "homes"]:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            folder.chmod(0o700)
         self.sessions: list[Visit] = []
         self.wrong_codes: dict[str, int] = {}
         self.guests = 0
@@ -145,7 +147,7 @@ class Admission:
         if self.table is None:
             raise Refused("the table is not open yet; try again in a moment")
         home = self.home(identity)
-        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        home.mkdir(exist_ok=True, mode=0o700)
         name = clean_name(name or "") or self._stored_name(home) or self._guest()
         busy = any(v.identity == identity and not v.watch for v in self.sessions)
         watch = watch or busy

@@ -26,6 +26,7 @@ app per visitor inside one process (`bench/serve_figures.py`, README "Front door
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import logging
 import os
@@ -44,10 +45,14 @@ from .visitor import stop_process
 
 log = logging.getLogger(__name__)
 
+# Leave the alternate screen, wrap lines again, show the cursor, stop mouse reports and bracketed paste, plain colours:
+# sent after every interface ends, so a visitor's terminal is usable again even if it was killed.
+RESTORE = b"\x1b[?1049l\x1b[?7h\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1b[0m\r\n"
 LOGIN_TIMEOUT = 20  # seconds from TCP connect to authenticated
 KEEPALIVE = 30  # seconds between keepalives; 3 unanswered ones close a vanished client
 MAX_CONNECTIONS = 64  # open SSH connections in all (authenticated or not)
 MAX_CONNECTIONS_PER_ADDRESS = 16
+SESSIONS_PER_CONNECTION = 4  # open session channels on one connection
 
 
 def split_user(username: str) -> tuple[str | None, str | None]:
@@ -65,6 +70,7 @@ class _Connection(asyncssh.SSHServer):
         self.address = "?"
         self.last_key: str | None = None
         self.keyless = False
+        self.sessions: list[_Session] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -106,8 +112,12 @@ class _Connection(asyncssh.SSHServer):
     def identity(self) -> str | None:
         return None if self.keyless or self.last_key is None else f"ssh:{self.last_key}"
 
-    def session_requested(self) -> "_Session":
-        return _Session(self)
+    def session_requested(self) -> "_Session | bool":
+        if len(self.sessions) >= SESSIONS_PER_CONNECTION:
+            return False  # channels are cheap to ask for; a game each is plenty
+        session = _Session(self)
+        self.sessions.append(session)
+        return session
 
     # -- everything else is refused (asyncssh's defaults, said out loud) ------
 
@@ -141,6 +151,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._pending = b""
         self._paused = False
         self._done = False
+        self._drew = False  # the interface sent terminal controls (so the terminal is restored after it)
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -175,6 +186,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 raise Refused("the game needs a terminal; connect without -T (and without -N)")
             self.visit = await door.admit(self.owner)
             await self._play(self.visit)
+            if self.chan is not None:  # everything said reaches the client before anyone closes the connection
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.chan.wait_closed(), 5)
         except Refused as exc:
             door.admission.warn(f"ssh {exc}", "ssh door: refused %s: %s", self.owner.address, str(exc))
             self._refuse(str(exc))
@@ -225,6 +239,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._pty_readable()  # the last frame, if any
             self._close_pty()
         if self.chan is not None and not self._done:
+            if self._drew:
+                self.chan.write(RESTORE)  # whatever state the interface left the terminal in (killed, crashed)
+            if self.owner.door.closing:  # a saved table opens again (`host --load`): the way back still works
+                again = f" It is saved; when it is open again: {visit.comeback}" if self.owner.door.admission.kept else ""
+                self._say(f"cthulhu: the host closed the table.{again}")
             self._done = True
             self.chan.exit(code if code >= 0 else 1)
 
@@ -247,6 +266,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 self._close_pty()
                 return
             if self.chan is not None and not self._done:
+                self._drew = self._drew or b"\x1b" in data
                 self.chan.write(data)
 
     def _close_pty(self) -> None:
@@ -307,6 +327,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._done = True
+        if self in self.owner.sessions:
+            self.owner.sessions.remove(self)
         if self.visit is not None:
             self.owner.door.admission.leaving(self.visit)
         if self.proc is not None and self.proc.returncode is None:
@@ -324,6 +346,7 @@ class SSHDoor:
         self.children: set[asyncio.subprocess.Process] = set()
         self.server: Any = None
         self.port: int | None = None
+        self.closing = False
         self.where = "HOST"  # this machine as visitors reach it (set by the doors once listening)
 
     async def admit(self, owner: _Connection) -> Visit:
@@ -376,9 +399,15 @@ class SSHDoor:
         return self.port
 
     async def stop(self) -> None:
+        """Stop listening, end every visitor's interface (each session then tells its visitor and
+        exits cleanly), then close the connections."""
+        self.closing = True
+        playing = [s.task for c in self.connections for s in c.sessions if s.task is not None and not s.task.done()]
+        await asyncio.gather(*(stop_process(p) for p in list(self.children)), return_exceptions=True)
+        if playing:
+            await asyncio.wait(playing, timeout=5)
         if self.server is not None:
-            self.server.close()
+            self.server.close()  # (asyncssh closes the connections with it)
         for c in list(self.connections):
             if c.conn is not None:
                 c.conn.close()
-        await asyncio.gather(*(stop_process(p) for p in list(self.children)), return_exceptions=True)

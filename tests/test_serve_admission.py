@@ -38,7 +38,7 @@ def test_admission_checks_codes_caps_and_identities(tmp_path) -> None:
         for tries in range(4):
             with pytest.raises(Refused, match="wrong table code"):
                 await gate.admit(address="b", code="guess", name="x", identity="ssh:K9")
-        assert gate.wrong_codes["b"] == 4 and gate.sessions == [] and not (tmp_path / "visitors" / "homes").exists()
+        assert gate.wrong_codes["b"] == 4 and gate.sessions == [] and not any((tmp_path / "visitors" / "homes").iterdir())
 
         first = await gate.admit(address="a", code="secret", name="ann", identity="ssh:KEY1")
         assert not first.watch and "--kiosk" in first.argv and "127.0.0.1:4242" in first.argv and "--name=ann" in first.argv
@@ -83,7 +83,9 @@ def test_names_are_cleaned_and_a_returning_visitor_keeps_theirs(tmp_path) -> Non
 
 def test_return_tickets_stand_for_the_visitor_they_were_given_to(tmp_path) -> None:
     async def main() -> None:
-        gate = Admission(code="c0de", folder=tmp_path / "v", table=("127.0.0.1", 1), kept=True)
+        gate = Admission(code="c0de", folder=tmp_path / "visitors" / "table1", table=("127.0.0.1", 1), kept=True)
+        for folder in (tmp_path / "visitors", gate.folder, gate.folder / "homes"):  # the tokens of every visitor are in here
+            assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         ticket = new_ticket()
         assert len(ticket) == 12 and ticket.isalnum() and not ticket.startswith("-")
         assert gate.returning(ticket) is None  # not given out yet

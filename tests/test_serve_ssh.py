@@ -259,5 +259,8 @@ def test_a_restarted_host_gives_an_ssh_player_the_same_seat(tmp_path: Path) -> N
                 watcher.close()
                 assert host.stop() in (0, 143)
             assert "Traceback" not in host.stderr, host.stderr
+            # The host stopping ended her session cleanly: her terminal is hers again, and told why.
+            shown = term.wait_for(f"alice{run}", "cthulhu: the host closed the table. It is saved; when it is open again:")
+            assert "Map" not in shown  # out of the game's screen (the door restores the terminal)
     finally:
         term.close()

@@ -141,7 +141,8 @@ class NetLink(QueuedUpdates):
         view = self._view()
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
-        back = " (your seat, kept on this machine)" if self._conns[0].stored_token and self.local_seats else ""
+        kept = "kept for you" if self.visitor is not None else "kept on this machine"
+        back = f" (your seat, {kept})" if self._conns[0].stored_token and self.local_seats else ""
         notice = f"Joined {where}; your seat(s): {seats}{back}."
         full = not self.local_seats and not self.watch
         if full:
