@@ -36,6 +36,17 @@ def table(tmp_path_factory: pytest.TempPathFactory):
     assert "Traceback" not in host.stderr, host.stderr
 
 
+def command_lines() -> list[str]:
+    """Every process's command line, as `ps` shows it to anyone on this machine."""
+    lines = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            lines.append(cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue  # gone meanwhile
+    return lines
+
+
 def ssh_argv(host: HostProcess, home: Path, key: str | None, *extra: str, log_level: str = "ERROR") -> list[str]:
     argv = ["ssh", "-p", str(host.ssh_port), "-o", f"UserKnownHostsFile={home / 'known_hosts'}", "-o", "StrictHostKeyChecking=accept-new",
             "-o", "ConnectTimeout=10", "-o", f"LogLevel={log_level}"]
@@ -64,6 +75,10 @@ def test_two_players_play_resize_drop_and_return(table) -> None:
         window_of = {seat: name for name, seat in seat_of.items()}
         for who in ("alice", "bob"):
             term.wait_for(who, "Map")
+        # Each player's interface is a process on the host; any user of the machine can read its command
+        # line (ps), so the table code is not on it (it travels in the environment, which is the owner's only).
+        kiosks = [line for line in command_lines() if "--kiosk" in line and ("--name=alice" in line or "--name=bob" in line)]
+        assert len(kiosks) == 2 and not any(CODE in line for line in kiosks), kiosks
 
         def play(turns: int) -> None:
             for _ in range(turns):
