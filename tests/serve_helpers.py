@@ -130,6 +130,29 @@ class Watcher:
         self.sock.close()
 
 
+def fill_spectators(port: int, spectators: int = 64) -> list[socket.socket]:
+    """Take every spectator's place at the host (its cap), from other loopback addresses (16 per
+    address is the host's own cap): the next watcher is refused. Close the sockets to let them go."""
+    crowd = []
+    for n in range(spectators):
+        sock = socket.socket()
+        sock.bind((f"127.0.0.{2 + n // 16}", 0))
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(PeerSession(f"watcher {n}", code=CODE, watch=True).data_to_send())
+        crowd.append(sock)
+    for _ in range(100):  # every one of them welcomed: one more watcher is refused
+        probe = PeerSession("probe", code=CODE, watch=True)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(probe.data_to_send())
+            while probe.closed is None and not probe.welcomed:
+                probe.receive_data(sock.recv(1 << 16))
+        if probe.closed is not None:
+            assert probe.closed.code == "table_full", probe.closed
+            return crowd
+        time.sleep(0.1)
+    raise AssertionError("the host never ran out of spectators' places")
+
+
 class Tmux:
     """Terminals on a tmux server of our own (its own socket), so no one else's sessions are touched."""
 

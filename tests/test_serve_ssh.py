@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cthulhu.net.client import PeerSession
-from serve_helpers import CODE, HostProcess, Tmux, Watcher, need
+from serve_helpers import CODE, HostProcess, Tmux, Watcher, fill_spectators, need
 
 
 @pytest.fixture(scope="module")
@@ -225,26 +225,8 @@ def test_no_room_to_watch_is_one_line(tmp_path: Path) -> None:
     need("ssh", "openssh-client")
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
     host = HostProcess(tmp_path / "data", "--seats", "2", "--bots", "2", "--bot-delay", "5", "--seed", "7", "--ssh", "0")
-    crowd: list[socket.socket] = []
+    crowd = fill_spectators(host.port)
     try:
-        for n in range(64):  # the host's cap on spectators (16 per address, so from 127.0.0.2-5)
-            sock = socket.socket()
-            sock.bind((f"127.0.0.{2 + n // 16}", 0))
-            sock.connect(("127.0.0.1", host.port))
-            sock.sendall(PeerSession(f"watcher {n}", code=CODE, watch=True).data_to_send())
-            crowd.append(sock)
-        watcher = None
-        for _ in range(50):  # every one of them welcomed: a 65th watcher is refused
-            probe = PeerSession("probe", code=CODE, watch=True)
-            with socket.create_connection(("127.0.0.1", host.port), timeout=10) as sock:
-                sock.sendall(probe.data_to_send())
-                while probe.closed is None and not probe.welcomed:
-                    probe.receive_data(sock.recv(1 << 16))
-            if probe.closed is not None:
-                watcher = probe.closed.code
-                break
-            time.sleep(0.1)
-        assert watcher == "table_full"
         done = ssh_once(host, tmp_path, "-tt")
         said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip() and not line.startswith("Connection to")]
         assert done.returncode == 2 and said == ["cthulhu: the host refused us: no room for more spectators at this table"], done

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from serve_helpers import CODE, HostProcess, Watcher
+from serve_helpers import CODE, HostProcess, Watcher, fill_spectators
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -75,7 +75,7 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
                 asked.goto(origin + "/")
                 assert asked.locator("input[name=code]").count() == 1  # no code given: the page asks for it
 
-                first = Tab(context, host.url + "&name=dana")
+                first = Tab(context, host.url + "&name=%E2%80%AEdana%07%1B")  # a bidi override, a bell, an escape: cleaned at the door
                 first.page.wait_for_selector("body.-first-byte", timeout=30000)
                 watcher.until(lambda: watcher.seats()[0] == ("human", "dana", True), "dana seated")
                 watcher.until(lambda: watcher.deciding == 0, "dana's decision")
@@ -113,3 +113,27 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
         watcher.close()
         assert host.stop() in (0, 143)
     assert "Traceback" not in host.stderr, host.stderr
+
+
+def test_no_room_even_to_watch_is_said_in_the_tab(tmp_path: Path) -> None:
+    """Every seat and every spectator's place taken: the tab shows the host's one line, the host logs it
+    once, and nothing crashes."""
+    from playwright.sync_api import sync_playwright
+
+    host = HostProcess(tmp_path / "data", "--seats", "2", "--bots", "2", "--bot-delay", "5", "--seed", "7", "--web", "0")
+    crowd = fill_spectators(host.port)
+    try:
+        with sync_playwright() as playwright:
+            context = browser(playwright)
+            try:
+                tab = Tab(context, host.url)
+                tab.wait_for_text(r"cthulhu: the host refused us: no room for more spectators at this table")
+                tab.page.wait_for_selector("body.-closed", timeout=30000)  # and the page says the session ended
+            finally:
+                context.close()
+    finally:
+        for sock in crowd:
+            sock.close()
+        assert host.stop() in (0, 143)
+    assert "Traceback" not in host.stderr, host.stderr
+    assert "no room for more spectators" in host.stderr
