@@ -150,6 +150,10 @@ def test_commands_shells_forwards_and_files_are_refused(table) -> None:
             assert tunnel.recv(100) == b""  # closed at once: nothing reached the table through the tunnel
     finally:
         forward.terminate()
+        try:
+            forward.wait(5)
+        except subprocess.TimeoutExpired:  # OpenSSH sometimes sleeps through a SIGTERM with only a listener open
+            forward.kill()
         _, err = forward.communicate(timeout=10)
     assert "administratively prohibited" in err
 
