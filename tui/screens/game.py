@@ -190,7 +190,7 @@ class GameScreen(Screen[None]):
         if update.notice:
             self.say("info", update.notice)
             if update.headline:
-                self.notify(update.notice, timeout=12, markup=False)
+                self.notify(update.notice, timeout=8, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         self.pending = False
