@@ -395,7 +395,9 @@ class NetLink(QueuedUpdates):
 
     @property
     def _queue_ready(self) -> bool:
-        return bool(self.local_seats) or self.watch
+        """Updates go on the queue once `open()` has given the first one (before, there is no view
+        to put in them: a watcher's welcome used to queue an update with an empty view)."""
+        return self._opened is not None and (bool(self.local_seats) or self.watch)
 
     async def _reconnect(self, conn: _Conn, primary: bool) -> bool:
         """Lost the host: try again with our seat token, with back-off, for `RECONNECT_FOR` seconds."""
