@@ -11,6 +11,7 @@ reproducible. Rerun this after a change to the rules or the content that
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 from cthulhu.content import builtin
 from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
+from cthulhu.net.commitment import Dice
 from cthulhu.net.saves import SaveWriter, load, replay
 from cthulhu.net.savewriter import summarize
 
@@ -103,7 +105,10 @@ def write(example: Example, setup: Setup, kind: str, steps: int, out: Path, cont
     game = Game.new(setup, content)
     path = out / example.name
     players = [{"seat": s, "name": NAMES[s]} for s in range(setup.players)]
-    writer = SaveWriter(path, game, players=players, autosave=False, created=EXAMPLE_TIME, clock=lambda: EXAMPLE_TIME)
+    # A salt derived from the file name keeps the examples byte-for-byte reproducible;
+    # a real game's salt comes from `secrets` (net/commitment.py).
+    salt = hashlib.blake2b(example.name.encode(), digest_size=32, person=b"cthulhu-example").digest()
+    writer = SaveWriter(path, game, players=players, autosave=False, created=EXAMPLE_TIME, clock=lambda: EXAMPLE_TIME, dice=Dice(setup.seed, salt))
     bot = make_bot(kind, setup.mode, setup.seed)
     while game.step < steps:
         seat = game.prompt.seat

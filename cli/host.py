@@ -245,7 +245,12 @@ def build_host(args: argparse.Namespace):
         from cthulhu.net.saves import SaveWriter, resume
 
         game = resume(save)
-        log = SaveWriter.resume(args.save or args.load, save, game) if not args.no_save else MemoryLog()
+        if args.no_save:  # the log so far stays in memory, so joiners can still verify every roll
+            log = MemoryLog()
+            for entry in save.steps:
+                log.append(entry.seat, entry.command, entry.hash)
+        else:
+            log = SaveWriter.resume(args.save or args.load, save, game)
         players = list(save.header.players)
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
@@ -326,6 +331,7 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 path = getattr(log, "path", None)
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)
+                print(f"Dice:       committed to the seed as {host.dice.commit} (opened at the end)", flush=True)
                 await host.finished.wait()
                 with trio.move_on_after(5):  # let peers read the ending, then close
                     while host.peers:

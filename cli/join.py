@@ -146,4 +146,6 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         print(json.dumps(summary, sort_keys=True))
     else:
         print(clean_text(summary["final_hash"] or "(no final hash: the game did not end)"))  # the host said so
+        if session.dice is not None:
+            print(clean_text(f"Dice: {session.dice.message}"), file=sys.stderr)
     return 0 if session.game_over is not None else 1

@@ -77,7 +77,7 @@ def _lines(view: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import SaveError, find_save, load, replay
+    from cthulhu.net.saves import SaveError, check_dice, find_save, load, replay
 
     path = args.file
     try:
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= step <= save.last_step:
             raise SaveError(f"there is no step {step}: the save has steps 0 to {save.last_step}", path=path, step=step)
         game = replay(save, verify=args.verify, seek=step, allow_other_content=args.any_content)
+        committed = check_dice(save) if args.verify else None
     except SaveError as exc:
         return _fail(str(exc) if exc.path else f"{path}: {exc}")
     if args.tui:
@@ -104,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
             "steps": save.last_step,
             "step": game.step,
             "verified": bool(args.verify),
+            # "verified": the seed opens the commitment peers were sent; "uncommitted": a format 1 save.
+            "dice": None if committed is None else "verified" if committed else "uncommitted",
             "hash": game.state_hash(),
             "view": view,
         }
@@ -122,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
         _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat})' for p in h.players)}")
     if args.verify:
         _say(f"Verified: all {save.last_step} steps replay to their recorded hashes.")
+        if committed:
+            _say(f"Dice verified: the seed opens the commitment {save.dice.commit[:16]}... sent to every player at the start.")
+        else:
+            _say("Dice: this save keeps no commitment to its seed (written before format 2), so only the hashes were checked.")
     _say(f"State at step {game.step} of {save.last_step} (hash {game.state_hash()[:12]}):")
     prompt = view.get("prompt")
     if prompt:

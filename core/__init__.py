@@ -10,6 +10,7 @@ types live in its package (`cthulhu.core.main.view.MainView` ...).
 from . import modes
 from .command import Command, Event, Option, OptionWire, Prompt, PromptWire
 from .errors import (
+    CannotUndo,
     ContentError,
     GameOver,
     IllegalCommand,
@@ -23,6 +24,7 @@ from .modes import Mode
 from .setup import Setup
 
 __all__ = [
+    "CannotUndo",
     "Command",
     "ContentError",
     "Event",

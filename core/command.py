@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from .errors import MalformedCommand
 
@@ -90,6 +90,7 @@ class PromptWire(TypedDict):
     actor: int | None
     options: list[OptionWire]
     extra: dict[str, Any]
+    undo: NotRequired[int]  # how many of the deciding seat's decisions it may take back (`Game.view` adds it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,12 @@ class GameOver(Rejected):
     code = "game_over"
 
 
+class CannotUndo(Rejected):
+    """Nothing (or not that much) can be taken back now: a reveal or another seat came between."""
+
+    code = "cannot_undo"
+
+
 class ContentError(Exception):
     """Content that fails validation; the message names file, entry and field."""
 

@@ -15,10 +15,17 @@ from .canon import digest
 from .command import Command, Event, Prompt
 from .errors import GameOver, IllegalCommand, NotYourDecision, StalePrompt
 from .setup import Setup
+from .undo import History
 
 
 class Rules(Protocol):
-    """The hooks a game mode provides; its state is its own plain-data object."""
+    """The hooks a game mode provides; its state is its own plain-data object.
+
+    Randomness comes from an `Rng` kept as `state.rng`. One more hook is optional:
+    `secret(state)` returns the parts of the state no seat sees (deck orders, the
+    bag), which `core.undo` compares before and after each step to tell a reveal;
+    a mode without it offers no take-backs.
+    """
 
     name: str
 
@@ -37,7 +44,7 @@ class Rules(Protocol):
 class Game:
     """One game: apply legal commands, read per-seat views, hash the state."""
 
-    __slots__ = ("setup", "content", "rules", "state", "step", "_start_events")
+    __slots__ = ("setup", "content", "rules", "state", "step", "history", "_start_events")
 
     def __init__(self, setup: Setup, content: Any, rules: Rules, state: Any, step: int = 0) -> None:
         self.setup = setup
@@ -45,6 +52,7 @@ class Game:
         self.rules = rules
         self.state = state
         self.step = step
+        self.history = History(step)
         self._start_events: list[Event] = []
 
     @classmethod
@@ -92,11 +100,24 @@ class Game:
             raise StalePrompt(f"that answers an earlier question (version {version}, now {prompt.version})")
         if seat != prompt.seat:
             raise NotYourDecision(f"seat {prompt.seat} is deciding: {prompt.text}")
-        if not any(o.command == command for o in prompt.options):
+        option = next((o for o in prompt.options if o.command == command), None)
+        if option is None:
             raise IllegalCommand(f"{command} is not one of the choices: {prompt.text}")
+        before = self.history.before(self)
         events = self.rules.resolve(self.state, command)
         self.step += 1
+        self.history.after(self, seat, command, option.label, before)
         return events
+
+    def undo_horizon(self, seat: int) -> int:
+        """How many of `seat`'s own decisions it may take back now: never across a reveal or another seat."""
+        return self.history.horizon(self, seat)
+
+    def undo(self, seat: int, count: int = 1, version: int | None = None) -> list[Event]:
+        """Take back `seat`'s last `count` decisions, or raise `CannotUndo` (a `Rejected`) and change nothing."""
+        if version is not None and version != self.step:
+            raise StalePrompt(f"that answers an earlier question (version {version}, now {self.step})")
+        return self.history.undo(self, seat, count)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator). Never deck orders or the seed."""
@@ -104,7 +125,10 @@ class Game:
         prompt = self.prompt
         view["step"] = self.step
         view["outcome"] = self.outcome
-        view["prompt"] = prompt.wire() if prompt is not None and self.outcome is None else None
+        view["prompt"] = None
+        if prompt is not None and self.outcome is None:
+            view["prompt"] = prompt.wire()
+            view["prompt"]["undo"] = self.history.horizon(self, prompt.seat)
         return view
 
     def canonical(self) -> dict[str, Any]:

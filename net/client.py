@@ -8,6 +8,10 @@ trio through `TrioPeer`.
 The mirror checks every delta's sequence number and resulting hash. On any
 disagreement it quietly asks for a snapshot and ignores deltas until the
 snapshot arrives; the player keeps playing.
+
+Whatever the mirror does, the session keeps a `GameRecord` (the commitment,
+the commands, the view hash of every step), across reconnects too, so that at
+the end it can check every roll against the revealed seed (`verify_dice`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import trio
 from cthulhu.core import Command
 from cthulhu.core.bots import Bot, make_bot
 
+from .commitment import DiceVerdict, GameRecord, new_game, verify
 from .delta import DeltaError, apply, view_hash
 from .frames import FrameDecoder, FrameError, encode_frame
 from .messages import (
@@ -30,6 +35,7 @@ from .messages import (
     Error,
     GameOverMsg,
     Hello,
+    History,
     Lobby,
     Ping,
     Pong,
@@ -38,6 +44,7 @@ from .messages import (
     Snapshot,
     SnapshotRequest,
     Table,
+    Undo,
     Welcome,
     parse_to_peer,
 )
@@ -105,6 +112,8 @@ class PeerSession:
     deltas: int = 0
     resyncs: int = 0
     rejections: list[Rejected] = field(default_factory=list)
+    record: GameRecord = field(default_factory=GameRecord)
+    dice: DiceVerdict | None = None  # set by `verify_dice` once the game is over
 
     def __post_init__(self) -> None:
         self._seq = 0
@@ -140,6 +149,14 @@ class PeerSession:
         self._seq += 1
         self.commands += 1
         self._queue(CommandMsg(seq=self._seq, version=version, command=wire))
+        return self._seq
+
+    def send_undo(self, version: int | None = None) -> int:
+        """Ask to take back this seat's last decision; `version` defaults to the mirror's prompt version."""
+        if version is None and self.mirror.prompt is not None:
+            version = self.mirror.prompt.get("version")
+        self._seq += 1
+        self._queue(Undo(seq=self._seq, version=version))
         return self._seq
 
     def chat(self, text: str) -> None:
@@ -178,14 +195,19 @@ class PeerSession:
         if isinstance(msg, Welcome):
             self.welcomed = True
             self.seat, self.token, self.table = msg.seat, msg.token, msg.table
+            self.record.joined(msg.seat, _step_of(msg.view), msg.hash, msg.commit, msg.setup)
             if not self.mirror.load(msg.seq, msg.view, msg.hash):
                 self._resync("welcome hash")
+        elif isinstance(msg, History):
+            self.record.heard(msg.start, msg.entries)
         elif isinstance(msg, Delta):
             self.deltas += 1
+            self.record.stepped(msg.step, msg.cmd, msg.hash)
             if not self.mirror.apply_delta(msg):
                 self._resync("delta out of step")
         elif isinstance(msg, Snapshot):
             self._snapshot_pending = False
+            self.record.saw(_step_of(msg.view), msg.hash)
             if not self.mirror.load(msg.seq, msg.view, msg.hash):
                 self._resync("snapshot hash")
         elif isinstance(msg, Lobby):
@@ -214,8 +236,24 @@ class PeerSession:
             return None
         return prompt
 
+    def verify_dice(self, make_game: Any = new_game) -> DiceVerdict | None:
+        """After `game_over`: check the commitment and replay the game (None before the end).
+
+        `make_game(setup)` builds the game to replay (the installed rules by default).
+        """
+        over = self.game_over
+        if over is None:
+            return None
+        try:
+            salt = bytes.fromhex(over.salt) if over.salt is not None else None
+        except ValueError:
+            salt = b""
+        self.dice = verify(self.record, seed=over.seed, salt=salt, final_hash=over.state_hash, make_game=make_game)
+        return self.dice
+
     def summary(self) -> dict[str, Any]:
         over = self.game_over
+        dice = self.dice
         return {
             "seat": self.seat,
             "commands": self.commands,
@@ -226,7 +264,14 @@ class PeerSession:
             "view_hash": self.mirror.hash,
             "seed": over.seed if over else None,
             "token": self.token,
+            "dice": dice.status if dice else "unchecked",
+            "dice_detail": dice.message if dice else None,
         }
+
+
+def _step_of(view: dict[str, Any]) -> int:
+    step = view.get("step") if isinstance(view, dict) else None
+    return step if isinstance(step, int) and step >= 0 else 0
 
 
 class ViewBot:
@@ -303,6 +348,21 @@ def reconnect_delays() -> Iterator[float]:
 
 
 async def play_bot(
+    host: str,
+    port: int,
+    *,
+    make_game: Any = new_game,
+    **kw: Any,
+) -> PeerSession:
+    """`play_seat`, then verify every roll once the game is over (`session.dice`), replaying
+    with `make_game(setup)` (the installed rules by default)."""
+    session = await play_seat(host, port, **kw)
+    if session.game_over is not None:
+        await trio.to_thread.run_sync(session.verify_dice, make_game)
+    return session
+
+
+async def play_seat(
     host: str,
     port: int,
     *,

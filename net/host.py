@@ -18,8 +18,13 @@ Shape (see DESIGN.md "Protocol"):
 * Saves (`net.autosave`) are written after commands and seat changes only, in a
   worker thread; a full disk is a warning and the game goes on.
 * Peers only ever receive `Game.view(seat)` (as a welcome/snapshot or as a
-  delta against the last view sent), events, lobby info, and at the end the seed.
-  Tokens and the table code never leave except a token to its owner in `welcome`.
+  delta against the last view sent), events, the commands applied, lobby info,
+  a commitment to the seed, and at the end the seed and its salt (so every peer
+  can verify every roll: net/commitment.py). Tokens and the table code never
+  leave except a token to its owner in `welcome`.
+* A take-back (`undo`) goes through the same task as commands: the game
+  refuses it unless the sender is deciding and nothing was revealed since;
+  the log is cut back to the game as it now stands and every peer gets a delta.
 * A person's seat without a connection is *away*: it stays theirs (their token
   brings them back, even past a changed table code). The table waits for it,
   unless the host hands it to a stand-in bot (`hand_to_bot`, or by itself after
@@ -40,6 +45,7 @@ from cthulhu.core import Command, Game, Rejected
 from cthulhu.core.bots import make_bot
 
 from .autosave import HostSave
+from .commitment import Dice, public_setup
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import Gate, Quiet, Refusal
@@ -60,6 +66,7 @@ from .messages import (
     SnapshotRequest,
     Table,
     UnexpectedMessage,
+    Undo,
     parse_to_host,
 )
 from .outbox import Outbox
@@ -68,6 +75,7 @@ from .textclean import clean_chat, clean_name
 log = logging.getLogger(__name__)
 
 MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed (a repeated hello counts)
+HISTORY_BYTES = 32 * 1024  # commands per `history` frame, well inside the largest frame
 
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
@@ -198,6 +206,7 @@ class Host:
         table_id: str | None = None,
         away_bot: float | None = None,
         stand_in_kind: str = "heuristic",
+        dice: Dice | None = None,
     ) -> None:
         self.game = game
         self.code = code
@@ -207,6 +216,11 @@ class Host:
         self.bot_seed = bot_seed
         self.log: CommandLog = log if log is not None else MemoryLog()
         self.saves = HostSave(self.log, on_save_trouble)
+        # The commitment every welcome carries: the save's own (it outlives this process), else a new one.
+        self.dice = dice or getattr(self.log, "dice", None) or Dice.new(game.setup.seed)
+        # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
+        record = self.log.commands() if hasattr(self.log, "commands") else []
+        self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
         self.autostart = autostart
         self.bot_delay = bot_delay
         self.limits = limits or Limits()
@@ -236,7 +250,7 @@ class Host:
         self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
         self._lobby_dirty = trio.Event()
-        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | None]](64)
+        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | None]](64)
         if game.outcome is not None:
             self.finished.set()
 
@@ -316,7 +330,10 @@ class Host:
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
             if peer is not None and msg is not None:  # (None, None): seats changed, a bot may have a turn to play
-                await self._apply_from_peer(peer, msg)
+                if isinstance(msg, Undo):
+                    await self._undo_from_peer(peer, msg)
+                else:
+                    await self._apply_from_peer(peer, msg)
             elif self._record_players():  # a seat was freed: on disk before anyone takes it
                 await self.saves.save()
             await self._play_bots()
@@ -354,19 +371,46 @@ class Host:
     async def _apply(self, seat: int, command: Command, version: int | None) -> None:
         """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk."""
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
+        wire = command.wire()
         try:
-            self.log.append(seat, command.wire(), self.game.state_hash())
+            self.log.append(seat, wire, self.game.state_hash())
         except Exception:  # a log that cannot follow the game is a bug: say so, keep playing
             log.exception("could not record step %d in the command log", self.game.step)
         else:
             await self.saves.save()  # a full disk is reported once and retried with the next step
-        self._broadcast_delta([e.wire() for e in events])
+        if self.record is not None:
+            self.record.append((seat, wire))
+        self._broadcast_delta([e.wire() for e in events], [seat, wire])
         if self.game.outcome is not None:
             self._broadcast_game_over()
 
+    async def _undo_from_peer(self, peer: Peer, msg: Undo) -> None:
+        """A take-back from the deciding seat: the game decides whether it may; the log follows."""
+        if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
+            return
+        try:
+            events = self.game.undo(peer.seat, 1, msg.version)
+        except Rejected as exc:
+            peer.push(self._rejected(msg.seq, exc.code, exc.reason))
+            return
+        except Exception:  # a bug in the rules must not take the whole table down with it
+            log.exception("taking back a decision of seat %s failed", peer.seat)
+            peer.push(self._error_frame("internal_error", "the host failed to take that back"))
+            return
+        step = self.game.step
+        try:
+            self.log.truncate(step)
+        except Exception:  # a log that cannot follow the game is a bug: say so, keep playing
+            log.exception("could not cut the command log back to step %d", step)
+        else:
+            await self.saves.save()  # the save holds the game as it now stands before anyone hears of it
+        if self.record is not None:
+            del self.record[step:]
+        self._broadcast_delta([e.wire() for e in events], None)
+
     # ---- broadcasting -----------------------------------------------------
 
-    def _broadcast_delta(self, events: list[dict[str, Any]]) -> None:
+    def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
         self.seq += 1
         by_view: dict[int | None, list[Peer]] = {}
         for peer in self.peers:
@@ -385,7 +429,9 @@ class Host:
             else:
                 ops = diff(old, new) if old is not None else [["s", [], new]]
                 digest = view_hash(new)
-                frame = encode_frame({"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events})
+                frame = encode_frame(
+                    {"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events, "cmd": cmd}
+                )
                 made.append((old, new, digest, frame))
             self.views[key] = new
             self._digests[key] = (new, digest)
@@ -420,7 +466,23 @@ class Host:
 
     def _game_over_frame(self) -> bytes:
         g = self.game
-        return encode_frame({"t": "game_over", "outcome": g.outcome, "seed": g.setup.seed, "step": g.step, "state_hash": g.state_hash()})
+        return encode_frame(
+            {"t": "game_over", "outcome": g.outcome, "seed": g.setup.seed, "step": g.step, "state_hash": g.state_hash(), "salt": self.dice.salt.hex()}
+        )
+
+    def _history_frames(self) -> list[bytes]:
+        """The commands so far, in frames of bounded size, for a peer that joins mid-game."""
+        if not self.record:
+            return []
+        frames, chunk, size, start = [], [], 0, 0
+        for n, (seat, wire) in enumerate(self.record):
+            entry = [seat, wire]
+            chunk.append(entry)
+            size += len(encode_frame({"t": "x", "e": entry}))
+            if size >= HISTORY_BYTES or n == len(self.record) - 1:
+                frames.append(encode_frame({"t": "history", "start": start, "entries": chunk}))
+                start, chunk, size = n + 1, [], 0
+        return frames
 
     def _broadcast_game_over(self) -> None:
         self._broadcast(self._game_over_frame())
@@ -614,7 +676,11 @@ class Host:
             seat.peer, seat.name = peer, name
         self.peers.append(peer)
         table = self.table().model_dump()
-        peer.push(self._snapshot_frame("welcome", peer, proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table))
+        welcome = dict(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table)
+        welcome.update(commit=self.dice.commit, setup=public_setup(self.game.setup))
+        peer.push(self._snapshot_frame("welcome", peer, **welcome))
+        for frame in self._history_frames():
+            peer.push(frame)
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
@@ -750,7 +816,7 @@ class Host:
                 peer.warn("bad frames", "sent %d bad frames; disconnected it", peer.bad_frames)
             await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=getattr(exc, "details", None)))
             return not fatal
-        if isinstance(msg, CommandMsg):
+        if isinstance(msg, (CommandMsg, Undo)):
             if peer.seat is None:
                 await peer.answer(self._rejected(msg.seq, "spectator", "spectators watch; they cannot act"))
             elif not self.started.is_set():

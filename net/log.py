@@ -12,9 +12,11 @@ from typing import Any, Protocol, runtime_checkable
 
 @runtime_checkable
 class CommandLog(Protocol):
-    """Called by the host right after each applied command, before any peer hears of it."""
+    """Called by the host right after each applied command (or take-back), before any peer hears of it."""
 
     def append(self, seat: int, command: dict[str, Any], state_hash: str) -> None: ...
+    def truncate(self, step: int) -> None: ...
+    def commands(self) -> list[tuple[int, dict[str, Any]]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,13 @@ class MemoryLog:
 
     def append(self, seat: int, command: dict[str, Any], state_hash: str) -> None:
         self.entries.append(LogEntry(seat, dict(command), state_hash))
+
+    def truncate(self, step: int) -> None:
+        """A take-back: keep the first `step` commands, the game as it now stands."""
+        del self.entries[step:]
+
+    def commands(self) -> list[tuple[int, dict[str, Any]]]:
+        return [(e.seat, e.command) for e in self.entries]
 
     def flush(self) -> None:
         """Nothing to write; a save-backed log writes its file here."""

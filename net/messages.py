@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 Name = Annotated[str, Field(min_length=1, max_length=40)]
 Secret = Annotated[str, Field(min_length=1, max_length=64)]
@@ -103,6 +103,14 @@ class CommandMsg(_Msg):
     command: dict[str, Any]
 
 
+class Undo(_Msg):
+    """Take back the sender's last decision. `version` is the prompt version being taken back from."""
+
+    t: Literal["undo"] = "undo"
+    seq: int
+    version: int | None = None
+
+
 class SnapshotRequest(_Msg):
     t: Literal["snapshot_request"] = "snapshot_request"
     seq: int | None = None
@@ -132,7 +140,10 @@ class Pong(_Msg):
 
 
 class Welcome(_Msg):
-    """Seat (None: spectator), the seat token (only ever sent to its owner) and a full view."""
+    """Seat (None: spectator), the seat token (only ever sent to its owner) and a full view.
+
+    `commit` binds the host to the seed (net/commitment.py); `setup` is the setup without the seed.
+    """
 
     t: Literal["welcome"] = "welcome"
     proto: int
@@ -142,6 +153,16 @@ class Welcome(_Msg):
     seq: int
     view: dict[str, Any]
     hash: str
+    commit: str | None = None
+    setup: dict[str, Any] | None = None
+
+
+class History(_Msg):
+    """Commands `start+1 ...` as `[seat, command]`, for a peer that joins a game already under way."""
+
+    t: Literal["history"] = "history"
+    start: int
+    entries: list[list[Any]]
 
 
 class Lobby(_Msg):
@@ -167,6 +188,7 @@ class Delta(_Msg):
     ops: list[list[Any]]
     hash: str
     events: list[dict[str, Any]] = Field(default_factory=list)
+    cmd: list[Any] | None = None  # [seat, command] that led to `step`; None: a take-back to `step`
 
 
 class Snapshot(_Msg):
@@ -187,25 +209,26 @@ class Error(_Msg):
 
 
 class GameOverMsg(_Msg):
-    """The end, with the seed revealed so peers may replay and verify every roll."""
+    """The end, with the seed and the commitment's salt (hex) revealed so peers may verify every roll."""
 
     t: Literal["game_over"] = "game_over"
     outcome: str | None
     seed: int
     step: int
     state_hash: str
+    salt: str | None = None
 
 
-ToHost = Annotated[Union[Hello, CommandMsg, SnapshotRequest, Chat, Ping, Pong], Field(discriminator="t")]
+ToHost = Annotated[Union[Hello, CommandMsg, Undo, SnapshotRequest, Chat, Ping, Pong], Field(discriminator="t")]
 ToPeer = Annotated[
-    Union[Welcome, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg],
+    Union[Welcome, History, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg],
     Field(discriminator="t"),
 ]
 
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
-_HOST_TYPES = {"hello", "command", "snapshot_request", "chat", "ping", "pong"}
-_PEER_TYPES = {"welcome", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over"}
+_HOST_TYPES = {"hello", "command", "undo", "snapshot_request", "chat", "ping", "pong"}
+_PEER_TYPES = {"welcome", "history", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
 
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cthulhu.core import Setup
 
 MAGIC = b"\x89CTH\r\n\x1a\n"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the dice commitment (`dice`); 1 had none
 SUFFIX = ".save"
 
 # The magic and the format version are fixed forever; what follows them may
@@ -100,6 +100,12 @@ class ReplayRejected(SaveError):
     problem = "replay_rejected"
 
 
+class DiceMismatch(SaveError):
+    """The seed in the save is not the one its dice commitment was made to."""
+
+    problem = "dice"
+
+
 class SaveIOError(SaveError):
     """The operating system refused to read or write the file."""
 
@@ -153,6 +159,13 @@ class SaveHeader(_Model):
         return out
 
 
+class DiceRecord(_Model):
+    """The commitment peers were sent at the start and the salt that opens it (hex; net/commitment.py)."""
+
+    commit: str
+    salt: str
+
+
 class SaveStep(_Model):
     """One applied command and the state hash right after it."""
 
@@ -171,6 +184,8 @@ class SaveFile(_Model):
     steps: list[SaveStep]
     # step -> `Game.canonical()` at that step (secrets included).
     snapshots: dict[int, dict[str, Any]] = Field(default_factory=dict)
+    # None: written before saves kept a commitment (format 1).
+    dice: DiceRecord | None = None
 
     def hash_at(self, step: int) -> str:
         """The recorded state hash after `step` commands."""
@@ -206,6 +221,7 @@ def pack_body(
     snapshot_every: int,
     steps: list[bytes],
     snapshots: list[bytes],
+    dice: dict[str, str] | None = None,
 ) -> bytes:
     """The body from already-packed log entries and snapshots.
 
@@ -213,14 +229,16 @@ def pack_body(
     command costs a join, not a re-encoding of the whole game.
     """
     p = _packer()
+    packed_dice = None if dice is None else {"commit": bytes.fromhex(dice["commit"]), "salt": bytes.fromhex(dice["salt"])}
     parts = [
-        p.pack_map_header(6),
+        p.pack_map_header(7),
         p.pack("header"), p.pack(header),
         p.pack("setup"), p.pack(setup),
         p.pack("initial_hash"), p.pack(bytes.fromhex(initial_hash)),
         p.pack("snapshot_every"), p.pack(snapshot_every),
         p.pack("steps"), p.pack_array_header(len(steps)), *steps,
         p.pack("snapshots"), p.pack_array_header(len(snapshots)), *snapshots,
+        p.pack("dice"), p.pack(packed_dice),
     ]  # fmt: skip
     return b"".join(parts)
 
@@ -241,6 +259,7 @@ def encode(save: SaveFile) -> bytes:
             save.snapshot_every,
             [pack_step(s.seat, s.command, s.hash) for s in save.steps],
             [pack_snapshot(k, v) for k, v in sorted(save.snapshots.items())],
+            None if save.dice is None else save.dice.model_dump(),
         )
     )
 
@@ -248,7 +267,8 @@ def encode(save: SaveFile) -> bytes:
 # -- decoding ----------------------------------------------------------------------------------------
 
 
-def _decode_v1(data: bytes) -> dict[str, Any]:
+def _decode_framed(data: bytes) -> dict[str, Any]:
+    """Versions 1 and 2 share the preamble (length, checksum) and a msgpack map body."""
     if len(data) < _V1_PREAMBLE:
         raise TruncatedSave(f"truncated: the file is {len(data)} bytes, shorter than its {_V1_PREAMBLE}-byte preamble")
     length, checksum = _V1_REST.unpack_from(data, _HEAD.size)
@@ -269,13 +289,18 @@ def _decode_v1(data: bytes) -> dict[str, Any]:
 
 
 # format version -> decoder of the bytes of a file in that version.
-DECODERS: dict[int, Callable[[bytes], dict[str, Any]]] = {1: _decode_v1}
+DECODERS: dict[int, Callable[[bytes], dict[str, Any]]] = {1: _decode_framed, 2: _decode_framed}
 
 # from version -> function turning a decoded body of that version into one of
 # the next version. Loading applies them in order up to FORMAT_VERSION. When the
 # format changes: bump FORMAT_VERSION, add the new decoder, and add
 # MIGRATIONS[old] here with a test that loads a file written in the old version.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+def _v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 saves made no dice commitment: they load with none (and verify says so)."""
+    return {**body, "dice": None}
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 def migrate(body: dict[str, Any], version: int) -> dict[str, Any]:
@@ -306,6 +331,11 @@ def _model_from_body(body: dict[str, Any]) -> SaveFile:
             if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)):
                 raise BadStructure("a snapshot is not [step, state]")
             snaps[entry[0]] = entry[1]
+        dice = body["dice"]
+        if dice is not None:
+            if not (isinstance(dice, dict) and set(dice) == {"commit", "salt"} and all(isinstance(v, bytes) for v in dice.values())):
+                raise BadStructure("the dice commitment is not {commit, salt}")
+            dice = {"commit": dice["commit"].hex(), "salt": dice["salt"].hex()}
         fields = {
             "header": body["header"],
             "setup": body["setup"],
@@ -313,8 +343,9 @@ def _model_from_body(body: dict[str, Any]) -> SaveFile:
             "snapshot_every": body["snapshot_every"],
             "steps": steps,
             "snapshots": snaps,
+            "dice": dice,
         }
-        extra = set(body) - {"header", "setup", "initial_hash", "snapshot_every", "steps", "snapshots"}
+        extra = set(body) - {"header", "setup", "initial_hash", "snapshot_every", "steps", "snapshots", "dice"}
         if extra:
             raise BadStructure(f"unknown fields in the save: {', '.join(sorted(map(str, extra)))}")
     except KeyError as exc:

@@ -15,7 +15,8 @@ from typing import Any
 
 from cthulhu.core import Command, Game, Rejected
 
-from .savefile import ContentMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
+from .commitment import opens
+from .savefile import ContentMismatch, DiceMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
 
 
 def _short(h: str) -> str:
@@ -103,8 +104,25 @@ def _start(save: SaveFile, content: Any) -> Game:
     return game
 
 
+def check_dice(save: SaveFile) -> bool:
+    """Whether the save's seed opens its dice commitment: True, False if it has none (format 1),
+    `DiceMismatch` if the seed is not the one committed to."""
+    if save.dice is None:
+        return False
+    try:
+        salt = bytes.fromhex(save.dice.salt)
+    except ValueError:
+        raise DiceMismatch("the dice commitment's salt is not hex") from None
+    if not opens(save.dice.commit, save.setup.seed, salt):
+        raise DiceMismatch("the seed in this save is not the one committed to when the game began")
+    return True
+
+
 def verify(save: SaveFile, content: Any = None, *, allow_other_content: bool = False) -> Game:
-    """Replay the whole log from the setup, checking every hash and every snapshot."""
+    """Replay the whole log from the setup, checking every hash and every snapshot, then the dice commitment.
+
+    The replay comes first so that a save edited to another seed fails naming the first step that differs.
+    """
     content = _content(content)
     if not allow_other_content:
         check_content(save, content)
@@ -114,6 +132,7 @@ def verify(save: SaveFile, content: Any = None, *, allow_other_content: bool = F
         _check(game, step, entry.hash)
     for step, snap in save.snapshots.items():
         _from_snapshot(save, step, snap, content)
+    check_dice(save)
     return game
 
 

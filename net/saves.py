@@ -25,6 +25,8 @@ from .savefile import (
     BadStructure,
     ContentMismatch,
     CorruptSave,
+    DiceMismatch,
+    DiceRecord,
     HashMismatch,
     NotASave,
     PlayerRecord,
@@ -40,7 +42,7 @@ from .savefile import (
     encode,
     load,
 )
-from .savereplay import replay, resume, seek, verify
+from .savereplay import check_dice, replay, resume, seek, verify
 from .savewriter import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
@@ -50,6 +52,8 @@ __all__ = [
     "BadStructure",
     "ContentMismatch",
     "CorruptSave",
+    "DiceMismatch",
+    "DiceRecord",
     "HashMismatch",
     "NotASave",
     "PlayerRecord",
@@ -63,6 +67,7 @@ __all__ = [
     "SaveWriter",
     "TruncatedSave",
     "UnsupportedFormat",
+    "check_dice",
     "decode",
     "default_saves_dir",
     "encode",

@@ -7,8 +7,11 @@ at any instant leaves either the previous save or the new one, plus at worst a
 stale temporary file, which the next writer sweeps away.
 
 `SaveWriter` is the host's autosave: `append(seat, command_wire, state_hash)`
-after every applied command, before any peer hears of it. Log entries and
-snapshots are packed once and kept, so each rewrite is a join and a checksum.
+after every applied command, before any peer hears of it, and `truncate(step)`
+after a take-back, so the file always holds the game exactly as it stands. Log
+entries and snapshots are packed once and kept, so each rewrite is a join and a
+checksum. It also keeps the game's dice commitment (`dice`), made when the
+file is started, which the host sends to every peer.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 from cthulhu.core import Command, Game, Setup, modes
 
+from .commitment import Dice
 from .savelock import hold, release
 from .savefile import (
     FORMAT_VERSION,
@@ -183,6 +187,7 @@ class SaveWriter:
         autosave: bool = True,
         created: str | None = None,
         clock: Callable[[], str] = now_iso,
+        dice: Dice | None = None,
         _initial_hash: str | None = None,
     ) -> None:
         if game.step != 0 and _initial_hash is None:
@@ -203,11 +208,14 @@ class SaveWriter:
         self.setup_dict = game.setup.model_dump(mode="json")
         self.initial_hash = _initial_hash or game.state_hash()
         self.table: str | None = None  # the table id a host serves this game as (kept across restarts)
+        self.dice = dice if dice is not None else Dice.new(game.setup.seed)
+        if self.dice.seed != game.setup.seed:
+            raise ValueError("the dice commitment is for another seed than this game's")
         self.hashes: list[str] = []
         self._steps: list[bytes] = []
-        self._snapshots: list[bytes] = []
+        self._snapshots: list[tuple[int, bytes]] = []
         if _initial_hash is None:
-            self._snapshots.append(pack_snapshot(0, game.canonical()))
+            self._snapshots.append((0, pack_snapshot(0, game.canonical())))
             sweep_temp_files(self.path.parent, self.path.name)
             if autosave:
                 self.write()
@@ -222,11 +230,33 @@ class SaveWriter:
         self._steps.append(pack_step(seat, wire, state_hash))
         self.hashes.append(state_hash)
         if step % self.snapshot_every == 0 or self.game.outcome is not None:
-            self._snapshots.append(pack_snapshot(step, self.game.canonical()))
+            self._snapshots.append((step, pack_snapshot(step, self.game.canonical())))
         if self.autosave:
             self.write()
 
     record = append
+
+    def truncate(self, step: int) -> None:
+        """After a take-back: keep the first `step` commands (and the snapshots up to them); autosave."""
+        if not 0 <= step <= self.step:
+            raise ValueError(f"truncate({step}) outside the log (0..{self.step})")
+        if self.game.step != step:
+            raise ValueError(f"truncate({step}) but the game is at step {self.game.step}: call it right after undo()")
+        del self._steps[step:]
+        del self.hashes[step:]
+        self._snapshots = [(k, packed) for k, packed in self._snapshots if k <= step]
+        if self.autosave:
+            self.write()
+
+    def commands(self) -> list[tuple[int, dict[str, Any]]]:
+        """The log as (seat, command wire) pairs, e.g. for a peer that joins a loaded game."""
+        import msgpack
+
+        out = []
+        for packed in self._steps:
+            seat, command, _hash = msgpack.unpackb(packed, raw=False)
+            out.append((seat, command))
+        return out
 
     @property
     def step(self) -> int:
@@ -260,7 +290,9 @@ class SaveWriter:
         return header
 
     def to_bytes(self) -> bytes:
-        body = pack_body(self.header(), self.setup_dict, self.initial_hash, self.snapshot_every, self._steps, self._snapshots)
+        dice = {"commit": self.dice.commit, "salt": self.dice.salt.hex()}
+        snapshots = [packed for _k, packed in self._snapshots]
+        body = pack_body(self.header(), self.setup_dict, self.initial_hash, self.snapshot_every, self._steps, snapshots, dice)
         return frame(body)
 
     def write(self) -> None:
@@ -280,9 +312,13 @@ class SaveWriter:
         fsync: bool = True,
         autosave: bool = True,
     ) -> "SaveWriter":
-        """Carry on writing `save` (already replayed to its last step as `game`)."""
+        """Carry on writing `save` (already replayed to its last step as `game`).
+
+        The save's dice commitment carries on; a format 1 save gets one now.
+        """
         if game.step != save.last_step:
             raise ValueError(f"the game is at step {game.step} but the save ends at step {save.last_step}")
+        dice = None if save.dice is None else Dice(save.setup.seed, bytes.fromhex(save.dice.salt))
         writer = cls(
             path,
             game,
@@ -291,13 +327,14 @@ class SaveWriter:
             fsync=fsync,
             autosave=False,
             created=save.header.created,
+            dice=dice,
             _initial_hash=save.initial_hash,
         )
         writer.content_version = save.header.content_version
         writer.table = save.header.table
         writer._steps = [pack_step(s.seat, s.command, s.hash) for s in save.steps]
         writer.hashes = [s.hash for s in save.steps]
-        writer._snapshots = [pack_snapshot(k, v) for k, v in sorted(save.snapshots.items())]
+        writer._snapshots = [(k, pack_snapshot(k, v)) for k, v in sorted(save.snapshots.items())]
         writer.autosave = autosave
         sweep_temp_files(writer.path.parent, writer.path.name)
         return writer
@@ -323,6 +360,7 @@ def save_game(
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     created: str | None = None,
     fsync: bool = True,
+    dice: Dice | None = None,
 ) -> SaveFile:
     """Save a game in progress from its command log (e.g. on quit).
 
@@ -332,7 +370,7 @@ def save_game(
     from .savereplay import replay_entries
 
     start = Game.new(Setup.model_validate(game.setup.model_dump()), game.content)
-    writer = SaveWriter(path, start, players=players, snapshot_every=snapshot_every, fsync=fsync, autosave=False, created=created)
+    writer = SaveWriter(path, start, players=players, snapshot_every=snapshot_every, fsync=fsync, autosave=False, created=created, dice=dice)
     replay_entries(start, _entries(log), on_step=writer.append)
     final = game.state_hash()
     if writer.hashes and writer.hashes[-1] != final or (not writer.hashes and writer.initial_hash != final):

@@ -134,6 +134,10 @@ class ToyRules:
             return "lost"
         return None
 
+    def secret(self, state: ToyState) -> tuple[str, ...]:
+        """The deck's order: a draw shows a card, so nothing before it can be taken back."""
+        return tuple(state.deck)
+
     def view(self, state: ToyState, seat: int | None) -> ToyView:
         return {
             "mode": "toy",

@@ -18,7 +18,7 @@ from cthulhu.core import Game, Setup
 from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import encode_frame
 from cthulhu.net.host import Host
-from cthulhu.net.messages import Chat, Error
+from cthulhu.net.messages import PROTOCOL_VERSION, Chat, Error
 from cthulhu.net.savewriter import SaveWriter
 from cthulhu.net.textclean import CHAT_MAX, NAME_MAX, CleanFormatter, clean_text, clean_tree
 
@@ -95,7 +95,7 @@ async def test_a_name_with_nothing_printable_is_refused(nursery):
     host = Host(game, autostart=False)
     await nursery.start(host.serve)
     stream = await trio.open_tcp_stream("127.0.0.1", host.port)
-    await stream.send_all(encode_frame({"t": "hello", "proto": 1, "name": "\x1b\x07\u202e\u200b \t"}))
+    await stream.send_all(encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "\x1b\x07\u202e\u200b \t"}))
     session = PeerSession("x")
     got = []
     with trio.fail_after(5):
@@ -170,7 +170,7 @@ async def _hostile_host(task_status=trio.TASK_STATUS_IGNORED):
 
     async def serve(stream):
         await stream.receive_some(4096)  # the hello
-        await stream.send_all(encode_frame({"t": "welcome", "proto": 1, "seat": None, "token": None, "table": table,
+        await stream.send_all(encode_frame({"t": "welcome", "proto": PROTOCOL_VERSION, "seat": None, "token": None, "table": table,
                                             "seq": 0, "view": view, "hash": view_hash(view)}))
         for payload, _, _ in PAYLOADS.values():
             await stream.send_all(encode_frame({"t": "chat", "text": payload, "name": EVIL_NAME, "seat": 0}))

@@ -20,6 +20,7 @@ import trio
 from cthulhu.core import Command, Game, Setup
 from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
 from cthulhu.net.frames import encode_frame
+from cthulhu.net.messages import PROTOCOL_VERSION
 
 from test_host_crash import CODE, MODE, HostProcess, seat_players, send_one
 
@@ -209,7 +210,7 @@ async def test_a_thousand_silent_or_dribbling_connections_are_closed_and_a_playe
 
     limits = Limits()
     host = HostProcess(tmp_path, "--seats", "2", "--save", str(tmp_path / "soak.save"))
-    hello = encode_frame({"t": "hello", "proto": 1, "name": "quiet", "code": CODE, "watch": True})
+    hello = encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "quiet", "code": CODE, "watch": True})
     closed: list[bool] = []
 
     def rss(pid: int) -> int:

@@ -14,7 +14,7 @@ from cthulhu.net.client import ConnectionTrouble, PeerSession, TrioPeer, play_bo
 from cthulhu.net.frames import HEADER, MAX_FRAME, encode_frame
 from cthulhu.net.host import Host
 from cthulhu.net.limits import Limits
-from cthulhu.net.messages import Delta, Error, Pong, Rejected
+from cthulhu.net.messages import PROTOCOL_VERSION, Delta, Error, Pong, Rejected
 
 from net_games import MODES, make_game
 
@@ -118,7 +118,7 @@ def _deep(n: int) -> bytes:
     (_frame(_deep(100)), "too_deep"),
     (_frame(_deep(3000)), "bad_msgpack"),  # msgpack itself stops at 1,024 levels
     (_frame(b"\xc1\xc1"), "bad_msgpack"),
-    (encode_frame({"t": "hello", "proto": 1, "name": "again"}), "unexpected_message"),
+    (encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "again"}), "unexpected_message"),
 ], ids=["unknown", "unexpected", "extra_field", "truncated", "deep", "deeper_than_msgpack", "garbage", "second_hello"])
 async def test_bad_frames_get_typed_errors_and_the_connection_survives(table, raw, code):
     host, a, b = table
@@ -158,7 +158,7 @@ async def test_random_bytes_never_crash_the_host():
         for i in range(40):
             stream = await trio.open_tcp_stream("127.0.0.1", host.port)
             if i % 2:  # after a proper hello
-                await stream.send_all(encode_frame({"t": "hello", "proto": 1, "name": f"r{i}", "watch": True}))
+                await stream.send_all(encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": f"r{i}", "watch": True}))
             try:
                 for _ in range(5):
                     blob = rng.randbytes(rng.randint(1, 300))

@@ -42,6 +42,7 @@ def test_host_and_two_bot_peers_play_a_game_by_the_printed_command(mode):
     for s in summaries:
         assert {"seat", "commands", "deltas", "resyncs", "final_hash", "outcome"} <= s.keys()
         assert s["resyncs"] == 0 and s["commands"] > 0 and s["outcome"] in ("won", "lost")
+        assert s["dice"] == "verified", s["dice_detail"]
     assert summaries[0]["final_hash"] == summaries[1]["final_hash"]
     assert f"state_hash={summaries[0]['final_hash']}" in host_out and "seed=77" in host_out
 

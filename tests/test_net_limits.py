@@ -21,7 +21,7 @@ from cthulhu.net.frames import HEADER, BadBody, FrameDecoder, FrameTooLarge, dec
 from cthulhu.net.gate import MAX_ADDRESSES, Gate
 from cthulhu.net.host import MAX_BAD_FRAMES, Host
 from cthulhu.net.limits import FIRST_FRAME, PEER_FRAME, Limits
-from cthulhu.net.messages import Chat, Error, Pong
+from cthulhu.net.messages import PROTOCOL_VERSION, Chat, Error, Pong
 
 from net_games import make_game
 from test_host_crash import CODE, HostProcess
@@ -68,7 +68,7 @@ async def _peer(port: int, name: str = "p", **kw) -> TrioPeer:
 
 
 def _hello(**fields) -> bytes:
-    return encode_frame({"t": "hello", "proto": 1, "name": "n", **fields})
+    return encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "n", **fields})
 
 
 # ---- the first frame, before any trust ------------------------------------------------------------

@@ -90,15 +90,18 @@ async def test_no_secret_in_any_frame_of_full_games(mode):
 
     assert game.outcome is not None and len(sessions) == 3
     seed_bytes = [msgpack.packb(SEED), str(SEED).encode(), hex(SEED)[2:].encode()]
+    salt = [host.dice.salt, host.dice.salt.hex().encode()]  # the commitment's salt opens it: the end only
     hidden_orders = {msgpack.packb(v) for v in hidden.values()}
     tokens = [s.token for s in sessions if s.token]
     for s in sessions:
         frames = FrameDecoder().feed(bytes(s.raw))
         assert frames and all(isinstance(f, dict) for f in frames)
         assert frames[-1]["t"] == "game_over" and frames[-1]["seed"] == SEED  # revealed at the end only
+        assert frames[-1]["salt"] == host.dice.salt.hex()
         for frame in frames[:-1]:
             raw = msgpack.packb(frame)
             assert not any(b in raw for b in seed_bytes), f"seed in a {frame['t']} frame"
+            assert not any(b in raw for b in salt), f"the commitment's salt in a {frame['t']} frame"
             assert b"c0de" not in raw, "table code sent to a peer"
             for value in _walk(frame):
                 if isinstance(value, dict):

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import msgpack
 import pytest
 
 from cthulhu.core import Game, Setup
@@ -37,6 +38,16 @@ def folder(tmp_path, content):
     (tmp_path / "edited.save").write_bytes(encode(decode(encode(save.model_copy(update={"steps": steps})))))
     other = save.model_copy(update={"header": save.header.model_copy(update={"content_version": "c0ffee" * 5 + "00"})})
     (tmp_path / "other.save").write_bytes(encode(other))
+    # Edited to another seed (checksum redone): the replay shows it at the first step.
+    reseeded = save.model_copy(update={"setup": save.setup.model_copy(update={"seed": 9})})
+    (tmp_path / "reseeded.save").write_bytes(encode(reseeded))
+    # A careful forger: a whole consistent game on another seed, under this game's commitment.
+    forged_game = Game.new(Setup(mode=any_mode(), seed=10, players=2), content)
+    forger = SaveWriter(tmp_path / "forged.save", forged_game, snapshot_every=10)
+    play(forged_game, forger.append, steps=40)
+    forger.close()
+    forged = load(tmp_path / "forged.save")
+    (tmp_path / "forged.save").write_bytes(encode(forged.model_copy(update={"dice": save.dice})))
     return tmp_path, game, log
 
 
@@ -48,6 +59,8 @@ BAD = {
     "junk.save": "not valid msgpack",
     "edited.save": "hash mismatch at step 7",
     "other.save": "other game content",
+    "reseeded.save": "hash mismatch at step 0",
+    "forged.save": "not the one committed to",
 }
 
 
@@ -58,6 +71,22 @@ def test_replay_verifies_and_shows_the_last_step(folder, capsys):
     assert f"all {len(log)} steps replay to their recorded hashes" in out
     assert f"State at step {len(log)} of {len(log)} (hash {game.state_hash()[:12]})" in out
     assert "Ann (seat 0)" in out
+    assert "Dice verified: the seed opens the commitment" in out
+    assert main(["replay", str(path / "good.save"), "--verify", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"] == "verified"
+
+
+def test_a_save_from_before_dice_commitments_verifies_and_says_it_has_none(folder, capsys):
+    """A format 1 file (no `dice` field) migrates on load; verify checks the hashes and says so."""
+    path, _, _ = folder
+    body = msgpack.unpackb((path / "good.save").read_bytes()[50:], raw=False, strict_map_key=False)
+    del body["dice"]
+    body["header"]["format"] = 1
+    v2 = savefile.frame(msgpack.packb(body, use_bin_type=True))
+    (path / "v1.save").write_bytes(v2[:8] + (1).to_bytes(2, "big") + v2[10:])
+    assert main(["replay", str(path / "v1.save"), "--verify"]) == 0
+    assert "keeps no commitment" in capsys.readouterr().out
+    (path / "v1.save").unlink()
 
 
 def test_replay_seek_json_gives_the_spectator_view_at_that_step(folder, capsys):
@@ -117,7 +146,7 @@ def test_saves_lists_every_save_and_the_damaged_ones_with_their_reason(folder, c
     good = next(line for line in out.splitlines() if line.startswith("good.save"))
     assert game.setup.mode in good and str(len(log)) in good
     for name, words in BAD.items():
-        if name in ("edited.save", "other.save"):
+        if name in ("edited.save", "other.save", "reseeded.save", "forged.save"):  # whole files; only a replay tells
             assert any(line.startswith(name) and "cannot be read" not in line for line in out.splitlines())
         else:
             assert f"{name}: cannot be read: " in out and words in out

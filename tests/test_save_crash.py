@@ -29,18 +29,24 @@ from cthulhu.core.bots import make_bot
 from cthulhu.net.saves import SaveWriter
 
 path, mode = sys.argv[1], sys.argv[2]
+
+
+def say(*parts):
+    sys.stdout.write(" ".join(map(str, parts)) + "\n")
+    sys.stdout.flush()
+
 seed = 100
 while True:
     game = Game.new(Setup(mode=mode, seed=seed, players=2))
     writer = SaveWriter(path, game, snapshot_every=5)
-    print(seed, 0, writer.initial_hash, flush=True)
+    say(seed, 0, writer.initial_hash)
     bot = make_bot("random", mode, seed)
     while game.outcome is None:
         seat = game.prompt.seat
         command = bot.choose(game, seat)
         game.apply(seat, command)
         writer.append(seat, command.wire(), game.state_hash())
-        print(seed, game.step, game.state_hash(), flush=True)
+        say(seed, game.step, game.state_hash())
     seed += 1
 """
 
@@ -62,7 +68,8 @@ def _kill_once(tmp_path: Path, rng: random.Random, content, n: int) -> None:
         child.kill()
         child.wait()
         child.stdout.close()
-    printed = [tuple(line.split()) for line in lines if line.strip()]
+    # A line without its newline was cut by the kill: its step was on disk, so it counts as "one ahead".
+    printed = [tuple(line.split()) for line in lines if line.endswith("\n")]
     seed, step, state_hash = printed[-1]
     seed, step = int(seed), int(step)
 

@@ -179,21 +179,31 @@ def test_missing_and_folder_paths_are_io_errors(tmp_path):
 
 
 def test_an_older_format_loads_through_its_migration(saved, monkeypatch):
-    """Pretend the current format is 2 and v1 files need a migration: it runs, in order."""
+    """Pretend the current format is 3 and v2 files need a migration: it runs, in order."""
     path, _, _ = saved
     data = path.read_bytes()
     ran = []
 
-    def v1_to_v2(body):
+    def v2_to_v3(body):
         ran.append(body["header"]["format"])
         body["header"]["summary"] = {**body["header"]["summary"], "migrated": True}
         return body
 
-    monkeypatch.setattr(savefile, "FORMAT_VERSION", 2)
-    monkeypatch.setitem(savefile.MIGRATIONS, 1, v1_to_v2)
+    monkeypatch.setattr(savefile, "FORMAT_VERSION", 3)
+    monkeypatch.setitem(savefile.DECODERS, 3, savefile.DECODERS[2])
+    monkeypatch.setitem(savefile.MIGRATIONS, 2, v2_to_v3)
     save = decode(data)
-    assert ran == [1]
-    assert save.header.format == 2 and save.header.summary["migrated"] is True
+    assert ran == [2]
+    assert save.header.format == 3 and save.header.summary["migrated"] is True
+
+
+def test_a_format_1_save_from_before_dice_commitments_still_loads():
+    """Kept from the first release (tests/data): it migrates to a save with no commitment."""
+    data = (Path(__file__).parent / "data" / "format1-midgame-main.save").read_bytes()
+    assert data[8:10] == (1).to_bytes(2, "big")
+    save = decode(data)
+    assert save.header.format == FORMAT_VERSION and save.dice is None
+    assert save.last_step == save.header.step > 0
 
 
 def test_the_migration_table_covers_every_older_readable_version():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cthulhu.core as core
 
 SURFACE = {
-    "Command", "ContentError", "Event", "Game", "GameOver", "IllegalCommand", "MalformedCommand", "Mode",
+    "CannotUndo", "Command", "ContentError", "Event", "Game", "GameOver", "IllegalCommand", "MalformedCommand", "Mode",
     "NotYourDecision", "Option", "OptionWire", "Prompt", "PromptWire", "Rejected", "Rules", "Setup", "StalePrompt",
     "modes", "script_dice",
 }
@@ -20,4 +20,5 @@ def test_every_registered_mode_declares_its_contracts():
     for mode in core.modes.all_modes():
         assert mode.view is not None and mode.events is not None and mode.prompts, mode.name
         assert mode.scramble is not None, f"{mode.name}: declare what is secret"
+        assert callable(getattr(mode.rules(), "secret", None)), f"{mode.name}: name the hidden piles, or nothing can be taken back"
         assert "random" in mode.bot_kinds

@@ -54,6 +54,8 @@ class TableLink(Protocol):
 
     async def open(self) -> Update: ...
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
+    async def undo(self, seat: int, version: int | None) -> None:
+        """Take back `seat`'s last decision; the table answers with an update (or a refusal)."""
     def updates(self) -> AsyncIterator[Update]: ...
     async def chat(self, text: str) -> None: ...
     async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
@@ -99,6 +101,9 @@ class _Autosave:
 
     def record(self, seat: int, command: Command, state_hash: str) -> None:
         self.writer.append(seat, command.wire(), state_hash)
+
+    def truncate(self, step: int) -> None:
+        self.writer.truncate(step)
 
     def flush(self) -> None:
         self.writer.fsync = True
@@ -210,11 +215,28 @@ class LocalLink(QueuedUpdates):
         await self._queue.put(Update(self._view(), [e.wire() for e in events]))
         await self._run_bots()
 
-    def _record(self, seat: int, cmd: Command) -> None:
+    async def undo(self, seat: int, version: int | None) -> None:
+        """Take back `seat`'s last decision (the game refuses across a reveal); the save follows."""
+        if seat not in self.local_seats:
+            await self._queue.put(Update(self._view(), rejected=f"seat {seat} is not played at this terminal"))
+            return
+        try:
+            events = self.game.undo(seat, 1, version)
+        except Rejected as exc:
+            await self._queue.put(Update(self._view(), rejected=str(exc)))
+            return
+        self._record(seat, None)
+        await self._queue.put(Update(self._view(), [e.wire() for e in events]))
+
+    def _record(self, seat: int, cmd: Command | None) -> None:
+        """Autosave one step (`cmd`), or a take-back (None: the save is cut back to the game as it stands)."""
         if self.autosave is None:
             return
         try:
-            self.autosave.record(seat, cmd, self.game.state_hash())
+            if cmd is None:
+                self.autosave.truncate(self.game.step)
+            else:
+                self.autosave.record(seat, cmd, self.game.state_hash())
         except Exception as exc:  # a full disk must not end the game: say so once, retry every step
             if not self._save_trouble:
                 self._save_trouble = True

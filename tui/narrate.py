@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from cthulhu.core import modes as core_modes
+from cthulhu.core.undo import Undone
 
 from .modes import Told, tui_mode
 
@@ -32,8 +33,16 @@ KIND_STYLES = {
 }
 
 
+_UNDONE: TypeAdapter[Undone] = TypeAdapter(Undone)
+
+
 def tell(ev: dict[str, Any], view: dict[str, Any]) -> Told:
     """(kind, sentence) for one event wire dict, in the mode of `view`."""
+    if ev.get("type") == "undone":  # the façade's own event, the same in every mode
+        try:
+            return told_undone(_UNDONE.validate_python(ev, strict=True))
+        except ValidationError:
+            return "info", humanize(ev)
     name = view.get("mode")
     if isinstance(name, str):
         try:
@@ -48,6 +57,11 @@ def tell(ev: dict[str, Any], view: dict[str, Any]) -> Told:
     if isinstance(text, str) and text:
         return "story", text
     return "info", humanize(ev)
+
+
+def told_undone(ev: Undone) -> Told:
+    what = "; ".join(ev["taken"]) or "a decision"
+    return "info", f"Seat {ev['seat'] + 1} takes back: {what}. (Back at step {ev['step']}; no roll or card is changed.)"
 
 
 def humanize(ev: dict[str, Any]) -> str:

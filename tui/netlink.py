@@ -111,6 +111,8 @@ class NetLink(QueuedUpdates):
         self._status: str | None = None
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
         self._opened: Update | None = None
+        self.dice: Any = None
+        """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
 
     # -- connecting -----------------------------------------------------------
 
@@ -286,7 +288,8 @@ class NetLink(QueuedUpdates):
                     self._put(notice=news)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The host reveals the seed: {msg.seed}.")
+                self._put(notice=f"The host reveals the seed: {msg.seed}. Checking every roll...")
+                asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
 
@@ -315,6 +318,17 @@ class NetLink(QueuedUpdates):
                 self.store.forget(token)
             except OSError:
                 pass
+
+    async def _verify_dice(self, session: PeerSession) -> None:
+        """Replay the game from the revealed seed off the UI thread, then say what it showed."""
+        verdict = await asyncio.to_thread(session.verify_dice)
+        if verdict is None or self._closed:
+            return
+        self.dice = verdict
+        if verdict.verified:
+            self._put(notice=f"Dice: {verdict.message}.")
+        else:
+            self._put(rejected=f"Dice NOT verified: {verdict.message}")
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""
@@ -365,6 +379,7 @@ class NetLink(QueuedUpdates):
             "table": session.table if session is not None else None,
             "step": view.get("step"),
             "status": self._status,
+            "commit": session.record.commit if session is not None else None,
         }
         if session is not None and session.mirror.hash:
             info["view_hash"] = session.mirror.hash
@@ -448,6 +463,21 @@ class NetLink(QueuedUpdates):
                     self._put(rejected="not sent: the connection to the host is down (reconnecting)")
                     return
                 conn.session.send_command(command, version)
+                try:
+                    await self._flush(conn)
+                except OSError as exc:
+                    self._put(rejected=f"not sent, the connection is down: {exc}")
+                return
+        self._put(rejected=f"seat {seat + 1} is not played at this terminal")
+
+    async def undo(self, seat: int, version: int | None) -> None:
+        """Ask the host to take back `seat`'s last decision (it decides whether it may)."""
+        for conn in self._conns:
+            if conn.session.seat == seat:
+                if not conn.up:
+                    self._put(rejected="not sent: the connection to the host is down (reconnecting)")
+                    return
+                conn.session.send_undo(version)
                 try:
                     await self._flush(conn)
                 except OSError as exc:

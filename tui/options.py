@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
-# (q quit, s save, o choices, h/? help, l log, c chat are taken).
-RESERVED = set("qsohlc")
+# (q quit, s save, o choices, h/? help, l log, c chat, u undo are taken).
+RESERVED = set("qsohlcu")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
 
 MIN_SIZE = (80, 24)

@@ -156,6 +156,10 @@ class MainRules:
     def outcome(self, state: MainState) -> str | None:
         return state.result
 
+    def secret(self, state: MainState) -> tuple[tuple[str, ...], ...]:
+        """The deck orders: a card leaving or joining a deck shows something (see `core.undo`)."""
+        return tuple(state.mythos_deck), tuple(state.discovery_deck)
+
     def canonical(self, state: MainState) -> dict[str, Any]:
         return state.canonical()
 

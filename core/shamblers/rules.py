@@ -459,6 +459,10 @@ class ShamblerRules:
     def outcome(self, state: ShamblerState) -> str | None:
         return state.outcome
 
+    def secret(self, state: ShamblerState) -> tuple[tuple[str, ...], ...]:
+        """The bag and the Shambler Track: a draw from either shows something (see `core.undo`)."""
+        return tuple(state.bag), tuple(state.track)
+
     def canonical(self, state: ShamblerState) -> dict[str, Any]:
         return state.canonical()
 

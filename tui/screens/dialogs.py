@@ -23,6 +23,7 @@ HELP_KEYS = """\
 Keys
   1-9, a, b ...  pick an option from the prompt bar
   o              the options as a list (arrows, Enter)
+  u or ctrl+z    take back your last choice (never past a roll or a card)
   tab            next side pane (small terminals)
   s              save now (also saved after every move)
   c              chat with the table (networked games)
@@ -145,10 +146,11 @@ class GameOverScreen(ModalScreen[OverChoice]):
         Binding("escape,enter", "choose('board')", "See the board"),
     ]
 
-    def __init__(self, view: dict[str, Any], seed: int | None) -> None:
+    def __init__(self, view: dict[str, Any], seed: int | None, dice: str | None = None) -> None:
         super().__init__()
         self.view = view
         self.seed = seed
+        self.dice = dice
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -157,7 +159,13 @@ class GameOverScreen(ModalScreen[OverChoice]):
             if self.seed is not None:
                 body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
             yield Static(safe_text(body), id="summary")
+            yield Static(plain(self.dice or ""), id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board")
+
+    def show_dice(self, text: str) -> None:
+        """The peer's own check of every roll, once it is done (networked games)."""
+        self.dice = text
+        self.query_one("#dice", Static).update(plain(text))  # names what the host sent: never markup
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices

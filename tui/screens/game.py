@@ -31,9 +31,17 @@ PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investiga
 MANY_OPTIONS = 12  # more than this opens the list dialog by itself
 
 
+def dice_text(verdict: Any) -> str:
+    """The peer's verdict on the host's dice, for the game-over dialog."""
+    if verdict.verified:
+        return f"Dice: every roll verified ({verdict.steps} steps replayed from the revealed seed)."
+    return f"Dice NOT verified: {verdict.message}"
+
+
 class GameScreen(Screen[None]):
     BINDINGS = [
         Binding("o", "choices", "Choices"),
+        Binding("u,ctrl+z", "undo", "Undo"),
         Binding("tab", "next_pane", "Pane"),
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
@@ -123,6 +131,8 @@ class GameScreen(Screen[None]):
             return self.compact
         if action == "choices":
             return bool(self.query_one(PromptBar).options) or None
+        if action == "undo":
+            return self.can_undo
         if action == "chat":
             return self.chat_ok
         if action == "lobby":
@@ -193,6 +203,9 @@ class GameScreen(Screen[None]):
                 self.notify(update.notice, timeout=8, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
+        dice = getattr(self.link, "dice", None)
+        if dice is not None and isinstance(self.app.screen, GameOverScreen):
+            self.app.screen.show_dice(dice_text(dice))
         self.pending = False
         self.redraw()
         if view["outcome"] and not self.over_shown:
@@ -217,7 +230,7 @@ class GameScreen(Screen[None]):
         if status != getattr(self, "_status", None):
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
-        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")))
+        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")), self.can_undo)
         if footer_state != getattr(self, "_footer_state", None):
             self._footer_state = footer_state
             self.refresh_bindings()
@@ -246,6 +259,24 @@ class GameScreen(Screen[None]):
             return
         self.pending = True
         await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
+
+    @property
+    def can_undo(self) -> bool:
+        """One of our seats is deciding and may take back its last decision (nothing revealed since)."""
+        prompt = self.view.get("prompt") or {}
+        return (
+            not self.pending
+            and hasattr(self.link, "undo")
+            and prompt.get("seat") in self.link.local_seats
+            and int(prompt.get("undo") or 0) > 0
+        )
+
+    async def action_undo(self) -> None:
+        if not self.can_undo:
+            return
+        prompt = self.view["prompt"]
+        self.pending = True
+        await self.link.undo(int(prompt["seat"]), prompt.get("version"))
 
     def action_choices(self) -> None:
         prompt = self.view.get("prompt")
@@ -321,7 +352,9 @@ class GameScreen(Screen[None]):
             elif what == "new":
                 await self.action_new_game()
 
-        self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
+        dice = getattr(self.link, "dice", None)
+        checking = "Checking every roll against the seed..." if hasattr(self.link, "dice") else None
+        self.app.push_screen(GameOverScreen(self.view, self.link.seed, dice_text(dice) if dice else checking), decided)
 
     async def action_new_game(self) -> None:
         await self.link.close()

@@ -51,6 +51,8 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     watchers = int(table.get("spectators") or 0)
     if watchers:
         out.append(f"   {watchers} watching")
+    if info.get("commit"):
+        out.append(f"\nDice: the host is committed to its seed ({str(info['commit'])[:16]}...); every roll is checked at the end.")
     out.append("\n\nSeats\n", style="bold")
     seats = table.get("seats") or []
     mine = set(info.get("local_seats") or ())
