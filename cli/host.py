@@ -192,20 +192,12 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         return refuse("host", str(exc))
     if args.port:
         print(f"Table code: {code or '(none)'}; others join with: {join_command(join_address(args.bind, args.port), code)}", file=sys.stderr)
-    link_factory = None
     if doors is not None:
         options = options.with_(doors=tuple(doors.lines), door_visitors=doors.visitors)
         for line in doors.lines:
             print(line, file=sys.stderr)
-        from cthulhu.tui.app import default_link
-
-        async def link_factory(opts: PlayOptions):
-            link = await default_link(opts)
-            doors.open_table(args.bind, link.port)  # the visitors' interfaces join this table's port
-            return link
-
     try:
-        return run_app_(options, link_factory)
+        return run_app_(options, None if doors is None else _opening(doors, args.bind))
     finally:
         if doors is not None:
             doors.stop()
@@ -213,6 +205,18 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
 
         for path in held:
             release(path)
+
+
+def _opening(doors, bind: str):
+    """The app's table link, and the doors told where its port is (their visitors join it)."""
+    from cthulhu.tui.app import default_link
+
+    async def link_factory(options):
+        link = await default_link(options)
+        doors.open_table(bind, link.port)
+        return link
+
+    return link_factory
 
 
 class DoorsClosed(Exception):

@@ -18,7 +18,7 @@ from cthulhu.net.seatstore import SeatStore
 from cthulhu.serve.admission import Admission, Refused, new_ticket
 from cthulhu.serve.doors import child_env
 from cthulhu.serve.ssh import split_user
-from cthulhu.tui.netlink import EmbeddedHost, LinkError, NetLink
+from cthulhu.tui.netlink import EmbeddedHost, NetLink
 
 
 def test_user_names_carry_a_secret_and_maybe_a_name() -> None:

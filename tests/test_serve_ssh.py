@@ -7,9 +7,9 @@ wrong codes are each refused with one line and no traceback.
 
 from __future__ import annotations
 
-import os
 import re
 import socket
+import sys
 import stat
 import subprocess
 import time
@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from cthulhu.net.client import PeerSession
 from serve_helpers import CODE, HostProcess, Tmux, Watcher, fill_spectators, need
 
 
@@ -263,5 +262,35 @@ def test_a_restarted_host_gives_an_ssh_player_the_same_seat(tmp_path: Path) -> N
             # The host stopping ended her session cleanly: her terminal is hers again, and told why.
             shown = term.wait_for(f"alice{run}", "cthulhu: the host closed the table. It is saved; when it is open again:")
             assert "Map" not in shown  # out of the game's screen (the door restores the terminal)
+    finally:
+        term.close()
+
+
+def test_a_host_playing_in_its_own_interface_serves_ssh_too(tmp_path: Path) -> None:
+    """The usual way: `cthulhu host --ssh` with the hosting player's own game interface. The table
+    dialog shows the `ssh` line; a friend who types it sits down, and the dialog shows them."""
+    need("ssh", "openssh-client")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
+    term = Tmux("cthulhu-ssh-app")
+    cli = f"{sys.executable} -m cthulhu.cli"
+    try:
+        term.open("host", f"{cli} host --ssh 0 --port 0 --seats 2 --seed 7 --name Hosty --code {CODE} --no-save; echo HOST-EXIT=$?; sleep 60",
+                  cols=110, rows=34)
+        term.wait_for("host", "Waiting for seat 2")
+        term.keys("host", "L")
+        dialog = " ".join(term.wait_for("host", "Over SSH:").split())
+        port = int(re.search(rf"ssh -p (\d+) {CODE}@127\.0\.0\.1", dialog).group(1))
+        assert "(host key" in dialog
+        watcher = Watcher(int(re.search(rf"cthulhu join 127\.0\.0\.1:(\d+) --code {CODE}", dialog).group(1)))
+        term.keys("host", "Escape")
+        argv = ["ssh", "-p", str(port), "-o", f"UserKnownHostsFile={tmp_path / 'kh'}", "-o", "StrictHostKeyChecking=accept-new",
+                "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-i", str(tmp_path / "alice"), f"zoe+{CODE}@127.0.0.1"]
+        term.open("zoe", " ".join(argv) + "; echo SSH-EXIT=$?; sleep 60")
+        term.wait_for("zoe", "choose an action")  # seat 2 decides first: the friend plays
+        watcher.until(lambda: watcher.seats() == {0: ("human", "Hosty", True), 1: ("human", "zoe", True)}, "zoe at seat 2")
+        watcher.close()
+        term.keys("host", "C-q")  # the host leaves: the friend's terminal is given back, with a line
+        term.wait_for("host", "HOST-EXIT=0")
+        assert "cthulhu: the host closed the table." in term.wait_for("zoe", "SSH-EXIT=")
     finally:
         term.close()

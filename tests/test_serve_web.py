@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from serve_helpers import CODE, HostProcess, Watcher, fill_spectators
+from serve_helpers import HostProcess, Watcher, fill_spectators
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
