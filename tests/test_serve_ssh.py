@@ -7,6 +7,7 @@ wrong codes are each refused with one line and no traceback.
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import sys
@@ -293,4 +294,26 @@ def test_a_host_playing_in_its_own_interface_serves_ssh_too(tmp_path: Path) -> N
         term.wait_for("host", "HOST-EXIT=0")
         assert "cthulhu: the host closed the table." in term.wait_for("zoe", "SSH-EXIT=")
     finally:
+        term.close()
+
+
+def test_a_killed_host_leaves_no_interface_behind(tmp_path: Path) -> None:
+    """`kill -9` of the host (or its terminal closed): the visitors' interface processes, which no one
+    can reach any more, leave within seconds instead of reconnecting to nothing for 15 minutes."""
+    need("ssh", "openssh-client")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
+    host = HostProcess(tmp_path / "data", "--seats", "2", "--seed", "7", "--ssh", "0")
+    term = Tmux("cthulhu-ssh-killed")
+    name = f"orphan{os.getpid()}"
+    try:
+        term.open("alice", " ".join(ssh_argv(host, tmp_path, "alice", f"{name}+{CODE}@127.0.0.1")) + "; sleep 60")
+        term.wait_for("alice", "Map")
+        assert [line for line in command_lines() if f"--name={name}" in line]
+        host.proc.kill()
+        deadline = time.monotonic() + 15
+        while [line for line in command_lines() if f"--name={name}" in line]:
+            assert time.monotonic() < deadline, "the interface outlived its host"
+            time.sleep(0.2)
+    finally:
+        host.stop()
         term.close()

@@ -7,7 +7,10 @@ Where the table lives (in this process, an embedded host, a LAN host) is the
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -212,11 +215,26 @@ def run(options: PlayOptions, link_factory: LinkFactory | None = None, loop: asy
     return 0
 
 
+def _leave_with_the_host() -> None:
+    """A served visitor's interface is a child of the host (its door started it). If the host dies
+    (killed, its terminal closed) we are handed to another parent, and nobody can see or type to us
+    any more: leave then, rather than reconnect to nothing for a quarter of an hour."""
+    host = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == host:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="cthulhu-host-watch", daemon=True).start()
+
+
 def run_visitor(options: PlayOptions) -> int:
     """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
     so a refusal (a full table, the host gone) is one line and no screen at all."""
     from .netlink import join_link
 
+    _leave_with_the_host()
     loop = asyncio.new_event_loop()
     link = join_link(options)
     try:
