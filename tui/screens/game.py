@@ -199,6 +199,8 @@ class GameScreen(Screen[None]):
             self.app.bell()
         if update.notice:
             self.say("info", update.notice)
+            if update.headline:
+                self.notify(update.notice, timeout=8, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         dice = getattr(self.link, "dice", None)
