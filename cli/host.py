@@ -52,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a player away this long has a bot play their seat until they come back (a headless host has no table dialog)",
     )
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
+    p.add_argument("--ssh", type=int, metavar="PORT", help="also serve the game over SSH: friends type `ssh -p PORT CODE@HOST` (0: any free port)")
+    p.add_argument("--web", type=int, metavar="PORT", help="also serve the game to browsers at http://HOST:PORT/ (0: any free port)")
     add_interface_options(p)
     p.set_defaults(func=run)
 
@@ -102,12 +104,13 @@ def log_warnings_to_stderr() -> None:
         def stream(self, value) -> None:
             pass
 
-    logger = logging.getLogger("cthulhu.net")
-    logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
     handler = ToStderr()
     handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
+    for name in ("cthulhu.net", "cthulhu.serve"):  # the table, and its front doors (`--ssh`, `--web`)
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
 
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
@@ -191,15 +194,56 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         problem = setup_problem(options, builtin())
         if problem is not None:
             return refuse("host", problem)
+    try:
+        doors = open_doors(args, code, table_id)
+    except DoorsClosed as exc:
+        return refuse("host", str(exc))
     if args.port:
         print(f"Table code: {code or '(none)'}; others join with: {join_command(join_address(args.bind, args.port), code)}", file=sys.stderr)
+    if doors is not None:
+        options = options.with_(doors=tuple(doors.lines), door_visitors=doors.visitors)
+        for line in doors.lines:
+            print(line, file=sys.stderr)
     try:
-        return run_app_(options)
+        return run_app_(options, None if doors is None else _opening(doors, args.bind))
     finally:
+        if doors is not None:
+            doors.stop()
         from cthulhu.net.saves import release
 
         for path in held:
             release(path)
+
+
+def _opening(doors, bind: str):
+    """The app's table link, and the doors told where its port is (their visitors join it)."""
+    from cthulhu.tui.app import default_link
+
+    async def link_factory(options):
+        link = await default_link(options)
+        doors.open_table(bind, link.port)
+        return link
+
+    return link_factory
+
+
+class DoorsClosed(Exception):
+    """`--ssh`/`--web` could not open; the message says why in one line."""
+
+
+def open_doors(args: argparse.Namespace, code: str | None, table_id: str):
+    """The SSH and web doors when asked for (None when not). A saved table keeps its visitors'
+    seat tokens with it (by table id), so they take their seats back after `host --load`."""
+    if args.ssh is None and args.web is None:
+        return None
+    from cthulhu.serve.doors import DoorError, FrontDoors
+
+    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web, table=table_id, keep=not args.no_save)
+    try:
+        doors.start()
+    except DoorError as exc:
+        raise DoorsClosed(str(exc)) from None
+    return doors
 
 
 def build_host(args: argparse.Namespace):
@@ -245,6 +289,12 @@ def build_host(args: argparse.Namespace):
             log.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
     n = game.setup.players
     bots = {seat: args.bot for seat in range(n - args.bots, n)}
+    limits = None
+    if args.ssh is not None or args.web is not None:
+        from cthulhu.net.limits import Limits
+        from cthulhu.serve.admission import MAX_SESSIONS
+
+        limits = Limits().but(door_visitors=MAX_SESSIONS)  # every visitor of the doors connects from loopback
     host = Host(
         game,
         code=code,
@@ -255,6 +305,7 @@ def build_host(args: argparse.Namespace):
         table_id=table_id,
         away_bot=args.away_bot,
         stand_in_kind=args.bot,
+        limits=limits,
     )
     return host, log
 
@@ -285,8 +336,17 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 nursery.cancel_scope.cancel()
                 return 2
             try:
+                doors = await trio.to_thread.run_sync(open_doors, args, host.code, host.table_id)
+            except DoorsClosed as exc:
+                nursery.cancel_scope.cancel()
+                return refuse("host", str(exc))
+            try:
                 print(f"Table code: {host.code or '(none: open table)'}", flush=True)
                 print(f"Join with:  {join_command(join_address(args.bind, port), host.code)}", flush=True)
+                if doors is not None:
+                    doors.open_table(args.bind, port)
+                    for line in doors.lines:
+                        print(line, flush=True)
                 path = getattr(log, "path", None)
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)
@@ -296,6 +356,9 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                     while host.peers:
                         await trio.sleep(0.05)
             finally:
+                if doors is not None:  # the visitors' interfaces leave first, then the table closes
+                    with trio.CancelScope(shield=True):
+                        await trio.to_thread.run_sync(doors.stop)
                 # A full or read-only disk is reported (once) by the host; the final line still follows.
                 with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
                     await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -122,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"cthulhu play: {problem}", file=sys.stderr)
         return 2
-    if not sys.stdout.isatty():
+    if not sys.stdout.isatty() and not os.environ.get("TEXTUAL_DRIVER"):  # a driver (textual-serve) needs no terminal
         print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
         return 2
     from cthulhu.tui.app import run as run_app

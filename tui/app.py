@@ -6,6 +6,11 @@ Where the table lives (in this process, an embedded host, a LAN host) is the
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -58,6 +63,8 @@ class CthulhuApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
         Binding("ctrl+l", "repaint", "Repaint", show=False),
+        # Browsers keep ctrl+p (print) for themselves: ':' opens the command palette too.
+        Binding("colon", "command_palette", "Commands", show=False),
     ]
 
     def __init__(self, options: PlayOptions | None = None, link_factory: LinkFactory | None = None) -> None:
@@ -123,7 +130,10 @@ class CthulhuApp(App[None]):
         self.check_size()
 
     async def new_game(self) -> None:
-        """Back to the title screen with a fresh seed."""
+        """Back to the title screen with a fresh seed (a served visitor has this table only: they leave)."""
+        if self.options.kiosk:
+            await self.leave()
+            return
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.link = None
@@ -225,19 +235,23 @@ class CthulhuApp(App[None]):
             yield SystemCommand("Save game", "Write the save file now", screen.action_save)
             yield SystemCommand("Save and quit", "Ask, then save and quit", screen.action_quit_menu)
             yield SystemCommand("Choices", "Show the current choices as a list", screen.action_choices)
-            yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
+            if not self.options.kiosk:
+                yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
             for name, title in (("investigators", "Investigators"), ("story", "Story Board"), ("log", "Log")):
                 yield SystemCommand(f"Show {title}", f"Show the {title} pane (small terminals)", lambda n=name: screen.show_pane(n))
         yield SystemCommand("Toggle ASCII", "Plain ASCII borders for terminals without box drawing", self.toggle_ascii)
         for name, about in (("dark", "Dark colors, the same at every color depth"), ("ansi", "The terminal's own 16 colors")):
             yield SystemCommand(f"Theme: {name}", about, lambda name=name: setattr(self, "theme", name))
-        yield SystemCommand("Screenshot", "Save a picture (SVG) of the screen in the saves folder", self.action_screenshot)
+        if not self.options.kiosk:  # a visitor writes no files on the host
+            yield SystemCommand("Screenshot", "Save a picture (SVG) of the screen in the saves folder", self.action_screenshot)
         for command in super().get_system_commands(screen):
             if command.title not in ("Theme", "Screenshot"):  # only our own themes; pictures go to the saves folder
                 yield command
 
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """An SVG of the screen, written to the saves folder (the one place this app writes to)."""
+        if self.options.kiosk:
+            return  # a visitor writes no files on the host
         from datetime import datetime
 
         from cthulhu.net.savedir import default_saves_dir
@@ -256,20 +270,54 @@ class CthulhuApp(App[None]):
         self.ascii_mode = not self.ascii_mode
 
 
-def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
+def run(options: PlayOptions, link_factory: LinkFactory | None = None, loop: asyncio.AbstractEventLoop | None = None) -> int:
     """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
     app = CthulhuApp(options, link_factory)
-    app.run()
+    app.run(loop=loop)
     if app.failure:
-        import sys
-
         command = "join" if options.join is not None else "host"
         print(f"cthulhu {command}: {app.failure}", file=sys.stderr)
         return 2
     if app.farewell:
-        print(app.farewell)
+        # A served visitor's stdout may be the web driver's channel: their last words go to stderr.
+        print(app.farewell, file=sys.stderr if options.kiosk else sys.stdout)
     return 0
 
 
-__all__ = ["CthulhuApp", "local_link", "run"]
+def _leave_with_the_host() -> None:
+    """A served visitor's interface is a child of the host (its door started it). If the host dies
+    (killed, its terminal closed) we are handed to another parent, and nobody can see or type to us
+    any more: leave then, rather than reconnect to nothing for a quarter of an hour."""
+    host = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == host:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="cthulhu-host-watch", daemon=True).start()
+
+
+def run_visitor(options: PlayOptions) -> int:
+    """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
+    so a refusal (a full table, the host gone) is one line and no screen at all."""
+    from .netlink import join_link
+
+    _leave_with_the_host()
+    loop = asyncio.new_event_loop()
+    link = join_link(options)
+    try:
+        loop.run_until_complete(link.open())  # the game screen's own open() then returns this same start
+    except Exception as exc:
+        loop.run_until_complete(link.close())
+        loop.close()
+        print(clean_text(f"cthulhu: {exc}"), file=sys.stderr)
+        return 2
+    try:
+        return run(options, lambda _: link, loop=loop)
+    finally:
+        loop.close()
+
+
+__all__ = ["CthulhuApp", "local_link", "run", "run_visitor"]

@@ -24,7 +24,8 @@ class Update:
     `view` is a full per-seat view (a plain dict). `events` are wire dicts.
     `rejected` is the engine's reason when our own command was refused (then the
     view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
-    line about the link itself for the Log (saved, reconnected...). `status`
+    line about the link itself for the Log (saved, reconnected...), also shown as a
+    notification when it is a `headline` (something not to miss). `status`
     is the link's state while it cannot play (reconnecting...): shown in place
     of the choices until an update without it arrives. `warning` is something
     the player must not miss (the game is not being saved where they think).
@@ -37,6 +38,7 @@ class Update:
     notice: str | None = None
     status: str | None = None
     warning: str | None = None
+    headline: bool = False
 
 
 class SaveUnavailable(Exception):

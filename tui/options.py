@@ -52,6 +52,10 @@ class PlayOptions:
     join_seat: int | None = None
     token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
+    kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
+    kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
+    doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)
+    door_visitors: int = 0  # hosting: visitors those doors may connect at once, all from loopback
 
     @property
     def hosting(self) -> bool:

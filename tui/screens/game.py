@@ -204,6 +204,8 @@ class GameScreen(Screen[None]):
             self.app.bell()
         if update.notice:
             self.say("info", update.notice)
+            if update.headline:
+                self.notify(update.notice, timeout=8, markup=False)
         if update.warning:  # in the Log, and where nobody can miss it
             self.say("error", update.warning)
             self.app.notify(update.warning, severity="warning", timeout=20, markup=False)

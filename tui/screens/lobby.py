@@ -37,6 +37,10 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     if info.get("hosting"):
         out.append("You host this table. ", style="bold")
         out.append(f"Others join with:\n  {info.get('join') or 'cthulhu join ' + str(info.get('address'))}\n")
+        for line in info.get("doors") or ():
+            out.append(f"  {line}\n")
+    elif info.get("visitor"):
+        out.append("You came in through the host's SSH or web door.\n")
     else:
         out.append(f"Joined the table at {info.get('address', '?')}.\n")
     out.append("Table code: ")
@@ -76,7 +80,7 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     open_seats = sum(1 for s in seats if s.get("kind") == "open")
     out.append(f"{open_seats} open seat(s).\n", style="dim")
     if info.get("comeback"):
-        out.append("\nTo come back: " if not info.get("hosting") else "\n", style="bold")
+        out.append("\n" if info.get("hosting") or info.get("visitor") else "\nTo come back: ", style="bold")
         out.append(f"{info['comeback']}\n")
     if info.get("comeback_elsewhere"):
         out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
