@@ -63,7 +63,9 @@ class CthulhuApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
         Binding("ctrl+l", "repaint", "Repaint", show=False),
-        # Browsers keep ctrl+p (print) for themselves: ':' opens the command palette too.
+        # Browsers keep ctrl+p (print) for themselves: ':' opens the command palette too. Named here,
+        # ctrl+p must be too: Textual adds its own only when no binding opens the palette.
+        Binding("ctrl+p", "command_palette", "palette", show=False, priority=True, tooltip="Open the command palette"),
         Binding("colon", "command_palette", "Commands", show=False),
     ]
 
