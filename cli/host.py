@@ -15,20 +15,25 @@ import signal
 import sys
 from pathlib import Path
 
-from .common import add_interface_options, default_name, refuse, theme_of
+from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
 
 from . import mode_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("host", help="host a table that friends join with `cthulhu join`")
+    p = sub.add_parser(
+        "host",
+        help="host a table that friends join with `cthulhu join`",
+        description="Serve a table on the network, from your own game interface or --headless. "
+        "Prints the join command and the table code; autosaves after every move.",
+    )
     p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
-    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
-    p.add_argument("--elder-one", help="Elder One id (main game)")
-    p.add_argument("--episode", help="episode id (main game)")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
+    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
+    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
+    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
@@ -58,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
+    problem = choice_problem(args.mode, given_choices(args))
+    if problem is not None:
+        return refuse("host", problem)
     if args.away_bot is not None and args.away_bot < 0:
         return refuse("host", "--away-bot must be 0 seconds or more")
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
@@ -265,9 +273,16 @@ def build_host(args: argparse.Namespace):
             log = MemoryLog()
         else:
             from cthulhu.net.saves import SaveWriter, default_saves_dir, new_save_path
+            from cthulhu.net.savedir import autosave_folder
+            from cthulhu.net.textclean import clean_text
 
-            path = args.save or new_save_path(default_saves_dir(args.saves), f"net-{args.mode}")
-            log = SaveWriter(path, game)
+            folder, warning = (None, None) if args.save else autosave_folder(default_saves_dir(args.saves))
+            if warning:
+                print(f"cthulhu host: {clean_text(warning)}", file=sys.stderr, flush=True)
+            if args.save or folder is not None:
+                log = SaveWriter(args.save or new_save_path(folder, f"net-{args.mode}"), game)
+            else:
+                log = MemoryLog()
     if hasattr(log, "table"):
         log.table = table_id
         if save is not None and save.header.table is None:

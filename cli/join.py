@@ -18,7 +18,12 @@ from .common import add_interface_options, default_name, refuse, theme_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("join", help="join a table hosted with `cthulhu host`")
+    p = sub.add_parser(
+        "join",
+        help="join a table hosted with `cthulhu host`",
+        description="Take a seat at a hosted table (or watch it), in the game interface or with a headless bot. "
+        "Seats count from 1, as the table shows them.",
+    )
     p.add_argument("address", metavar="HOST[:PORT]", help="where the host listens (port 7777 if omitted)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--code", default=os.environ.get("CTHULHU_CODE") or None,

@@ -20,7 +20,6 @@ from serve_helpers import HostProcess, Watcher, fill_spectators
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
-ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])")
 
 
 def browser(playwright):
@@ -32,23 +31,31 @@ def browser(playwright):
 
 
 class Tab:
-    """One browser tab and the screen text the host's terminal stream has sent it."""
+    """One browser tab and the screens the host's terminal stream has drawn in it.
+
+    The stream sends only the cells that change (`cthulhu.tui.terminal`), so it is played into
+    a terminal emulator (pyte, larger than any tab) and every screen it showed is kept."""
 
     def __init__(self, context, url: str) -> None:
+        import pyte
+
         self.page = context.new_page()
         self.requests: list[str] = []
-        self.chunks: list[str] = []
+        self.screen = pyte.Screen(250, 100)
+        self.stream = pyte.ByteStream(self.screen)
+        self.screens: list[str] = []
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         self.response = self.page.goto(url)
 
     def _frame(self, payload) -> None:
         if isinstance(payload, bytes):
-            self.chunks.append(ANSI.sub("", payload.decode("utf-8", "replace")))
+            self.stream.feed(payload)
+            self.screens.append("\n".join(line.rstrip() for line in self.screen.display))
 
     @property
     def text(self) -> str:
-        return "".join(self.chunks)
+        return "\n".join(self.screens)
 
     def wait_for_text(self, pattern: str, seconds: float = 30) -> None:
         for _ in range(int(seconds * 10)):

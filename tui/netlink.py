@@ -86,6 +86,7 @@ class NetLink(QueuedUpdates):
         self.watch = watch
         self.seed = seed
         self.embedded = embedded
+        self.warning: str | None = None  # told with the first update (an unwritable saves folder)
         self.hosting = embedded is not None and hosting
         """This terminal's process hosts a table others join (`cthulhu host`)."""
         self.chat_ok = embedded is None or hosting
@@ -151,7 +152,7 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor))
+        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -678,22 +679,26 @@ class EmbeddedHost:
         return self._thread.is_alive()
 
 
-def _writer_for(options: Any, game: Any, save: Any) -> Any:
-    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`."""
+def _writer_for(options: Any, game: Any, save: Any) -> tuple[Any, str | None]:
+    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`.
+    Also what the player must be told: a saves folder that cannot be written, and where the game goes instead."""
     if options.no_save:
-        return None
-    from cthulhu.net.savedir import new_save_path
+        return None, None
+    from cthulhu.net.savedir import autosave_folder, new_save_path
     from cthulhu.net.savewriter import SaveWriter
 
     if save is not None:
-        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False)
+        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False), None
     if options.save_to is not None:
-        return SaveWriter(options.save_to, game, fsync=False)
+        return SaveWriter(options.save_to, game, fsync=False), None
     if options.saves_dir is not None:
         setup = game.setup
         prefix = "net-" if options.hosting else ""
-        return SaveWriter(new_save_path(options.saves_dir, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False)
-    return None
+        folder, warning = autosave_folder(Path(options.saves_dir))
+        if folder is None:
+            return None, warning
+        return SaveWriter(new_save_path(folder, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False), warning
+    return None, None
 
 
 def _limits(options: Any) -> Any:
@@ -729,7 +734,7 @@ async def embedded_link(options: Any) -> NetLink:
         game, save = load_game(options.load)
     else:
         game = Game.new(options.setup())
-    writer = _writer_for(options, game, save)
+    writer, warning = _writer_for(options, game, save)
     seats = game.setup.players
     kind = usable_bot(options.bot_kind, game.setup.mode)
     bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
@@ -799,6 +804,7 @@ async def embedded_link(options: Any) -> NetLink:
         save_hint=save_hint,
         doors=options.doors,
     )
+    link.warning = warning
     return link
 
 

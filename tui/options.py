@@ -32,7 +32,7 @@ class PlayOptions:
     bots: int = 0
     bot_kind: str = "heuristic"
     ascii: bool = False
-    theme: str = "textual-dark"
+    theme: str = "dark"
     load: Path | None = None
     saves_dir: Path | None = None
     skip_title: bool = False

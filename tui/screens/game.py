@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -22,7 +23,7 @@ from ..narrate import tell
 from ..options import OPTION_KEYS, WIDE_SIZE
 from ..safe import clean_update, safe_text
 from ..widgets.chat import ChatInput
-from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane
+from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
@@ -63,6 +64,7 @@ class GameScreen(Screen[None]):
         self.note: Text | None = None
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.updates_seen = 0
+        self.resized_to: Size | None = None  # from the last Resize event
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -80,19 +82,19 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         ascii_mode = getattr(self.app, "ascii_mode", False)
-        self.set_class(ascii_mode, "ascii")
         for pane in self.query(".pane"):
             if hasattr(pane, "ascii"):
                 pane.ascii = ascii_mode
         self.relayout()
         self.pump()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        self.resized_to = event.size  # the new size (the app's may lag behind the event)
         self.relayout()
 
     @property
     def compact(self) -> bool:
-        w, h = self.app.size
+        w, h = self.resized_to or self.app.size
         return w < WIDE_SIZE[0] or h < WIDE_SIZE[1]
 
     def relayout(self) -> None:
@@ -125,6 +127,9 @@ class GameScreen(Screen[None]):
         if rows != getattr(self, "_rows", None):
             self._rows = rows
             body.styles.grid_rows = rows
+
+    def on_view_pane_grew(self, message: ViewPane.Grew) -> None:
+        self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_pane":
@@ -165,7 +170,7 @@ class GameScreen(Screen[None]):
                 self.apply_update(update)
         except Exception as exc:  # a broken link is shown, never a crash
             self.say("error", f"No connection to the table: {exc}")
-            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold red")
+            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold bright_red")
             self.query_one(PromptBar).show(self.view, frozenset(), self.note)
             raise
 
@@ -192,15 +197,18 @@ class GameScreen(Screen[None]):
         self.note = None
         self.link_status = update.status
         if update.status:
-            self.note = Text(update.status, style="bold yellow")
+            self.note = Text(update.status, style="bold bright_yellow")
         if update.rejected:
             self.say("error", f"Refused: {update.rejected}")
-            self.note = Text(f"Refused: {update.rejected}", style="bold red")
+            self.note = Text(f"Refused: {update.rejected}", style="bold bright_red")
             self.app.bell()
         if update.notice:
             self.say("info", update.notice)
             if update.headline:
                 self.notify(update.notice, timeout=8, markup=False)
+        if update.warning:  # in the Log, and where nobody can miss it
+            self.say("error", update.warning)
+            self.app.notify(update.warning, severity="warning", timeout=20, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         dice = getattr(self.link, "dice", None)
@@ -218,7 +226,8 @@ class GameScreen(Screen[None]):
             self.query_one(pane).show(view)
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
-        status = Text(" cthulhu", style="bold")
+        status = Text()
+        status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
         if self.title_text:
             status.append(f"  {self.title_text}", style="dim")

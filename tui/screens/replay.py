@@ -66,7 +66,8 @@ class ReplayScreen(GameScreen):
     def redraw(self) -> None:
         refused = self.note
         r = self.replayer
-        note = Text(f"Replay: step {r.step} of {r.last}", style="bold")
+        note = Text()
+        note.append(f"Replay: step {r.step} of {r.last}", style="bold")
         note.append(f"   {r.describe()}")
         note.append(f"\n{KEYS_HINT}", style="dim")
         if refused is not None:
@@ -105,7 +106,7 @@ class ReplayApp(CthulhuApp):
 
     def on_mount(self, event: Any) -> None:
         event.prevent_default()  # not the title screen nor a game
-        self.theme = self.options.theme
+        self.use_theme(self.options.theme)
         self.push_screen(ReplayScreen(ReplayLink(self.replayer, name=self.replay_name)))
         self.check_size()
 

@@ -12,25 +12,63 @@ from ..options import OPTION_KEYS
 from ..safe import safe_text
 
 
+Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool]  # what `PromptBar.show` was given
+
+
 class PromptBar(Static):
-    """The legal choices with a key each, the last dice, and whose decision it is."""
+    """The legal choices with a key each, the last dice, and whose decision it is.
+
+    Its height moves everything above it, so it grows at once but shrinks only to the
+    tallest of its last `HOLD` prompts: a bar that jumps between two and four lines
+    with every choice would relay out (and, over a slow link, resend) the panes each time.
+    """
+
+    MAX_ROWS = 8  # below the border line
+    HOLD = 6
 
     def __init__(self, *, id: str) -> None:
         super().__init__(Text("Setting up the table..."), id=id)
         self.options: list[dict[str, Any]] = []
         self.local = False
-        self._last: tuple[Any, ...] | None = None
+        self._last: Shown | None = None
         self._shown: Text | None = None
+        self._recent: list[tuple[Shown, int]] = []  # the last HOLD bars, with the rows each needs at `_width`
+        self._width = 0
+        self.rows = 1
+
+    def on_mount(self) -> None:
+        self.styles.height = self.rows + 1
 
     def on_resize(self) -> None:
         if self._last is not None:
-            self.show(*self._last)
+            self.show(*self._last, again=True)
 
-    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False) -> None:
+    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False, *, again: bool = False) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
-        down (the note says why); the prompt is shown without its choices."""
-        self._last = (view, local_seats, note, paused)
+        down (the note says why); the prompt is shown without its choices. `again`: the same bar, redrawn
+        (at a new width)."""
+        shown: Shown = (view, local_seats, note, paused)
+        self._last = shown
         width = max(20, (self.size.width or self.app.size.width) - 2)
+        out, self.options, self.local = self.compose_bar(shown, width)
+        self.set_class(not self.local, "waiting")
+        if width != self._width:  # the height each recent bar needs, at this width
+            self._width = width
+            self._recent = [(old, bar_rows(self.compose_bar(old, width)[0], width)) for old, _ in self._recent]
+        if not again or not self._recent:
+            self._recent = [*self._recent[-(self.HOLD - 1) :], (shown, bar_rows(out, width))]
+        rows = min(self.MAX_ROWS, max(needed for _, needed in self._recent))
+        if rows != self.rows:
+            self.rows = rows
+            self.styles.height = rows + 1  # a layout, but only when the reserved height changes
+        if out != self._shown:
+            self._shown = out
+            self.update(safe_text(out), layout=False)
+
+    @staticmethod
+    def compose_bar(shown: Shown, width: int) -> tuple[Text, list[dict[str, Any]], bool]:
+        """The bar's text for `shown` at `width`, the options its keys pick, and whether this terminal decides."""
+        view, local_seats, note, paused = shown
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
@@ -41,8 +79,8 @@ class PromptBar(Static):
         if note is not None:
             out.append_text(note)
             out.append("\n")
-        self.options = []
-        self.local = False
+        options: list[dict[str, Any]] = []
+        local = False
         if view.get("outcome"):
             out.append(f"The game is over: {view['outcome']}.  Enter: summary   n: new game   q: quit", style="bold")
         elif prompt is None:
@@ -52,17 +90,13 @@ class PromptBar(Static):
         elif prompt["seat"] not in local_seats:
             out.append(f"Waiting for seat {prompt['seat'] + 1}: {prompt['text']}", style="dim")
         else:
-            self.local = True
-            self.options = list(prompt["options"])
+            local = True
+            options = list(prompt["options"])
             who = f"[Seat {prompt['seat'] + 1}] " if len(local_seats) > 1 else ""
-            labels, header = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in self.options], "")
+            labels, header = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
             out.append(who + prompt["text"] + header, style="bold")
             out.append_text(pack_options(labels, width))
-        self.set_class(not self.local, "waiting")
-        if out != self._shown:
-            same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
-            self._shown = out
-            self.update(safe_text(out), layout=not same_height)
+        return out, options, local
 
 
 def bar_rows(text: Text, width: int) -> int:

@@ -23,7 +23,8 @@ def dice_line(view: MainView, width: int) -> Text | None:
     roll = view["last_roll"]
     if roll is None or not roll["dice"]:
         return None
-    line = Text("Dice: ", style="bold")
+    line = Text()
+    line.append("Dice: ", style="bold")
     line.append_text(faces_rich(roll["dice"]))
     line.append(f"  ({roll['purpose'].replace('_', ' ')})", style="dim")
     if len(line) + len(SHORT_LEGEND) + 3 <= width:
