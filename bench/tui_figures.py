@@ -1,4 +1,4 @@
-"""Figures for the terminal app (README): start-up, update-and-repaint, bytes per turn.
+"""Figures for the terminal app (README): start-up and update-and-repaint.
 
     python bench/tui_figures.py [--seed 2] [--updates 60]
 
@@ -6,9 +6,8 @@
    (120x40), timed until the prompt bar's choices are on screen; also in-process (Pilot).
 2. update -> repaint: Pilot presses option keys and waits for the update to be drawn;
    in-process table and the embedded host over loopback.
-3. bytes written to the terminal for one whole turn (keys replayed into the pty), for the
-   default theme and the ANSI theme, at 120x40 and 80x24.
-Wall-clock figures depend on the machine; they are printed, never asserted.
+Bytes per turn are `bench/tui_bytes.py`'s. Wall-clock figures depend on the machine;
+they are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -28,38 +27,7 @@ import tempfile
 import termios
 import time
 
-from cthulhu.core import Game, Setup
 from cthulhu.tui.options import OPTION_KEYS
-
-
-def turn_keys(seed: int) -> list[str]:
-    """Keys for one full turn of the first player: run one space, end actions, then first choices."""
-    game = Game.new(Setup(seed=seed))
-    first = game.view(None)["active"]
-    keys: list[str] = []
-    ran = False
-    while game.outcome is None:
-        prompt = game.prompt
-        labels = [o.label for o in prompt.options]
-        if prompt.kind == "action" and not ran:
-            pick = labels.index("Run")
-        elif prompt.kind == "run" and ran:
-            pick = next((n for n, lab in enumerate(labels) if lab.startswith("Stop")), 0)
-        elif prompt.kind == "action":
-            pick = next(n for n, lab in enumerate(labels) if lab.startswith("End actions"))
-        else:
-            pick = 0
-        if prompt.kind == "run":
-            ran = True
-        if prompt.kind == "action" and labels[pick] == "Run":
-            ran = False
-        keys.append(OPTION_KEYS[pick])
-        game.apply(prompt.seat, prompt.options[pick].command)
-        if prompt.kind == "run":
-            ran = True
-        if game.view(None)["active"] != first:
-            return keys
-    return keys
 
 
 class Pty:
@@ -139,24 +107,11 @@ def launch_time(seed: int, runs: int) -> list[float]:
     return out
 
 
-def bytes_per_turn(seed: int, theme_args: list[str], cols: int, rows: int) -> dict[str, int]:
-    term = Pty(cthulhu_argv("--seed", str(seed), *theme_args), cols, rows)
-    term.read_until(b"End actions", 30)
-    start_bytes = len(term.data) + term.drain(0.5)
-    total = 0
-    keys = turn_keys(seed)
-    for key in keys:
-        term.send(key)
-        total += term.drain(0.25)
-    term.close()
-    return {"startup_bytes": start_bytes, "turn_bytes": total, "keys": len(keys), "bytes_per_key": total // max(1, len(keys))}
-
-
 async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
     """Press option keys and time each update until its last frame is drawn.
 
     Headless Textual skips writing to a terminal, so every frame is encoded here into the
-    escape sequences a terminal would get (what the real driver does). `update_to_frame`
+    escape sequences a terminal would get, by the app's own writer (`app.terminal`). `update_to_frame`
     runs from the key press to the end of the last frame that update caused; `cpu` is the
     process time over the same span. `pilot_round_trip` is Pilot's press + pause, which
     polls for idleness in 20 ms sleeps: it is at least 60 ms whatever the app does.
@@ -172,7 +127,7 @@ async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
 
     def encoded_display(screen, renderable):
         if renderable is not None:
-            renderable.render_segments(app.console)
+            app.terminal.update(renderable, *app.size).render_segments(app.console)  # what the app writes
             last[:] = [time.perf_counter(), time.process_time()]
         return display(screen, renderable)
 
@@ -228,10 +183,6 @@ def main() -> int:
         "launch_to_first_frame_s (pty, embedded host)": launch_time(args.seed, args.runs),
         "in_process_local": asyncio.run(in_process(args.seed, args.updates, local=True)),
         "in_process_embedded_host": asyncio.run(in_process(args.seed, args.updates, local=False)),
-        "bytes_turn_default_120x40": bytes_per_turn(args.seed, [], 120, 40),
-        "bytes_turn_ansi_120x40": bytes_per_turn(args.seed, ["--ansi"], 120, 40),
-        "bytes_turn_default_80x24": bytes_per_turn(args.seed, [], 80, 24),
-        "bytes_turn_ansi_ascii_80x24": bytes_per_turn(args.seed, ["--ansi", "--ascii"], 80, 24),
     }
     print(json.dumps(figures, indent=2))
     shutil.rmtree(SAVES, ignore_errors=True)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
+from typing import Any, NoReturn
 
 SUBCOMMANDS = ("play", "sim", "content", "saves", "replay", "host", "join")
 
@@ -21,9 +23,41 @@ def mode_names() -> list[str]:
     return modes.names()
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Help that names the valid ids: `{ids:CHOICE}` in an option's help becomes the ids the built-in
+    content has for that set-up choice (the content is read only when help is shown)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = super()._get_help_string(action) or ""
+        return re.sub(r"\{ids:(\w+)\}", lambda m: ", ".join(setup_ids(m.group(1))), text)
+
+
+def setup_ids(choice: str) -> list[str]:
+    """Every id the built-in content has for a set-up choice ("episode", "difficulty"...), over all modes."""
+    from cthulhu.content import builtin
+    from cthulhu.core import modes
+
+    content = builtin()
+    ids: list[str] = []
+    for mode in modes.all_modes():
+        if mode.listing is not None and mode.name in content.modes:
+            ids += [key for key, _ in mode.listing(content.modes[mode.name]).get(choice, [])]
+    return ids
+
+
+class Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """One line naming the problem (argparse's names the bad value and the choices), and status 2."""
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cthulhu", description="A cooperative Lovecraftian board game for the terminal.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = Parser(prog="cthulhu", description="A cooperative Lovecraftian board game for the terminal.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser

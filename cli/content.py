@@ -7,11 +7,41 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("content", help="check content folders")
+    p = sub.add_parser("content", help="list the game content, or check a content folder",
+                       description="List what games can be set up with, or check a content folder.")
     inner = p.add_subparsers(dest="content_command", metavar="ACTION", required=True)
-    check = inner.add_parser("check", help="validate a content folder (default: the built-in content)")
+    check = inner.add_parser(
+        "check",
+        help="validate a content folder (default: the built-in content)",
+        description="Validate a content folder, naming the file, entry and field of every problem.",
+    )
     check.add_argument("path", nargs="?", help="a content folder (holding main/ and shamblers/)")
     check.set_defaults(func=run_check)
+    listing = inner.add_parser(
+        "list",
+        help="list what a game can be set up with: episodes, Elder Ones, investigators, difficulty levels",
+        description="The ids each game mode accepts for its set-up options (play, host and sim take them).",
+    )
+    listing.set_defaults(func=run_list)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from cthulhu.content import builtin
+    from cthulhu.core import modes
+
+    from .common import CHOICE_OPTIONS
+
+    content = builtin()
+    for mode in modes.all_modes():
+        print(f"{mode.title} (--mode {mode.name})")
+        listing = mode.listing(content.modes[mode.name]) if mode.listing is not None and mode.name in content.modes else {}
+        for name, entries in listing.items():
+            option, what = CHOICE_OPTIONS.get(name, (f"--{name}", name))
+            print(f"  {what}s ({option}):" if not what.endswith("y") else f"  {what[:-1]}ies ({option}):")
+            width = max(len(key) for key, _ in entries)
+            for key, about in entries:
+                print(f"    {key.ljust(width)}  {about}")
+    return 0
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -15,20 +15,25 @@ import signal
 import sys
 from pathlib import Path
 
-from .common import add_interface_options, default_name, refuse, theme_of
+from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
 
 from . import mode_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("host", help="host a table that friends join with `cthulhu join`")
+    p = sub.add_parser(
+        "host",
+        help="host a table that friends join with `cthulhu join`",
+        description="Serve a table on the network, from your own game interface or --headless. "
+        "Prints the join command and the table code; autosaves after every move.",
+    )
     p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
-    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
-    p.add_argument("--elder-one", help="Elder One id (main game)")
-    p.add_argument("--episode", help="episode id (main game)")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
+    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
+    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
+    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
@@ -48,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a player away this long has a bot play their seat until they come back (a headless host has no table dialog)",
     )
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
+    p.add_argument("--ssh", type=int, metavar="PORT", help="also serve the game over SSH: friends type `ssh -p PORT CODE@HOST` (0: any free port)")
+    p.add_argument("--web", type=int, metavar="PORT", help="also serve the game to browsers at http://HOST:PORT/ (0: any free port)")
     add_interface_options(p)
     p.set_defaults(func=run)
 
@@ -59,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
     if not 0 <= args.bot_delay <= 60:
         return refuse("host", "--bot-delay must be 0 to 60 seconds")
+    problem = choice_problem(args.mode, given_choices(args))
+    if problem is not None:
+        return refuse("host", problem)
     if args.away_bot is not None and args.away_bot < 0:
         return refuse("host", "--away-bot must be 0 seconds or more")
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
@@ -97,12 +107,13 @@ def log_warnings_to_stderr() -> None:
         def stream(self, value) -> None:
             pass
 
-    logger = logging.getLogger("cthulhu.net")
-    logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
     handler = ToStderr()
     handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
+    for name in ("cthulhu.net", "cthulhu.serve"):  # the table, and its front doors (`--ssh`, `--web`)
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
 
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
@@ -188,15 +199,56 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         problem = setup_problem(options, builtin())
         if problem is not None:
             return refuse("host", problem)
+    try:
+        doors = open_doors(args, code, table_id)
+    except DoorsClosed as exc:
+        return refuse("host", str(exc))
     if args.port:
         print(f"Table code: {code or '(none)'}; others join with: {join_command(join_address(args.bind, args.port), code)}", file=sys.stderr)
+    if doors is not None:
+        options = options.with_(doors=tuple(doors.lines), door_visitors=doors.visitors)
+        for line in doors.lines:
+            print(line, file=sys.stderr)
     try:
-        return run_app_(options)
+        return run_app_(options, None if doors is None else _opening(doors, args.bind))
     finally:
+        if doors is not None:
+            doors.stop()
         from cthulhu.net.saves import release
 
         for path in held:
             release(path)
+
+
+def _opening(doors, bind: str):
+    """The app's table link, and the doors told where its port is (their visitors join it)."""
+    from cthulhu.tui.app import default_link
+
+    async def link_factory(options):
+        link = await default_link(options)
+        doors.open_table(bind, link.port)
+        return link
+
+    return link_factory
+
+
+class DoorsClosed(Exception):
+    """`--ssh`/`--web` could not open; the message says why in one line."""
+
+
+def open_doors(args: argparse.Namespace, code: str | None, table_id: str):
+    """The SSH and web doors when asked for (None when not). A saved table keeps its visitors'
+    seat tokens with it (by table id), so they take their seats back after `host --load`."""
+    if args.ssh is None and args.web is None:
+        return None
+    from cthulhu.serve.doors import DoorError, FrontDoors
+
+    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web, table=table_id, keep=not args.no_save)
+    try:
+        doors.start()
+    except DoorError as exc:
+        raise DoorsClosed(str(exc)) from None
+    return doors
 
 
 def build_host(args: argparse.Namespace):
@@ -226,15 +278,28 @@ def build_host(args: argparse.Namespace):
             log = MemoryLog()
         else:
             from cthulhu.net.saves import SaveWriter, default_saves_dir, new_save_path
+            from cthulhu.net.savedir import autosave_folder
+            from cthulhu.net.textclean import clean_text
 
-            path = args.save or new_save_path(default_saves_dir(args.saves), f"net-{args.mode}")
-            log = SaveWriter(path, game)
+            folder, warning = (None, None) if args.save else autosave_folder(default_saves_dir(args.saves))
+            if warning:
+                print(f"cthulhu host: {clean_text(warning)}", file=sys.stderr, flush=True)
+            if args.save or folder is not None:
+                log = SaveWriter(args.save or new_save_path(folder, f"net-{args.mode}"), game)
+            else:
+                log = MemoryLog()
     if hasattr(log, "table"):
         log.table = table_id
         if save is not None and save.header.table is None:
             log.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
     n = game.setup.players
     bots = {seat: args.bot for seat in range(n - args.bots, n)}
+    limits = None
+    if args.ssh is not None or args.web is not None:
+        from cthulhu.net.limits import Limits
+        from cthulhu.serve.admission import MAX_SESSIONS
+
+        limits = Limits().but(door_visitors=MAX_SESSIONS)  # every visitor of the doors connects from loopback
     host = Host(
         game,
         code=code,
@@ -245,6 +310,7 @@ def build_host(args: argparse.Namespace):
         table_id=table_id,
         away_bot=args.away_bot,
         stand_in_kind=args.bot,
+        limits=limits,
     )
     return host, log
 
@@ -275,8 +341,17 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                 nursery.cancel_scope.cancel()
                 return 2
             try:
+                doors = await trio.to_thread.run_sync(open_doors, args, host.code, host.table_id)
+            except DoorsClosed as exc:
+                nursery.cancel_scope.cancel()
+                return refuse("host", str(exc))
+            try:
                 print(f"Table code: {host.code or '(none: open table)'}", flush=True)
                 print(f"Join with:  {join_command(join_address(args.bind, port), host.code)}", flush=True)
+                if doors is not None:
+                    doors.open_table(args.bind, port)
+                    for line in doors.lines:
+                        print(line, flush=True)
                 path = getattr(log, "path", None)
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)
@@ -286,6 +361,9 @@ async def serve_headless(host, log, args: argparse.Namespace) -> int:
                     while host.peers:
                         await trio.sleep(0.05)
             finally:
+                if doors is not None:  # the visitors' interfaces leave first, then the table closes
+                    with trio.CancelScope(shield=True):
+                        await trio.to_thread.run_sync(doors.stop)
                 # A full or read-only disk is reported (once) by the host; the final line still follows.
                 with trio.CancelScope(shield=True), trio.move_on_after(10) as saving:
                     await trio.to_thread.run_sync(host.flush_log, abandon_on_cancel=True)

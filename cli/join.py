@@ -11,16 +11,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .common import add_interface_options, default_name, refuse, theme_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("join", help="join a table hosted with `cthulhu host`")
+    p = sub.add_parser(
+        "join",
+        help="join a table hosted with `cthulhu host`",
+        description="Take a seat at a hosted table (or watch it), in the game interface or with a headless bot. "
+        "Seats count from 1, as the table shows them.",
+    )
     p.add_argument("address", metavar="HOST[:PORT]", help="where the host listens (port 7777 if omitted)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
-    p.add_argument("--code", help="the table code the host printed")
+    p.add_argument("--code", default=os.environ.get("CTHULHU_CODE") or None,
+                   help="the table code the host printed (or set CTHULHU_CODE: the environment, unlike the command line, is not shown by ps)")
     p.add_argument("--seat", type=int, help="the seat to ask for, numbered as the table shows it (1 is the first)")
     p.add_argument("--token", help="a seat token, to take a seat back from another machine")
     p.add_argument("--watch", action="store_true", help="spectate, even if a seat is free")
@@ -28,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
+    p.add_argument("--kiosk", action="store_true", help="this table only: no title screen, no new games, no files written "
+                   "but the seat store (what `cthulhu host --ssh/--web` runs for each visitor)")
     add_interface_options(p)
     p.set_defaults(func=run)
 
@@ -58,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         if args.bot is not None:
             return refuse("join", "--bot plays without an interface; add --headless")
         from cthulhu.tui.app import run as run_app
+        from cthulhu.tui.app import run_visitor
         from cthulhu.tui.options import PlayOptions
 
         options = PlayOptions(
@@ -72,8 +82,10 @@ def run(args: argparse.Namespace) -> int:
             hints=not args.no_hints,
             theme=theme_of(args),
             skip_title=True,
+            kiosk=args.kiosk,
+            kiosk_comeback=os.environ.get("CTHULHU_COMEBACK") if args.kiosk else None,
         )
-        return run_app(options)
+        return run_visitor(options) if args.kiosk else run_app(options)
     if args.bot is None and not args.watch:
         return refuse("join", "--headless needs --bot random|heuristic (or --watch)")
     return trio.run(_headless, host, port, args)

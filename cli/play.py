@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from .common import add_interface_options, refuse, theme_of
+from .common import add_interface_options, choice_problem, given_choices, refuse, theme_of
 
 from . import mode_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("play", help="play at this terminal (the default command)")
+    p = sub.add_parser(
+        "play",
+        help="play at this terminal (the default command)",
+        description="A game at this terminal: alone (two investigators), hot-seat, or with bots. "
+        "`cthulhu content list` shows the ids the set-up options take.",
+    )
     p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
-    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
-    p.add_argument("--episode")
-    p.add_argument("--elder-one")
-    p.add_argument("--investigators", help="comma-separated investigator ids, e.g. ada_whitlock,mina_castellane")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
+    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
+    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
+    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
+    p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
     p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="which bot plays the bot seats")
@@ -96,11 +102,17 @@ def one_line(exc: Exception) -> str:
     from pydantic import ValidationError
 
     if isinstance(exc, ValidationError):
-        return exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        error = exc.errors(include_url=False)[0]
+        message = error["msg"].removeprefix("Value error, ")
+        field = ".".join(str(part) for part in error["loc"])  # empty for a check of the whole setup
+        return f"--{field.replace('_', '-')}: {message[:1].lower()}{message[1:]}" if field else message
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def run(args: argparse.Namespace) -> int:
+    problem = choice_problem(args.mode, given_choices(args))
+    if problem is not None:
+        return refuse("play", problem)
     options = options_from(args)
     from cthulhu.core import ContentError
 
@@ -117,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"cthulhu play: {problem}", file=sys.stderr)
         return 2
-    if not sys.stdout.isatty():
+    if not sys.stdout.isatty() and not os.environ.get("TEXTUAL_DRIVER"):  # a driver (textual-serve) needs no terminal
         print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
         return 2
     from cthulhu.tui.app import run as run_app

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     if setup.investigators:
         _say(f"  Investigators: {', '.join(setup.investigators)}")
     if h.players:
-        _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat})' for p in h.players)}")
+        _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat + 1})' for p in h.players)}")  # seats count from 1, as the table shows
     if args.verify:
         _say(f"Verified: all {save.last_step} steps replay to their recorded hashes.")
         if committed:
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     _say(f"State at step {game.step} of {save.last_step} (hash {game.state_hash()[:12]}):")
     prompt = view.get("prompt")
     if prompt:
-        _say(f"  waiting for seat {prompt['seat']}: {prompt['text']}")
+        _say(f"  waiting for seat {prompt['seat'] + 1}: {prompt['text']}")
     elif view.get("outcome"):
         _say(f"  the game is over: {view['outcome']}")
     body = {k: v for k, v in view.items() if k not in ("prompt", "step", "outcome")}

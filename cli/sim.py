@@ -13,17 +13,21 @@ from . import mode_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sim", help="play many seeded games with bots and summarise them")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0])
-    p.add_argument("--difficulty", help="Shamblers: easy, normal (the default) or hard")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="random")
-    p.add_argument("--episode")
-    p.add_argument("--elder-one")
-    p.add_argument("--investigators", help="comma-separated investigator ids")
-    p.add_argument("--players", type=int, default=1)
-    p.add_argument("--turn-limit", type=int, default=200)
+    p = sub.add_parser(
+        "sim",
+        help="play many seeded games with bots and summarise them",
+        description="Seeded bot games, summarised: the same seed gives the same output (apart from timings).",
+    )
+    p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
+    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
+    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
+    p.add_argument("--bot", choices=["random", "heuristic"], default="random", help="the bot that plays every seat (default random)")
+    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
+    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
+    p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
+    p.add_argument("--players", type=int, default=1, help="players at each table, 1 to 5 (default 1)")
+    p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
     p.add_argument("--events", metavar="FILE", help="write every event as JSON lines")
     p.set_defaults(func=run)
@@ -32,6 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup, modes
     from cthulhu.core.sim import coverage_report, game_seed, play
+
+    from .common import choice_problem, given_choices, refuse
+
+    problem = choice_problem(args.mode, given_choices(args))
+    if problem is not None:
+        return refuse("sim", problem)
+    if args.games < 1:
+        return refuse("sim", "--games must be 1 or more")
 
     def setup_for(seed: int) -> Setup:
         return Setup(

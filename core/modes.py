@@ -49,6 +49,8 @@ class Mode:
     `choices` names the optional `Setup` fields the mode reads ("episode",
     "elder_one", "investigators", "difficulty"); the others must be left unset.
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
+    `listing` gives, for each of `choices`, the ids a setup may name there with a short
+    description of each, the default first (`cthulhu content list`, the command line's checks).
     """
 
     name: str
@@ -64,6 +66,7 @@ class Mode:
     scramble: Callable[[Any], None] | None = None
     choices: frozenset[str] = frozenset()
     describe: Callable[[Any], str] | None = None
+    listing: Callable[[Any], Mapping[str, list[tuple[str, str]]]] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

@@ -7,6 +7,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 
+CHOICES = {  # the optional choices a mode may read (`Mode.choices`), as the refusal names them
+    "episode": "episodes are",
+    "elder_one": "Elder Ones are",
+    "investigators": "investigators are",
+    "difficulty": "difficulty levels are",
+}
+
+
 class Setup(BaseModel):
     """A table's choices. `seats[i]` is the seat that controls investigator i."""
 
@@ -31,13 +39,16 @@ class Setup(BaseModel):
         return mode
 
     @model_validator(mode="after")
-    def _difficulty_only_where_the_mode_has_levels(self) -> "Setup":
+    def _choices_only_where_the_mode_reads_them(self) -> "Setup":
+        """An episode for Shamblers, or difficulty levels for the main game, would be silently ignored: refused."""
         from . import modes
 
-        if self.difficulty is not None and "difficulty" not in modes.get(self.mode).choices:
-            takers = [m for m in modes.all_modes() if "difficulty" in m.choices]
-            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m in takers) or "no mode"
-            raise ValueError(f"difficulty levels are for {where}")
+        read = modes.get(self.mode).choices
+        for name, what in CHOICES.items():
+            if getattr(self, name) not in (None, []) and name not in read:
+                takers = [m for m in modes.all_modes() if name in m.choices]
+                where = " or ".join(f"{m.title} mode (--mode {m.name})" for m in takers) or "no mode"
+                raise ValueError(f"{what} for {where}")
         return self
 
     @model_serializer(mode="wrap")

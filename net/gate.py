@@ -9,6 +9,7 @@ now and a count later.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import resource
 from collections import OrderedDict
@@ -38,6 +39,17 @@ def descriptor_room() -> int:
     if soft == resource.RLIM_INFINITY:
         return 1 << 20
     return max(1, soft - FD_MARGIN)
+
+
+def is_loopback(address: str) -> bool:
+    """127.0.0.0/8, ::1 or an IPv4-mapped loopback address: a connection from this very machine."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
 
 
 @dataclass(slots=True)
@@ -108,7 +120,7 @@ class Gate:
         entry = self._entry(address)
         if self.open >= self.max_open:
             refusal = Refusal("host_full", "the host has no room for more connections")
-        elif entry.connections >= self.limits.max_per_address:
+        elif entry.connections >= self.limits.max_per_address + (self.limits.door_visitors if is_loopback(address) else 0):
             refusal = Refusal("too_many_connections", "too many connections from your address")
         else:
             entry.connections += 1

@@ -692,7 +692,7 @@ class Host:
         self._broadcast_lobby()
         seat_changed = seat is not None and self._record_players()
         self._maybe_start()
-        log.info("peer %d (%s) at %s joined as %s", peer.id, name, address, "spectator" if seat is None else f"seat {seat.index}")
+        log.info("peer %d (%s) at %s joined as %s", peer.id, name, address, "spectator" if seat is None else f"seat {seat.index + 1}")
         return peer, seat_changed
 
     def _drop(self, peer: Peer) -> None:

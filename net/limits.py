@@ -52,6 +52,10 @@ class Limits:
     max_connections: int = 512  # open connections in all (also kept below the descriptor limit)
     max_unverified: int = 32  # connections that have not said hello yet; the oldest makes room
     max_per_address: int = 16  # open connections from one address
+    # The host's own front doors (`host --ssh/--web`) run one interface per visitor, and every one of
+    # them connects from loopback: loopback may hold this many connections more. The doors cap their
+    # visitors themselves, per real client address and in all (`cthulhu.serve.admission`).
+    door_visitors: int = 0
     max_spectators: int = 64  # watchers (seats are never refused for room)
     # rates: (per second, burst)
     frames: tuple[float, int] = (100.0, 200)  # whole frames from one peer; beyond this it is read slower

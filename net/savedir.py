@@ -52,6 +52,44 @@ def default_saves_dir(override: str | Path | None = None) -> Path:
     return root / "saves" if root is not None else user_saves_dir()
 
 
+def fallback_saves_dir() -> Path:
+    """Where a game is saved when its saves folder cannot be written: this user's folder in the temporary directory."""
+    import getpass
+    import tempfile
+
+    try:
+        user = re.sub(r"[^A-Za-z0-9_.-]+", "-", getpass.getuser()) or str(os.getuid())
+    except Exception:  # no login name (a container without a passwd entry)
+        user = str(os.getuid())
+    return Path(tempfile.gettempdir()) / f"cthulhu-saves-{user}"
+
+
+def unwritable(folder: Path) -> str | None:
+    """Why saves cannot be written in `folder` (a short phrase), or None when they can: the folder is
+    made if missing, and a probe file written in it and removed."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cthulhu-probe-"):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def autosave_folder(folder: Path) -> tuple[Path | None, str | None]:
+    """The folder a new game autosaves in, and what to tell the player when it is not `folder`:
+    the fallback folder (named), or no autosave at all when that cannot be written either."""
+    problem = unwritable(folder)
+    if problem is None:
+        return folder, None
+    fallback = fallback_saves_dir()
+    if fallback != folder and unwritable(fallback) is None:
+        return fallback, f"The saves folder {folder} cannot be written ({problem}): this game is saved in {fallback} instead."
+    return None, f"The saves folder {folder} cannot be written ({problem}): the game goes on without autosave."
+
+
 def resolve_save(name: str | Path, saves_dir: str | Path | None = None) -> Path:
     """A path as given if it exists; else `NAME` or `NAME.save` inside the saves folder."""
     path = Path(name).expanduser()

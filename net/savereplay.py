@@ -37,7 +37,7 @@ def _apply(game: Game, step: int, seat: int, wire: dict[str, Any]) -> None:
         command = Command.from_wire(wire)
         game.apply(seat, command)
     except Rejected as exc:
-        raise ReplayRejected(f"step {step}: the recorded command {_brief(wire)} by seat {seat} was refused: {exc.reason}", step=step) from None
+        raise ReplayRejected(f"step {step}: the recorded command {_brief(wire)} by seat {seat + 1} was refused: {exc.reason}", step=step) from None
     except Exception as exc:
         # The rules trust their own states; an edited save can hand them
         # anything. Whatever breaks, the save fails with a message, not a traceback.

@@ -15,6 +15,15 @@ def _own_data_folder(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
+@pytest.fixture(autouse=True)
+def _a_plain_utf8_color_terminal(monkeypatch):
+    """Every test starts in a UTF-8 locale with color allowed, whatever the machine running the
+    tests says (the app picks ASCII and no color from the environment); tests of those set them."""
+    for name in ("LC_ALL", "LC_CTYPE", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
 @pytest.fixture(scope="session")
 def content():
     return builtin()

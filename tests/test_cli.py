@@ -42,11 +42,11 @@ def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
                  ["sim", "--mode", "shamblers", "--difficulty", "nightmare"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err == [f"cthulhu {argv[0]}: unknown difficulty 'nightmare'; choose from easy, normal, hard"]
+        assert err == [f"cthulhu {argv[0]}: --difficulty: unknown difficulty 'nightmare'; choose from normal, easy, hard"]
     for argv in (["play", "--difficulty", "hard"], ["host", "--difficulty", "hard", "--port", "0"], ["sim", "--difficulty", "hard"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err == [f"cthulhu {argv[0]}: difficulty levels are for Shamblers mode (--mode shamblers)"]
+        assert err == [f"cthulhu {argv[0]}: --difficulty: difficulty levels are for Shamblers mode (--mode shamblers)"]
 
 
 def test_host_builds_its_table_at_the_chosen_difficulty():

@@ -8,6 +8,7 @@ the only ones that import `cthulhu.tui`.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -75,3 +76,20 @@ def test_the_check_can_tell():
     result = subprocess.run([sys.executable, "-X", "importtime", "-c", "import cthulhu.tui.app"], capture_output=True, text=True)
     assert result.returncode == 0
     assert "textual" in {m.split(".")[0] for m in imported(result.stderr)}
+
+
+def test_a_headless_host_with_front_doors_imports_no_textual(tmp_path):
+    """`--ssh` and `--web` (asyncssh, aiohttp, textual-serve's process protocol) keep the host free of
+    Textual: only each visitor's own interface process loads it."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    host = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--no-save", "--seats", "2", "--ssh", "0", "--web", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = [host.stdout.readline() for _ in range(4)]
+        assert lines[2].startswith("Over SSH:") and lines[3].startswith("In a browser:"), lines
+        host.terminate()
+        _, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    assert "cthulhu.serve.ssh" in imported(host_err) and "cthulhu.serve.web" in imported(host_err)
+    assert_headless(subprocess.CompletedProcess(host.args, host.returncode, "", host_err))

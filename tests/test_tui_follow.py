@@ -174,7 +174,7 @@ def test_hints_come_once_for_each_kind_of_decision_and_can_be_turned_off():
         app = CthulhuApp(PlayOptions(seed=3, skip_title=True, local=True, hints=hints), link_factory=local_link)
         async with app.run_test(size=(100, 30)) as pilot:
             screen = await started(pilot)
-            hint = screen.query_one("#hint")
+            hint = screen.hints
             first = hint.text
             await choose(pilot, screen, "Run")
             on_run = hint.text

@@ -111,3 +111,35 @@ def _log(app) -> list[str]:
 
     screen = app.screen
     return screen.query_one("#log").lines_plain if isinstance(screen, GameScreen) else []
+
+
+def test_every_update_a_watcher_gets_carries_the_table():
+    """A watcher's welcome used to queue a "connected" update with an empty view, which the game
+    screen reported as a view it cannot show."""
+
+    async def main():
+        from cthulhu.core import Game, Setup
+        from cthulhu.tui.netlink import EmbeddedHost
+
+        host = EmbeddedHost(Game.new(Setup(seed=SEED, players=2)), code="c0de", bots={1: "heuristic"})
+        port = await host.start()
+        player = NetLink("127.0.0.1", port, name="ann", code="c0de")
+        watcher = NetLink("127.0.0.1", port, name="watcher", code="c0de", watch=True)
+        try:
+            first = await player.open()
+            assert first.view["mode"] == "main"
+            assert (await watcher.open()).view["mode"] == "main"
+            prompt = first.view["prompt"]
+            await player.send(0, prompt["options"][0]["command"], prompt["version"])
+            seen = []
+            async for update in watcher.updates():
+                seen.append(update)
+                if update.view.get("step", 0) >= 1:
+                    break
+            assert seen and all(u.view.get("mode") == "main" for u in seen), [u.notice for u in seen]
+        finally:
+            await watcher.close()
+            await player.close()
+            await host.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -87,7 +87,7 @@ def mats(screen) -> str:
 
 def bar(screen) -> str:
     """The prompt bar as drawn (its dice line, the prompt and the keyed choices)."""
-    return screen.query_one("#dice").text + "\n" + screen.query_one("#prompt").text  # the dice line belongs to the bar
+    return screen.query_one("#prompt").text  # the dice line is part of the bar while its roll is decided
 
 
 def log(screen) -> str:

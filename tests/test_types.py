@@ -1,5 +1,6 @@
-"""The type checker runs with the tests: mypy, strict on the rules core, the network layer, and the
-interface's mode packages (the renderers and narrators that read the declared views and events).
+"""The type checker runs with the tests: mypy, strict on the rules core, the network layer, the
+interface's mode packages (the renderers and narrators that read the declared views and events) and
+the host's front doors (`serve/`).
 
 The four folders are mapped into the `cthulhu` namespace only by the install
 (`package-dir`), so the check runs over a folder of links laid out as that
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("core", "net", "cli", "tui", "content")
+FOLDERS = ("core", "net", "cli", "tui", "serve", "content")
 
 
 def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
@@ -25,7 +26,7 @@ def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
     cache = ROOT / ".mypy_cache"
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
-         "-p", "cthulhu.core", "-p", "cthulhu.net", "-p", "cthulhu.tui.modes"],
+         "-p", "cthulhu.core", "-p", "cthulhu.net", "-p", "cthulhu.tui.modes", "-p", "cthulhu.serve"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPY_FORCE_COLOR": "0"},
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -6,12 +6,24 @@ Where the table lives (in this process, an embedded host, a LAN host) is the
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from textual import events
+from textual._compositor import CompositorUpdate
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.reactive import Reactive
+from textual.theme import Theme
+from textual.command import CommandPalette
+from textual.geometry import Size
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from cthulhu.net.textclean import clean_text
 
@@ -21,6 +33,8 @@ from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
 from .screens.title import TitleScreen
+from .terminal import DiffUpdate, PlainScrollBarRender, Terminal, speaks_utf8
+from .themes import THEMES, VGA
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -45,17 +59,26 @@ async def default_link(options: PlayOptions) -> TableLink:
 
 
 class CthulhuApp(App[None]):
+    ansi_theme_dark = Reactive(VGA, init=False)  # what named colors look like in true color: see tui.themes
     CSS_PATH = Path(__file__).with_name("cthulhu.tcss")  # absolute: subclasses live in other folders
     TITLE = "cthulhu"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
+        Binding("ctrl+l", "repaint", "Repaint", show=False),
+        # Browsers keep ctrl+p (print) for themselves: ':' opens the command palette too. Named here,
+        # ctrl+p must be too: Textual adds its own only when no binding opens the palette.
+        Binding("ctrl+p", "command_palette", "palette", show=False, priority=True, tooltip="Open the command palette"),
+        Binding("colon", "command_palette", "Commands", show=False),
     ]
 
     def __init__(self, options: PlayOptions | None = None, link_factory: LinkFactory | None = None) -> None:
         super().__init__()
         self.options = options or PlayOptions()
         self.link_factory = link_factory or default_link
-        self.ascii_mode = self.options.ascii
+        self.terminal = Terminal(no_color=self.no_color)
+        for theme in THEMES.values():
+            self.register_theme(theme)
+        self.ascii_mode = self.options.ascii or not speaks_utf8()
         self.link: TableLink | None = None
         self.farewell: str | None = None  # printed after the app closes: how to carry on
         self.failure: str | None = None  # why a game asked for on the command line could not start
@@ -72,7 +95,7 @@ class CthulhuApp(App[None]):
     # -- start and screens --------------------------------------------------
 
     def on_mount(self) -> None:
-        self.theme = self.options.theme
+        self.use_theme(self.options.theme)
         if self.options.skip_title or self.options.load is not None or self.options.join is not None:
             self.call_later(self.start_game, self.options)
         else:
@@ -111,7 +134,10 @@ class CthulhuApp(App[None]):
         self.check_size()
 
     async def new_game(self) -> None:
-        """Back to the title screen with a fresh seed."""
+        """Back to the title screen with a fresh seed (a served visitor has this table only: they leave)."""
+        if self.options.kiosk:
+            await self.leave()
+            return
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.link = None
@@ -136,11 +162,40 @@ class CthulhuApp(App[None]):
             view = getattr(self.screen, "view", None) or {}
             self.push_screen(HelpScreen(help_text(view.get("mode") or self.options.mode, self.content, view, self.options)))
 
-    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        """Every screen (dialogs too) follows the ASCII setting."""
-        if isinstance(screen, Screen):
-            screen.set_class(self.ascii_mode, "ascii")
-        return super().push_screen(screen, *args, **kwargs)
+    @property
+    def ascii_mode(self) -> bool:
+        """Only 7-bit characters on screen: ASCII borders and scrollbars, and a terminal that sends nothing else."""
+        return self.terminal.ascii
+
+    @ascii_mode.setter
+    def ascii_mode(self, on: bool) -> None:
+        self.terminal.set_modes(ascii=on)
+        self.set_class(on, "ascii")  # the stylesheet's `.ascii` rules, for every screen and dialog
+        ScrollBar.renderer = PlainScrollBarRender if on or self.no_color else ScrollBarRender
+        if self.is_running:
+            for screen in self.screen_stack:
+                for pane in screen.query(".pane"):
+                    if hasattr(pane, "ascii"):
+                        pane.ascii = on
+                        pane.redraw()
+            self.screen.refresh()
+
+    def use_theme(self, name: str) -> None:
+        """The theme at start (and every change after it, from the palette) sets the terminal writer too."""
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.theme = name
+        self._theme_changed(self.current_theme)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """A theme of the terminal's own colors gets no faint text: terminals draw it as they please."""
+        self.terminal.set_modes(faint=not theme.ansi)
+        if self.is_running:
+            self.screen.refresh()
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            placeholder = "Search for commands..." if self.ascii_mode else "Search for commands…"
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=placeholder))
 
     def get_key_display(self, binding: Binding) -> str:
         shown = super().get_key_display(binding)
@@ -148,14 +203,27 @@ class CthulhuApp(App[None]):
             return binding.key.split(",")[0].replace("question_mark", "?")
         return shown
 
+    # -- the terminal ----------------------------------------------------------
+
+    def _display(self, screen: Screen, renderable: Any) -> None:
+        """Every frame goes out through `self.terminal`: only the cells that changed are sent."""
+        if isinstance(renderable, CompositorUpdate) and not isinstance(renderable, DiffUpdate) and not self.is_inline:
+            renderable = self.terminal.update(renderable, *self.size)
+        super()._display(screen, renderable)
+
+    def action_repaint(self) -> None:
+        """Send the whole screen again (something else wrote to the terminal)."""
+        self.terminal.forget()
+        self.screen.refresh()
+
     # -- size --------------------------------------------------------------
 
-    def on_resize(self) -> None:
-        self.check_size()
+    def on_resize(self, event: events.Resize) -> None:
+        self.check_size(event.size)  # the new size: `self.size` may not have caught up yet
 
-    def check_size(self) -> None:
+    def check_size(self, size: Size | None = None) -> None:
         """Cover everything with a message while the terminal is below the minimum size."""
-        w, h = self.size
+        w, h = size or self.size
         small = w < MIN_SIZE[0] or h < MIN_SIZE[1]
         if small and not isinstance(self.screen, TooSmallScreen):
             self.push_screen(TooSmallScreen())
@@ -171,37 +239,89 @@ class CthulhuApp(App[None]):
             yield SystemCommand("Save game", "Write the save file now", screen.action_save)
             yield SystemCommand("Save and quit", "Ask, then save and quit", screen.action_quit_menu)
             yield SystemCommand("Choices", "Show the current choices as a list", screen.action_choices)
-            yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
+            if not self.options.kiosk:
+                yield SystemCommand("New game", "Leave this game and go back to the title screen", screen.action_new_game)
             for name, title in (("investigators", "Investigators"), ("story", "Story Board"), ("log", "Log")):
                 yield SystemCommand(f"Show {title}", f"Show the {title} pane (small terminals)", lambda n=name: screen.show_pane(n))
         yield SystemCommand("Toggle ASCII", "Plain ASCII borders for terminals without box drawing", self.toggle_ascii)
-        yield SystemCommand("ANSI theme", "Use the terminal's own 16 colors", lambda: setattr(self, "theme", "ansi-dark"))
-        yield from super().get_system_commands(screen)
+        for name, about in (("dark", "Dark colors, the same at every color depth"), ("ansi", "The terminal's own 16 colors")):
+            yield SystemCommand(f"Theme: {name}", about, lambda name=name: setattr(self, "theme", name))
+        if not self.options.kiosk:  # a visitor writes no files on the host
+            yield SystemCommand("Screenshot", "Save a picture (SVG) of the screen in the saves folder", self.action_screenshot)
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Screenshot"):  # only our own themes; pictures go to the saves folder
+                yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """An SVG of the screen, written to the saves folder (the one place this app writes to)."""
+        if self.options.kiosk:
+            return  # a visitor writes no files on the host
+        from datetime import datetime
+
+        from cthulhu.net.savedir import default_saves_dir
+
+        folder = Path(path) if path else default_saves_dir(self.options.saves_dir)
+        target = folder / (filename or f"screenshot-{datetime.now().strftime('%Y%m%d-%H%M%S')}.svg")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_text(self.export_screenshot(), encoding="utf-8")
+        except OSError as exc:
+            self.notify(clean_text(f"Could not save the screenshot in {folder}: {exc.strerror or exc}"), severity="error", markup=False)
+            return
+        self.notify(clean_text(f"Screenshot saved: {target}"), markup=False)
 
     def toggle_ascii(self) -> None:
         self.ascii_mode = not self.ascii_mode
-        for screen in self.screen_stack:
-            screen.set_class(self.ascii_mode, "ascii")
-            for pane in screen.query(".pane"):
-                if hasattr(pane, "ascii"):
-                    pane.ascii = self.ascii_mode
-                    pane.redraw()
 
 
-def run(options: PlayOptions, link_factory: LinkFactory | None = None) -> int:
+def run(options: PlayOptions, link_factory: LinkFactory | None = None, loop: asyncio.AbstractEventLoop | None = None) -> int:
     """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
     app = CthulhuApp(options, link_factory)
-    app.run()
+    app.run(loop=loop)
     if app.failure:
-        import sys
-
         command = "join" if options.join is not None else "host"
         print(f"cthulhu {command}: {app.failure}", file=sys.stderr)
         return 2
     if app.farewell:
-        print(app.farewell)
+        # A served visitor's stdout may be the web driver's channel: their last words go to stderr.
+        print(app.farewell, file=sys.stderr if options.kiosk else sys.stdout)
     return 0
 
 
-__all__ = ["CthulhuApp", "local_link", "run"]
+def _leave_with_the_host() -> None:
+    """A served visitor's interface is a child of the host (its door started it). If the host dies
+    (killed, its terminal closed) we are handed to another parent, and nobody can see or type to us
+    any more: leave then, rather than reconnect to nothing for a quarter of an hour."""
+    host = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == host:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="cthulhu-host-watch", daemon=True).start()
+
+
+def run_visitor(options: PlayOptions) -> int:
+    """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
+    so a refusal (a full table, the host gone) is one line and no screen at all."""
+    from .netlink import join_link
+
+    _leave_with_the_host()
+    loop = asyncio.new_event_loop()
+    link = join_link(options)
+    try:
+        loop.run_until_complete(link.open())  # the game screen's own open() then returns this same start
+    except Exception as exc:
+        loop.run_until_complete(link.close())
+        loop.close()
+        print(clean_text(f"cthulhu: {exc}"), file=sys.stderr)
+        return 2
+    try:
+        return run(options, lambda _: link, loop=loop)
+    finally:
+        loop.close()
+
+
+__all__ = ["CthulhuApp", "local_link", "run", "run_visitor"]

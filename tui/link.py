@@ -26,9 +26,11 @@ class Update:
     `view` is a full per-seat view (a plain dict). `events` are wire dicts.
     `rejected` is the engine's reason when our own command was refused (then the
     view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
-    line about the link itself for the Log (saved, reconnected...). `status`
+    line about the link itself for the Log (saved, reconnected...), also shown as a
+    notification when it is a `headline` (something not to miss). `status`
     is the link's state while it cannot play (reconnecting...): shown in place
-    of the choices until an update without it arrives.
+    of the choices until an update without it arrives. `warning` is something
+    the player must not miss (the game is not being saved where they think).
     """
 
     view: dict[str, Any]
@@ -37,6 +39,8 @@ class Update:
     chat: tuple[str, str] | None = None
     notice: str | None = None
     status: str | None = None
+    warning: str | None = None
+    headline: bool = False
 
 
 class SaveUnavailable(Exception):
@@ -162,6 +166,7 @@ class LocalLink(QueuedUpdates):
         self.seed: int | None = game.setup.seed
         self.autosave = autosave
         self._save_trouble = False
+        self.warning: str | None = None  # told with the first update (an unwritable saves folder)
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
 
@@ -177,10 +182,15 @@ class LocalLink(QueuedUpdates):
     ) -> "LocalLink":
         """A fresh game; the last `bots` seats are played by bots (a move every `bot_delay` seconds);
         autosaved into `saves_dir` if given."""
+        from cthulhu.net.savedir import autosave_folder
+
         game = Game.new(setup)
         bot_seats = _make_bots(game, bots, bot_kind)
-        autosave = _Autosave.start(game, saves_dir, f"{setup.mode}-{setup.seed}") if saves_dir else None
-        return cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
+        folder, warning = autosave_folder(saves_dir) if saves_dir else (None, None)
+        autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
+        link = cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
+        link.warning = warning
+        return link
 
     @classmethod
     def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
@@ -201,13 +211,13 @@ class LocalLink(QueuedUpdates):
 
     async def open(self) -> Update:
         events = [e.wire() for e in self.game.start_events] if self.game.step == 0 else []
-        first = Update(self._view(), events)
+        first = Update(self._view(), events, warning=self.warning)
         await self._run_bots()
         return first
 
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         if seat not in self.local_seats:
-            await self._queue.put(Update(self._view(), rejected=f"seat {seat} is not played at this terminal"))
+            await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
             return
         try:
             cmd = Command.from_wire(command)
@@ -222,7 +232,7 @@ class LocalLink(QueuedUpdates):
     async def undo(self, seat: int, version: int | None) -> None:
         """Take back `seat`'s last decision (the game refuses across a reveal); the save follows."""
         if seat not in self.local_seats:
-            await self._queue.put(Update(self._view(), rejected=f"seat {seat} is not played at this terminal"))
+            await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
             return
         try:
             events = self.game.undo(seat, 1, version)

@@ -21,15 +21,15 @@ from .modes import Told, tui_mode
 KIND_STYLES = {
     "turn": "bold",
     "dice": "cyan",
-    "harm": "red",
-    "enemy": "magenta",
+    "harm": "bright_red",
+    "enemy": "bright_magenta",
     "good": "green",
     "move": "",
-    "story": "yellow",
+    "story": "bright_yellow",
     "end": "bold reverse",
     "info": "dim",
-    "chat": "blue",
-    "error": "bold red",
+    "chat": "bright_cyan",
+    "error": "bold bright_red",
 }
 
 

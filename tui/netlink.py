@@ -77,6 +77,8 @@ class NetLink(QueuedUpdates):
         address: str | None = None,
         label: str = "",
         save_hint: str | None = None,
+        doors: tuple[str, ...] = (),
+        visitor: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -85,6 +87,7 @@ class NetLink(QueuedUpdates):
         self.watch = watch
         self.seed = seed
         self.embedded = embedded
+        self.warning: str | None = None  # told with the first update (an unwritable saves folder)
         self.hosting = embedded is not None and hosting
         """This terminal's process hosts a table others join (`cthulhu host`)."""
         self.chat_ok = embedded is None or hosting
@@ -96,6 +99,10 @@ class NetLink(QueuedUpdates):
         """The address as the player typed it: what the seat store and the printed commands use."""
         self.label = label
         self.save_hint = save_hint  # hosting: how to carry the game on later
+        self.doors = doors  # hosting: how friends come in by `ssh` or a browser (`host --ssh/--web`)
+        self.visitor = visitor
+        """A visitor the host serves (`join --kiosk`): how they come back, in the door's words. Their
+        seat store is their own (one data folder per visitor and table), so its newest seat is theirs."""
         self.local_seats: frozenset[int] = frozenset()
         self._wanted = list(seats) if seats else [None]
         self._conns: list[_Conn] = []
@@ -105,12 +112,17 @@ class NetLink(QueuedUpdates):
         self._last_view: dict[str, Any] = {}
         self._status: str | None = None
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
+        self._opened: Update | None = None
         self.dice: Any = None
         """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
 
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:
+        """Connect every local seat; the first update. Opening an open link gives that update again
+        (a served visitor's link is opened before the app draws anything, then by the game screen)."""
+        if self._opened is not None:
+            return self._opened
         self._loop = asyncio.get_running_loop()
         if self.embedded is not None:
             self.embedded.on_save_trouble = self._save_trouble
@@ -120,21 +132,33 @@ class NetLink(QueuedUpdates):
             conn = await self._open_conn(name, wanted, token, stored and token is not None)
             if conn.session.closed is not None and conn.stored_token and conn.session.closed.code == "bad_token":
                 self._forget(token)  # a seat from another game at this address, or one since freed
+                await self._discard(conn)
                 conn = await self._open_conn(name, wanted, None, False)
             if conn.session.closed is not None:
+                await self._discard(conn)
                 raise LinkError(f"the host refused us: {conn.session.closed.reason}")
             if not conn.up:
+                await self._discard(conn)
                 raise LinkError(f"the host at {self.address} closed the connection before seating us")
             self._conns.append(conn)
         self._seat_local()
         view = self._view()
-        if self.embedded is not None and not self.chat_ok:
-            return Update(view)  # a game at this terminal alone: nothing to say about sockets
+        if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
+            self._opened = Update(view, warning=self.warning)
+            return self._opened
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
-        where = "the table in this process" if self.embedded is not None else "the table"
-        back = " (your seat, kept on this machine)" if self._conns[0].stored_token else ""
+        where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
+        kept = "kept for you" if self.visitor is not None else "kept on this machine"
+        back = f" (your seat, {kept})" if self._conns[0].stored_token and self.local_seats else ""
         which = "seat" if len(self.local_seats) == 1 else "seats"
-        return Update(view, notice=f"Joined {where} at {self.address}; your {which}: {seats}{back}.")
+        notice = f"Joined {where}; your {which}: {seats}{back}."
+        full = not self.local_seats and not self.watch
+        if full:
+            notice = f"Joined {where}. Every seat is taken, so you are watching."
+        if self.visitor:
+            notice += f" {self.visitor}"
+        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning)
+        return self._opened
 
     def _stored_token(self, name: str) -> str | None:
         if self.store is None or self.watch:
@@ -142,6 +166,8 @@ class NetLink(QueuedUpdates):
         try:
             if self.hosting:
                 entry = self.store.find(name=name, table=self.table, hosting=True) if self.table else None
+            elif self.visitor is not None:
+                entry = next(iter(self.store.entries()), None)
             else:
                 entry = self.store.find(name=name, address=self.address)
         except OSError:
@@ -159,6 +185,18 @@ class NetLink(QueuedUpdates):
             conn.task.cancel()
             raise LinkError(f"no welcome from {self.address}") from None
         return conn
+
+    @staticmethod
+    async def _discard(conn: _Conn) -> None:
+        """A connection the host refused: closed, its reader stopped and awaited."""
+        if conn.writer is not None:
+            conn.writer.close()
+        if conn.task is not None:
+            conn.task.cancel()
+            try:
+                await conn.task
+            except (asyncio.CancelledError, Exception):
+                pass
 
     async def _connect(self, conn: _Conn) -> None:
         try:
@@ -353,6 +391,11 @@ class NetLink(QueuedUpdates):
             info["view_hash"] = session.mirror.hash
         if self.hosting:
             info["comeback"] = self.save_hint
+            info["doors"] = self.doors
+        elif self.visitor is not None:  # the loopback address and `cthulhu join` mean nothing to them
+            info["address"] = info["join"] = None
+            info["visitor"] = True
+            info["comeback"] = self.visitor
         elif session is not None and session.token:
             kept = f" (the seat token is kept in {self.store.path})" if self.store is not None else ""
             info["comeback"] = f"run the same command again to take your seat back{kept}:\n  {join_command(self.address, self.code)}"
@@ -365,13 +408,17 @@ class NetLink(QueuedUpdates):
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
             return self.save_hint if session is not None and session.game_over is None else None
+        if self.visitor is not None:
+            return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
             return f"Your seat waits for you; come back with: {join_command(self.address, self.code)}"
         return None
 
     @property
     def _queue_ready(self) -> bool:
-        return bool(self.local_seats) or self.watch
+        """Updates go on the queue once `open()` has given the first one (before, there is no view
+        to put in them: a watcher's welcome used to queue an update with an empty view)."""
+        return self._opened is not None and (bool(self.local_seats) or self.watch)
 
     async def _reconnect(self, conn: _Conn, primary: bool) -> bool:
         """Lost the host: try again with our seat token, with back-off, for `RECONNECT_FOR` seconds."""
@@ -516,6 +563,7 @@ class EmbeddedHost:
         table_id: str | None = None,
         away_bot: float | None = None,
         bot_delay: float = 0.0,
+        limits: Any = None,
     ) -> None:
         self.game = game
         self.bot_delay = bot_delay
@@ -528,6 +576,7 @@ class EmbeddedHost:
         self.players = players
         self.table_id = table_id
         self.away_bot = away_bot
+        self.limits = limits
         self.port: int | None = None
         self.host: Any = None
         self.on_save_trouble: Any = None  # set by the link: autosave failed (reason) or works again (None)
@@ -556,6 +605,7 @@ class EmbeddedHost:
                     table_id=self.table_id,
                     away_bot=self.away_bot,
                     bot_delay=self.bot_delay,
+                    limits=self.limits,
                     on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
                 )
                 async with trio.open_nursery() as nursery:
@@ -637,22 +687,35 @@ class EmbeddedHost:
         return self._thread.is_alive()
 
 
-def _writer_for(options: Any, game: Any, save: Any) -> Any:
-    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`."""
+def _writer_for(options: Any, game: Any, save: Any) -> tuple[Any, str | None]:
+    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`.
+    Also what the player must be told: a saves folder that cannot be written, and where the game goes instead."""
     if options.no_save:
-        return None
-    from cthulhu.net.savedir import new_save_path
+        return None, None
+    from cthulhu.net.savedir import autosave_folder, new_save_path
     from cthulhu.net.savewriter import SaveWriter
 
     if save is not None:
-        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False)
+        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False), None
     if options.save_to is not None:
-        return SaveWriter(options.save_to, game, fsync=False)
+        return SaveWriter(options.save_to, game, fsync=False), None
     if options.saves_dir is not None:
         setup = game.setup
         prefix = "net-" if options.hosting else ""
-        return SaveWriter(new_save_path(options.saves_dir, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False)
-    return None
+        folder, warning = autosave_folder(Path(options.saves_dir))
+        if folder is None:
+            return None, warning
+        return SaveWriter(new_save_path(folder, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False), warning
+    return None, None
+
+
+def _limits(options: Any) -> Any:
+    """The host's limits; room on loopback for the visitors of `host --ssh/--web`, if any."""
+    if not options.door_visitors:
+        return None
+    from cthulhu.net.limits import Limits
+
+    return Limits().but(door_visitors=options.door_visitors)
 
 
 def _label(options: Any, humans: list[int], bots: int) -> str:
@@ -679,7 +742,7 @@ async def embedded_link(options: Any) -> NetLink:
         game, save = load_game(options.load)
     else:
         game = Game.new(options.setup())
-    writer = _writer_for(options, game, save)
+    writer, warning = _writer_for(options, game, save)
     seats = game.setup.players
     kind = usable_bot(options.bot_kind, game.setup.mode)
     bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
@@ -719,6 +782,7 @@ async def embedded_link(options: Any) -> NetLink:
         table_id=table_id,
         away_bot=options.away_bot,
         bot_delay=options.bot_delay,
+        limits=_limits(options),
     )
     try:
         port = await embedded.start()
@@ -747,7 +811,9 @@ async def embedded_link(options: Any) -> NetLink:
         store=store,
         label=_label(options, humans, len(bot_seats)),
         save_hint=save_hint,
+        doors=options.doors,
     )
+    link.warning = warning
     return link
 
 
@@ -767,5 +833,6 @@ def join_link(options: Any) -> NetLink:
         token=options.token,
         store=SeatStore(),
         address=address,
-        label=f"joined {address}",
+        label="visiting" if options.kiosk else f"joined {address}",
+        visitor=(options.kiosk_comeback or "") if options.kiosk else None,
     )

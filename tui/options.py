@@ -32,7 +32,7 @@ class PlayOptions:
     bots: int = 0
     bot_kind: str = "heuristic"
     ascii: bool = False
-    theme: str = "textual-dark"
+    theme: str = "dark"
     load: Path | None = None
     saves_dir: Path | None = None
     skip_title: bool = False
@@ -54,6 +54,10 @@ class PlayOptions:
     watch: bool = False
     bot_delay: float = 0.5  # seconds before each bot move, so people can follow them (0: at once)
     hints: bool = True  # a line of help the first time each kind of decision comes up
+    kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
+    kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
+    doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)
+    door_visitors: int = 0  # hosting: visitors those doors may connect at once, all from loopback
 
     @property
     def hosting(self) -> bool:

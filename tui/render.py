@@ -10,13 +10,14 @@ import textwrap
 from rich.text import Text
 
 # The marks of players (investigators, Player Mats) on a map, in seat order.
-MARK_STYLES = ["bold bright_cyan", "bold bright_yellow", "bold bright_green", "bold bright_blue", "bold bright_white"]
+MARK_STYLES = ["bold bright_cyan", "bold bright_yellow", "bold bright_green", "bold bright_white on blue", "bold bright_white"]
 
 
 def track(value: int, size: int, style: str, empty: str = ".") -> Text:
     """A row of boxes: `value` filled out of `size`."""
     value = max(0, min(value, size))
-    t = Text("[", style="dim")
+    t = Text()
+    t.append("[", style="dim")
     t.append("#" * value, style=style)
     t.append(empty * (size - value), style="dim")
     t.append("]", style="dim")

@@ -52,4 +52,5 @@ def clean_update(update: Update) -> Update:
         rejected=clean_text(update.rejected) if update.rejected is not None else None,
         notice=clean_text(update.notice) if update.notice is not None else None,
         status=clean_text(update.status) if update.status is not None else None,
+        warning=clean_text(update.warning) if update.warning is not None else None,
     )

@@ -50,6 +50,19 @@ def _describe(main: MainContent) -> str:
             f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)")
 
 
+def _listing(main: MainContent) -> dict[str, list[tuple[str, str]]]:
+    # What a setup without the choice gets first (the rules' own defaults: resolve_setup).
+    episodes = sorted(main.episodes, key=lambda k: (main.episodes[k].difficulty, k))
+    elders = sorted(main.elder_ones, key=lambda k: (k != main.rules.default_elder_one, k))
+    first = sorted(main.investigators)[: main.rules.default_investigators]
+    return {
+        "episode": [(k, f"{main.episodes[k].name}, difficulty {main.episodes[k].difficulty}" + (" (the default)" if n == 0 else ""))
+                    for n, k in enumerate(episodes)],
+        "elder_one": [(k, main.elder_ones[k].name + (" (the default)" if n == 0 else "")) for n, k in enumerate(elders)],
+        "investigators": [(k, f"{i.name}, {i.title}" + (" (a default)" if k in first else "")) for k, i in sorted(main.investigators.items())],
+    }
+
+
 MODE = Mode(
     name="main",
     title="Main game",
@@ -64,4 +77,5 @@ MODE = Mode(
     scramble=_scramble,
     choices=frozenset({"episode", "elder_one", "investigators"}),
     describe=_describe,
+    listing=_listing,
 )

@@ -30,6 +30,11 @@ def _describe(sh: ShamblersContent) -> str:
     return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
 
 
+def _listing(content: ShamblersContent) -> dict[str, list[tuple[str, str]]]:
+    levels = sorted(content.levels, key=lambda lv: lv.id != content.default_difficulty)
+    return {"difficulty": [(lv.id, lv.name + (" (the default)" if lv.id == content.default_difficulty else "")) for lv in levels]}
+
+
 MODE = Mode(
     name="shamblers",
     title="Shamblers",
@@ -43,4 +48,5 @@ MODE = Mode(
     scramble=_scramble,
     choices=frozenset({"difficulty"}),
     describe=_describe,
+    listing=_listing,
 )

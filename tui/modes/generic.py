@@ -37,7 +37,8 @@ _FRAME = ("mode", "step", "outcome", "prompt")
 
 def render_generic(value: Any, title: str | None = None) -> Text:
     """Any view (or part of one) as indented 'key: value' lines."""
-    out = Text(title or "", style="bold")
+    out = Text()
+    out.append(title or "", style="bold")
     out.append_text(_pretty(value, 0))
     return out
 

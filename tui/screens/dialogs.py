@@ -6,9 +6,11 @@ import textwrap
 from typing import Any, Literal
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -175,10 +177,13 @@ class TooSmallScreen(Screen[None]):
         yield Static(id="too-small")
 
     def on_mount(self) -> None:
-        self.on_resize()
+        self.show_size(self.app.size)
 
-    def on_resize(self, event: Any = None) -> None:
-        w, h = self.app.size
+    def on_resize(self, event: events.Resize) -> None:
+        self.show_size(event.size)
+
+    def show_size(self, size: Size) -> None:
+        w, h = size
         self.query_one("#too-small", Static).update(
             f"cthulhu needs a terminal of at least {MIN_SIZE[0]}x{MIN_SIZE[1]};\nthis one is {w}x{h}. Please make it larger.\n\n(ctrl+q quits)"
         )

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, Vertical
+from textual.containers import Container
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -22,9 +23,9 @@ from ..narrate import KIND_STYLES, tell
 from ..options import WIDE_SIZE
 from ..safe import clean_update, plain, safe_text
 from ..widgets.chat import ChatInput
-from ..widgets.decision import DiceLine, HintLine
+from ..hints import Hints
 from ..widgets.log_strip import LogStrip
-from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane
+from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
@@ -42,7 +43,7 @@ def dice_text(verdict: Any) -> str:
 
 
 class GameScreen(Screen[None]):
-    """The table: four panes, the Log strip, the dice and hint lines, the prompt bar.
+    """The table: four panes, the Log strip, and the prompt bar (with the dice being decided and first-game hints).
 
     Every pane is reached by keys alone: Tab and shift+Tab move the focus from pane
     to pane (on a small terminal the side pane follows it), the focused pane scrolls
@@ -66,7 +67,7 @@ class GameScreen(Screen[None]):
         Binding("enter", "summary", "Summary", show=False),
         Binding("n", "new_game", "New game", show=False),
     ]
-    ALLOW_IN_MAXIMIZED_VIEW = "#strip, #decision, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
+    ALLOW_IN_MAXIMIZED_VIEW = "#strip, #prompt, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
     ESCAPE_TO_MINIMIZE = True
 
     def __init__(self, link: TableLink, *, title: str = "") -> None:
@@ -81,6 +82,8 @@ class GameScreen(Screen[None]):
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.updates_seen = 0
         self._version: int | None = None
+        self.hints = Hints()
+        self.resized_to: Size | None = None  # from the last Resize event
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -91,32 +94,29 @@ class GameScreen(Screen[None]):
             yield LogPane(id="log")
         yield LogStrip(id="strip")
         yield ChatInput(id="chat")
-        with Vertical(id="decision"):
-            yield DiceLine(id="dice")
-            yield HintLine(id="hint")
-            yield PromptBar(id="prompt")
+        yield PromptBar(id="prompt")
         yield Footer()
 
     # -- layout -------------------------------------------------------------
 
     def on_mount(self) -> None:
         ascii_mode = getattr(self.app, "ascii_mode", False)
-        self.set_class(ascii_mode, "ascii")
         for pane in self.query(".pane"):
             if hasattr(pane, "ascii"):
                 pane.ascii = ascii_mode
         options = getattr(self.app, "options", None)
-        self.query_one(HintLine).enabled = bool(getattr(options, "hints", True))
+        self.hints.enabled = bool(getattr(options, "hints", True))
         self.relayout()
         self.query_one("#map").focus()
         self.pump()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        self.resized_to = event.size  # the new size (the app's may lag behind the event)
         self.relayout()
 
     @property
     def compact(self) -> bool:
-        w, h = self.app.size
+        w, h = self.resized_to or self.app.size
         return w < WIDE_SIZE[0] or h < WIDE_SIZE[1]
 
     def relayout(self) -> None:
@@ -162,6 +162,9 @@ class GameScreen(Screen[None]):
         if rows != getattr(self, "_rows", None):
             self._rows = rows
             body.styles.grid_rows = rows
+
+    def on_view_pane_grew(self, message: ViewPane.Grew) -> None:
+        self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choices":
@@ -245,7 +248,7 @@ class GameScreen(Screen[None]):
                 self.apply_update(update)
         except Exception as exc:  # a broken link is shown, never a crash
             self.say("error", f"No connection to the table: {exc}")
-            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold red")
+            self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold bright_red")
             self.query_one(PromptBar).show(self.view, frozenset(), self.note)
             raise
 
@@ -274,13 +277,18 @@ class GameScreen(Screen[None]):
         self.note = None
         self.link_status = update.status
         if update.status:
-            self.note = Text(update.status, style="bold yellow")
+            self.note = Text(update.status, style="bold bright_yellow")
         if update.rejected:
             self.say("error", f"Refused: {update.rejected}")
-            self.note = Text(f"Refused: {update.rejected}", style="bold red")
+            self.note = Text(f"Refused: {update.rejected}", style="bold bright_red")
             self.app.bell()
         if update.notice:
             self.say("info", update.notice)
+            if update.headline:
+                self.notify(update.notice, timeout=8, markup=False)
+        if update.warning:  # in the Log, and where nobody can miss it
+            self.say("error", update.warning)
+            self.app.notify(update.warning, severity="warning", timeout=20, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         dice = getattr(self.link, "dice", None)
@@ -291,7 +299,7 @@ class GameScreen(Screen[None]):
         version = prompt["version"] if prompt is not None else None
         if update.events or version != self._version:
             self._version = version
-            self.query_one(HintLine).show(view, [str(ev.get("type")) for ev in update.events])
+            self.hints.update(view, [str(ev.get("type")) for ev in update.events])
         self.redraw()
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
@@ -302,10 +310,9 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        width = max(20, self.app.size.width - 2)
-        self.query_one(DiceLine).show(view, width)
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
-        status = Text(" cthulhu", style="bold")
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status), hint=self.hints.line)
+        status = Text()
+        status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
         if self.title_text:
             status.append(f"  {self.title_text}", style="dim")
@@ -313,6 +320,8 @@ class GameScreen(Screen[None]):
             status.append(f"  seed {self.link.seed}")
         if view.get("turn") is not None:
             status.append(f"  turn {view['turn']}")
+        if self.chat_ok:  # at a shared table the step is how players (and the table dialog) name a moment
+            status.append(f"  step {view.get('step', 0)}", style="dim")
         if status != getattr(self, "_status", None):
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)

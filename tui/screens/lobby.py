@@ -33,10 +33,14 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     table = table or {}
     out = Text()
     if info.get("status"):
-        out.append(f"{info['status']}\n\n", style="bold yellow")
+        out.append(f"{info['status']}\n\n", style="bold bright_yellow")
     if info.get("hosting"):
         out.append("You host this table. ", style="bold")
         out.append(f"Others join with:\n  {info.get('join') or 'cthulhu join ' + str(info.get('address'))}\n")
+        for line in info.get("doors") or ():
+            out.append(f"  {line}\n")
+    elif info.get("visitor"):
+        out.append("You came in through the host's SSH or web door.\n")
     else:
         out.append(f"Joined the table at {info.get('address', '?')}.\n")
     out.append("Table code: ")
@@ -66,9 +70,9 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
             if n in mine:
                 line.append("  (you)", style="bold")
             if seat.get("stand_in"):
-                line.append("  away - a bot plays for them until they are back", style="yellow")
+                line.append("  away - a bot plays for them until they are back", style="bright_yellow")
             elif not seat.get("connected"):
-                line.append("  away - their seat waits for them", style="yellow")
+                line.append("  away - their seat waits for them", style="bright_yellow")
         out.append_text(line)
         out.append("\n")
     if not seats:
@@ -76,7 +80,7 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     open_seats = sum(1 for s in seats if s.get("kind") == "open")
     out.append(f"{open_seats} open seat(s).\n", style="dim")
     if info.get("comeback"):
-        out.append("\nTo come back: " if not info.get("hosting") else "\n", style="bold")
+        out.append("\n" if info.get("hosting") or info.get("visitor") else "\nTo come back: ", style="bold")
         out.append(f"{info['comeback']}\n")
     if info.get("comeback_elsewhere"):
         out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
@@ -177,7 +181,7 @@ class LobbyScreen(ModalScreen[None]):
     async def _act(self, method: str, done: str) -> None:
         """Ask the host to act on the picked seat; the host decides (its lobby news may lag here)."""
         if not self.info.get("hosting") or self.selected is None:
-            self.message = Text("Pick a seat whose player is away first.", style="yellow")
+            self.message = Text("Pick a seat whose player is away first.", style="bright_yellow")
             self.redraw()
             return
         seat = away(self.info, self.selected) or {}
@@ -185,7 +189,7 @@ class LobbyScreen(ModalScreen[None]):
         try:
             await getattr(self.link, method)(self.selected)
         except Exception as exc:  # nobody away there, the player came back meanwhile, or the host stopped
-            self.message = Text(clean_text(f"Not done: {exc}"), style="red")
+            self.message = Text(clean_text(f"Not done: {exc}"), style="bright_red")
         else:
             self.message = Text(done.format(n=self.selected + 1, who=who), style="green")
         self.refresh_info()

@@ -43,9 +43,7 @@ class ReplayScreen(GameScreen):
         self.over_shown = True  # the summary on Enter only, not as soon as the last step shows
 
     def on_mount(self) -> None:
-        from ..widgets.decision import HintLine
-
-        self.query_one(HintLine).enabled = False  # nothing is decided here: no first-game hints
+        self.hints.enabled = False  # nothing is decided here: no first-game hints
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("save", "choices", "chat", "new_game"):
@@ -71,7 +69,8 @@ class ReplayScreen(GameScreen):
     def redraw(self) -> None:
         refused = self.note
         r = self.replayer
-        note = Text(f"Replay: step {r.step} of {r.last}", style="bold")
+        note = Text()
+        note.append(f"Replay: step {r.step} of {r.last}", style="bold")
         note.append(f"   {r.describe()}")
         note.append(f"\n{KEYS_HINT}", style="dim")
         if refused is not None:
@@ -110,7 +109,7 @@ class ReplayApp(CthulhuApp):
 
     def on_mount(self, event: Any) -> None:
         event.prevent_default()  # not the title screen nor a game
-        self.theme = self.options.theme
+        self.use_theme(self.options.theme)
         self.push_screen(ReplayScreen(ReplayLink(self.replayer, name=self.replay_name)))
         self.check_size()
 

@@ -120,11 +120,11 @@ class TitleScreen(Screen[PlayOptions]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_class(self.app.ascii_mode, "ascii")
         self.redraw()
 
     def redraw(self) -> None:
-        out = Text("CTHULHU\n", style="bold")
+        out = Text()
+        out.append("CTHULHU\n", style="bold")
         out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
         applies = tui_mode(self.row("mode").value).setup_rows
         optional = {"difficulty", "episode", "elder_one", "investigators"}
@@ -171,12 +171,13 @@ class TitleScreen(Screen[PlayOptions]):
         invs = tuple(r.value for r in self.rows if r.key.startswith("inv") and r.value is not None)
         invs = tuple(dict.fromkeys(invs))  # the same investigator twice counts once
         mode = self.row("mode").value
+        applies = tui_mode(mode).setup_rows  # a choice the mode does not read is not passed on (it is refused)
         return self.options.with_(
             mode=mode,
-            difficulty=self.row("difficulty").value if "difficulty" in tui_mode(mode).setup_rows else None,
-            episode=self.row("episode").value,
-            elder_one=self.row("elder_one").value,
-            investigators=invs,
+            difficulty=self.row("difficulty").value if "difficulty" in applies else None,
+            episode=self.row("episode").value if "episode" in applies else None,
+            elder_one=self.row("elder_one").value if "elder_one" in applies else None,
+            investigators=invs if "investigators" in applies else (),
             players=self.row("players").value,
             bots=self.row("bots").value,
             hints=self.row("hints").value,

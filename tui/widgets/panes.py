@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.message import Message
 
 from ..modes import tui_mode
 from ..narrate import KIND_STYLES
@@ -14,6 +15,9 @@ from .lines import LinesView, LogLines
 
 class ViewPane(LinesView):
     """A titled, scrollable pane redrawn from the view (and its own width); only changed lines repaint."""
+
+    class Grew(Message):
+        """The pane's text got taller or shorter (the screen may give it more or fewer rows)."""
 
     def __init__(self, title: str, *, id: str) -> None:
         super().__init__(id=id, classes="pane")
@@ -31,23 +35,20 @@ class ViewPane(LinesView):
         self.redraw()
 
     def redraw(self) -> None:
-        if self.view is not None:
+        for _ in range(2):  # twice if a scrollbar came or went and changed the width
+            if self.view is None:
+                return
             width = max(10, self.text_width)
             text = self.render_view(self.view, width)
             if (text, width) == self._shown:
                 return  # unchanged: no repaint, no bytes to the terminal
             self._shown = (text, width)
             self.set_lines(self.strips_of(text, width))
-            self.content_lines = len(self.lines)
-            self.call_after_refresh(self._width_kept, width)
-
-    def _width_kept(self, width: int) -> None:
-        """A scrollbar that came with these lines narrowed the pane they were drawn for: draw them again, narrower.
-
-        Only narrower: a pane drawn one column short of the room left when a scrollbar goes keeps that
-        column, so lines that need a scrollbar at one width and not at the next cannot redraw forever."""
-        if self.text_width and max(10, self.text_width) < width:
-            self.redraw()
+            if len(self.lines) != self.content_lines:
+                self.content_lines = len(self.lines)
+                self.post_message(self.Grew())
+            if max(10, self.text_width) == width:
+                return
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:
         raise NotImplementedError  # each pane draws its own part of the view

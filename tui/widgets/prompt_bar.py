@@ -1,4 +1,5 @@
-"""The prompt bar: the legal choices with a key each, and whose decision it is.
+"""The prompt bar: the legal choices with a key each, whose decision it is, and, above them, the dice
+of the roll being decided and a first-game hint.
 
 Keys stay put within one decision sequence (the same seat deciding the same
 kind of question again and again: giving cards in a Trade, placing wounds,
@@ -19,6 +20,9 @@ from ..modes import tui_mode
 from ..options import OPTION_KEYS
 from ..safe import safe_text
 
+# What `PromptBar.show` was given: the view, the local seats, a note, paused, the hint line.
+Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, Text | None]
+
 
 def command_key(option: dict[str, Any]) -> str:
     """An option's identity across prompts: its command."""
@@ -26,26 +30,41 @@ def command_key(option: dict[str, Any]) -> str:
 
 
 class PromptBar(Static):
-    """The legal choices with a key each, and whose decision it is."""
+    """The legal choices with a key each, the dice being decided, a hint, and whose decision it is.
+
+    Its height moves everything above it, so it grows at once but shrinks only to the
+    tallest of its last `HOLD` prompts: a bar that jumps between two and four lines
+    with every choice (a dice line coming with its roll, a hint the first time) would
+    relay out (and, over a slow link, resend) the panes each time.
+    """
+
+    MAX_ROWS = 9  # below the border line
+    HOLD = 6
 
     def __init__(self, *, id: str) -> None:
         super().__init__(Text("Setting up the table..."), id=id)
         self.options: list[dict[str, Any]] = []
         self.keys: list[str] = []
         self.local = False
-        self._last: tuple[Any, ...] | None = None
+        self._last: Shown | None = None
         self._shown: Text | None = None
+        self._recent: list[tuple[Shown, int]] = []  # the last HOLD bars, with the rows each needs at `_width`
+        self._width = 0
+        self.rows = 1
         self._sequence: tuple[Any, ...] | None = None
         self._given: dict[str, str] = {}  # command -> key, within the current sequence
         self._used: set[str] = set()
 
+    def on_mount(self) -> None:
+        self.styles.height = self.rows + 1
+
     def on_resize(self) -> None:
         if self._last is not None:
-            self.show(*self._last)
+            self.show(*self._last, again=True)
 
     def key_for(self, char: str) -> int | None:
         """The index of the option `char` stands for, if any."""
-        return self.keys.index(char) if char in self.keys else None
+        return self.keys.index(char) if char and char in self.keys else None
 
     def _assign(self, prompt: dict[str, Any], stable: frozenset[str]) -> list[str]:
         options = prompt["options"]
@@ -67,20 +86,49 @@ class PromptBar(Static):
             keys.append(key)
         return keys
 
-    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False) -> None:
+    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False,
+             hint: Text | None = None, *, again: bool = False) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
-        down (the note says why); the prompt is shown without its choices."""
-        self._last = (view, local_seats, note, paused)
+        down (the note says why); the prompt is shown without its choices. `hint`: a first-game hint
+        line. `again`: the same bar, redrawn (at a new width)."""
+        shown: Shown = (view, local_seats, note, paused, hint)
+        self._last = shown
         width = max(20, (self.size.width or self.app.size.width) - 2)
+        prompt = view.get("prompt")
+        mode = tui_mode(view["mode"]) if view.get("mode") else None
+        local = bool(view.get("mode")) and not view.get("outcome") and prompt is not None and not paused and prompt["seat"] in local_seats
+        if not again:
+            self.keys = self._assign(prompt, mode.stable_keys if mode is not None else frozenset()) if local and prompt else []
+        out, self.options, self.local = self.compose_bar(shown, width, self.keys)
+        self.set_class(not self.local, "waiting")
+        if width != self._width:  # the height each recent bar needs, at this width
+            self._width = width
+            self._recent = [(old, bar_rows(self.compose_bar(old, width, None)[0], width)) for old, _ in self._recent]
+        if not again or not self._recent:
+            self._recent = [*self._recent[-(self.HOLD - 1) :], (shown, bar_rows(out, width))]
+        rows = min(self.MAX_ROWS, max(needed for _, needed in self._recent))
+        if rows != self.rows:
+            self.rows = rows
+            self.styles.height = rows + 1  # a layout, but only when the reserved height changes
+        if out != self._shown:
+            self._shown = out
+            self.update(safe_text(out), layout=False)
+
+    @staticmethod
+    def compose_bar(shown: Shown, width: int, keys: list[str] | None) -> tuple[Text, list[dict[str, Any]], bool]:
+        """The bar's text for `shown` at `width`, the options its keys pick, and whether this terminal decides."""
+        view, local_seats, note, paused, hint = shown
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
-        if note is not None:
-            out.append_text(note)
-            out.append("\n")
-        self.options = []
-        self.keys = []
-        self.local = False
+        # The dice line belongs to the decision on them: the mode shows it only while that decision is open.
+        dice = mode.dice(view, width) if mode is not None and prompt is not None and not view.get("outcome") else None
+        for part in (dice, hint, note):
+            if part is not None:
+                out.append_text(part)
+                out.append("\n")
+        options: list[dict[str, Any]] = []
+        local = False
         if view.get("outcome"):
             out.append(f"The game is over: {view['outcome']}.  Enter: summary   n: new game   q: quit", style="bold")
         elif prompt is None:
@@ -92,21 +140,17 @@ class PromptBar(Static):
             line = mode.labels(prompt, view, width)[1] if mode is not None else ""
             out.append(f"Waiting for seat {prompt['seat'] + 1}: {line or prompt['text']}", style="dim")
         else:
-            self.local = True
-            self.options = list(prompt["options"])
-            self.keys = self._assign(prompt, mode.stable_keys if mode is not None else frozenset())
+            local = True
+            options = list(prompt["options"])
             who = f"[Seat {prompt['seat'] + 1}] " if len(local_seats) > 1 else ""
-            labels, line = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in self.options], "")
+            labels, line = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
             out.append(who + (line or prompt["text"]), style="bold")
-            out.append_text(pack_options(labels, width, self.keys))
-        self.set_class(not self.local, "waiting")
-        if out != self._shown:
-            same_height = self._shown is not None and bar_rows(out, width) == bar_rows(self._shown, width)
-            self._shown = out
-            self.update(safe_text(out), layout=not same_height)
+            out.append_text(pack_options(labels, width, keys))
+        return out, options, local
 
     @property
     def text(self) -> str:
+        """The bar as drawn (tests and tools)."""
         return self._shown.plain if self._shown is not None else ""
 
 

@@ -44,7 +44,7 @@ def _summary(view: MainView) -> Text:
         if inv["alive"]:
             out.append(f"\n{inv['name']}: survived ({inv['wounds']}/{inv['health']} wounds, sanity {inv['sanity']}/{inv['skull']})")
         else:
-            out.append(f"\n{inv['name']}: died ({(inv['cause'] or 'unknown').replace('_', ' ')})", style="red")
+            out.append(f"\n{inv['name']}: died ({(inv['cause'] or 'unknown').replace('_', ' ')})", style="bright_red")
     return out
 
 

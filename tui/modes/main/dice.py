@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 
 GLYPHS = {"success": "*", "tentacle": "T", "elder": "E", "": "-"}
-STYLES = {"success": "bold green", "tentacle": "bold magenta", "elder": "bold yellow", "": "dim"}
+STYLES = {"success": "bold green", "tentacle": "bold bright_magenta", "elder": "bold bright_yellow", "": "dim"}
 LEGEND = "* success  T tentacle  E elder sign  - blank  (lower case: bonus)"
 
 

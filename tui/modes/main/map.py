@@ -22,7 +22,6 @@ is written out in full under the map.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 
@@ -30,7 +29,7 @@ from cthulhu.core.main.view import EnemyView, MainView, TileView
 
 from ...render import MARK_STYLES, legend_text, shorten
 
-GATE_STYLES = {"red": "bold red", "yellow": "bold yellow", "blue": "bold blue", "green": "bold green"}
+GATE_STYLES = {"red": "bold bright_red", "yellow": "bold bright_yellow", "blue": "bold bright_white on blue", "green": "bold green"}
 
 UNICODE = {"tl": "┌", "tr": "┐", "bl": "└", "br": "┘", "h": "─", "v": "│", "lt": "├", "rt": "┤",
            "right": "→", "left": "←", "up": "↑", "down": "↓", "updown": "↕",
@@ -71,14 +70,14 @@ def _enemy_tags(enemies: list[EnemyView], elder: str | None = None) -> list[tupl
     for e in enemies:
         ini = initials(e["name"])
         if elder is not None and e["name"] == elder:
-            tags.append((ini + "!" + (f":{e['wounds']}" if e["wounds"] else ""), "bold reverse red"))
+            tags.append((ini + "!" + (f":{e['wounds']}" if e["wounds"] else ""), "bold reverse bright_red"))
             continue
         if e["wounds"]:
-            tags.append((f"{ini}:{e['wounds']}", "bold magenta"))
+            tags.append((f"{ini}:{e['wounds']}", "bold bright_magenta"))
         else:
             counts[ini] = counts.get(ini, 0) + 1
     for ini, n in counts.items():
-        tags.append(((f"{n}" if n > 1 else "") + ini, "magenta"))
+        tags.append(((f"{n}" if n > 1 else "") + ini, "bright_magenta"))
     return tags
 
 
@@ -97,17 +96,17 @@ def space_tags(view: MainView, sid: str, marks: dict[int, tuple[str, str]]) -> l
         tags.append(("=", "bold"))
     fire = view["fire"].get(sid)
     if fire:
-        tags.append((f"F{fire}", "bold red"))
+        tags.append((f"F{fire}", "bold bright_red"))
     token_names = view["tokens"]
     for token, n in view["space_tokens"].get(sid, {}).items():
         if n:
             mark = initials(token_names.get(token, token)).lower()
-            tags.append(((f"{n}" if n > 1 else "") + mark, "yellow"))
+            tags.append(((f"{n}" if n > 1 else "") + mark, "bright_yellow"))
     eo = view["elder_one"]
     elder = eo["name"]
     here = [e for e in view["enemies"] if e["space"] == sid]
     if eo["space"] == sid and not any(e["name"] == elder for e in here):
-        tags.append((initials(elder) + "!", "bold reverse red"))
+        tags.append((initials(elder) + "!", "bold reverse bright_red"))
     for inv in view["investigators"]:
         if inv["space"] == sid and inv["alive"]:
             mark, style = marks.get(inv["index"], ("?", "bold"))
@@ -304,7 +303,8 @@ def _border(above: TileView | None, below: TileView | None, bw: int, inner: int,
         return Text(box["bl"] + box["h"] * inner + box["br"], style="dim")
     left, right = (box["lt"], box["rt"]) if above is not None else (box["tl"], box["tr"])
     title = shorten(below["name"], inner - 2)
-    t = Text(left + box["h"], style="dim")
+    t = Text()  # no base style: the title is not dimmed with the border
+    t.append(left + box["h"], style="dim")
     t.append(title, style="bold")
     t.append(box["h"] * (inner - 1 - len(title)) + right, style="dim")
     return t
@@ -363,18 +363,18 @@ def render_legend(view: MainView, width: int = 80, overflow: list[str] | None = 
     eo = view["elder_one"]
     elder = eo["name"]
     if eo["space"]:
-        pieces.append((initials(elder) + "!", "bold reverse red", elder))
+        pieces.append((initials(elder) + "!", "bold reverse bright_red", elder))
     seen = {elder}
     for e in view["enemies"]:
         name = e["name"]
         if name not in seen:
             seen.add(name)
-            pieces.append((initials(name), "magenta", name))
+            pieces.append((initials(name), "bright_magenta", name))
     token_names = view["tokens"]
     shown = sorted({t for toks in view["space_tokens"].values() for t, n in toks.items() if n})
     for token in shown:
         name = token_names.get(token, token)
-        pieces.append((initials(name).lower(), "yellow", name))
+        pieces.append((initials(name).lower(), "bright_yellow", name))
     gates = "/".join("#" + c[:1].lower() for c in ep["gates"])
     for mark, name in (
         (gates or "#", "gate"), ("S", "start"), ("F", "fire"), (":n", "wounds"),

@@ -22,12 +22,13 @@ def sanity_track(inv: InvestigatorView) -> Text:
     """Cells 1..skull: lost sanity '#', thresholds '+', the skull 'X'."""
     skull, sanity = inv["skull"], inv["sanity"]
     thresholds = set(inv["thresholds"])
-    t = Text("[", style="dim")
+    t = Text()
+    t.append("[", style="dim")
     for i in range(1, skull + 1):
         if i == skull:
-            t.append("X", style="bold red")
+            t.append("X", style="bold bright_red")
         elif i <= sanity:
-            t.append("#", style="bold yellow" if i in thresholds else "yellow")
+            t.append("#", style="bold bright_yellow" if i in thresholds else "bright_yellow")
         elif i in thresholds:
             t.append("+", style="bold")
         else:
@@ -38,7 +39,8 @@ def sanity_track(inv: InvestigatorView) -> Text:
 
 def turn_line(view: MainView) -> Text:
     """'Turn 3  Ada Whitlock: actions (2 left)'."""
-    t = Text(f"Turn {view['turn']}  ", style="bold")
+    t = Text()
+    t.append(f"Turn {view['turn']}  ", style="bold")
     active = next((i for i in view["investigators"] if i["index"] == view["active"]), None)
     if active is not None:
         _, style = investigator_marks(view).get(active["index"], ("?", ""))
@@ -66,18 +68,18 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         if inv["title"] and full:
             out.append(f", {inv['title']}", style="dim")
         if not inv["alive"]:
-            out.append(f"  DEAD ({(inv['cause'] or '').replace('_', ' ')})", style="bold red")
+            out.append(f"  DEAD ({(inv['cause'] or '').replace('_', ' ')})", style="bold bright_red")
             continue
         out.append(f"\n  at {spaces.get(inv['space'], inv['space'])}")
         if inv["bonus"]:
             out.append(f"  bonus dice {inv['bonus']}", style="green")
         if inv["fire"]:
-            out.append(f"  Fire {inv['fire']}", style="bold red")
+            out.append(f"  Fire {inv['fire']}", style="bold bright_red")
         out.append("\n  Wounds ")
-        out.append_text(track(inv["wounds"], inv["health"], "bold red"))
+        out.append_text(track(inv["wounds"], inv["health"], "bold bright_red"))
         out.append(f" {inv['wounds']}/{inv['health']}")
         out.append("\n  Stress ")
-        out.append_text(track(inv["stress"], inv["stress_max"], "bold magenta"))
+        out.append_text(track(inv["stress"], inv["stress_max"], "bold bright_magenta"))
         out.append(f" {inv['stress']}/{inv['stress_max']}")
         out.append("\n  Sanity ")
         out.append_text(sanity_track(inv))
@@ -97,7 +99,7 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         held = {k: n for k, n in inv["tokens"].items() if n}
         if held:
             names = view["tokens"]
-            out.append("\n  Tokens: " + ", ".join(f"{names.get(k, k.replace('_', ' '))} x{n}" for k, n in held.items()), style="yellow")
+            out.append("\n  Tokens: " + ", ".join(f"{names.get(k, k.replace('_', ' '))} x{n}" for k, n in held.items()), style="bright_yellow")
         cards = inv["cards"]
         if cards and not full:
             out.append("\n  Cards: ", style="dim")
@@ -111,7 +113,7 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         insanity = inv["insanity"]
         if insanity is not None:
             out.append("\n  Insanity: ", style="dim")
-            out.append(insanity["name"], style="red" if inv["reached"] else "")
+            out.append(insanity["name"], style="bright_red" if inv["reached"] else "")
             if full:
                 for line in textwrap.wrap(insanity["text"], max(20, width - 4)):
                     out.append(f"\n    {line}", style="dim")
@@ -134,18 +136,19 @@ def summoning_track(eo: ElderOneView) -> Text:
     for i in range(1, size + 1):
         if i > 1:
             t.append(" ")
-        style = "bold red" if i >= first_red else ""
+        style = "bold bright_red" if i >= first_red else ""
         if i == pos:
-            t.append(f"[{i}]", style="bold reverse " + ("red" if i >= first_red else ""))
+            t.append(f"[{i}]", style="bold reverse " + ("bright_red" if i >= first_red else ""))
         else:
             t.append(f"{i}" if i < size else f"{i}!", style=style)
     return t
 
 
 def render_elder_one(eo: ElderOneView, width: int) -> Text:
-    out = Text(eo["name"], style="bold yellow")
+    out = Text()
+    out.append(eo["name"], style="bold bright_yellow")
     token = "Progression token" if eo["summoned"] else "summoning"
-    out.append(f"  ({'on the board' if eo['summoned'] else 'not yet summoned'})", style="yellow")
+    out.append(f"  ({'on the board' if eo['summoned'] else 'not yet summoned'})", style="bright_yellow")
     out.append(f"\n {token}: ")
     out.append_text(summoning_track(eo))
     out.append(f"  red from {eo['first_red']}", style="dim")
@@ -203,17 +206,17 @@ def render_story(view: MainView, width: int = 60) -> Text:
     if ritual["text"]:
         wrap_into(out, ritual["text"], width, 2)
     if eo["stages"]:
-        out.append(f"\n\n{eo['name']}'s stages", style="bold yellow")
+        out.append(f"\n\n{eo['name']}'s stages", style="bold bright_yellow")
         out.append_text(render_stages(eo, width))
     for action in ep["actions"]:
         out.append(f"\n Action: {action['name']}", style="bold")
         if action["text"]:
             wrap_into(out, action["text"], width, 3)
     if view["reference"]:
-        out.append("\n\nEnemies", style="bold magenta")
+        out.append("\n\nEnemies", style="bold bright_magenta")
         reserve = view["reserve"]
         for kind, r in view["reference"].items():
-            out.append(f"\n {r['name']}", style="magenta")
+            out.append(f"\n {r['name']}", style="bright_magenta")
             out.append(f"  health {r['health']}  dice {r['standard']}+{r['bonus']}")
             if kind in reserve:
                 out.append(f"  reserve {reserve[kind]}", style="dim")

@@ -19,8 +19,8 @@ from ...english import plural
 from ...render import MARK_STYLES, abbreviate, legend_text, track
 
 CHAOS = "chaos"
-COLOR_STYLES = {"red": "bold red", "blue": "bold bright_blue", "green": "bold green", CHAOS: "bold magenta"}
-WHEEL_STYLE = "bold yellow"
+COLOR_STYLES = {"red": "bold bright_red", "blue": "bold bright_white on blue", "green": "bold green", CHAOS: "bold bright_magenta"}
+WHEEL_STYLE = "bold bright_yellow"
 
 BOX = {"tl": "┌", "tr": "┐", "bl": "└", "br": "┘", "h": "─", "v": "│"}
 BOX_ACTIVE = {"tl": "╔", "tr": "╗", "bl": "╚", "br": "╝", "h": "═", "v": "║"}
@@ -94,7 +94,8 @@ def _labelled(label: str, short: str, by_color: dict[str, int], order: list[str]
         value = counts(by_color, order, sep)
         if len(name) + 1 + len(value) <= inner:
             break
-    line = Text(name + " ", style="dim")
+    line = Text()
+    line.append(name + " ", style="dim")
     line.append_text(value)
     line.truncate(inner, pad=True)
     return line
@@ -117,7 +118,7 @@ def _tags(view: ShamblersView, index: int) -> Text:
     if feed is not None and feed[0] == index:
         if out:
             out.append(" ")
-        out.append(f"feeds {feed[1]}", style="bold red")
+        out.append(f"feeds {feed[1]}", style="bold bright_red")
     return out
 
 
@@ -166,7 +167,8 @@ def _town_box(view: ShamblersView, index: int, bw: int, ascii_only: bool) -> lis
     inner = bw - 2
     order = color_ids(view)
     number = f" {index + 1} "
-    top = Text(box["tl"] + box["h"], style=border)
+    top = Text()
+    top.append(box["tl"] + box["h"], style=border)
     top.append(number, style="bold")
     top.append(box["h"] * max(0, inner - 1 - len(number)) + box["tr"], style=border)
     name = Text(short_name(town["name"], inner), style=WHEEL_STYLE if wheel else "bold")
@@ -183,7 +185,8 @@ def _town_box(view: ShamblersView, index: int, bw: int, ascii_only: bool) -> lis
     ]
     lines = [top]
     for row in rows:
-        line = Text(box["v"], style=border)
+        line = Text()
+        line.append(box["v"], style=border)
         line.append_text(row)
         line.append(box["v"], style=border)
         lines.append(line)
@@ -296,7 +299,8 @@ def _ring_list(view: ShamblersView, width: int, ascii_only: bool) -> Text:
     ring = "Clockwise: " + sep.join(str(i + 1) for i in range(n)) + sep + "1"
     if len(ring) > width:
         ring = "Clockwise: " + arrows["right"].join(str(i + 1) for i in range(n)) + arrows["right"] + "1"
-    out = Text(ring, style="dim")
+    out = Text()
+    out.append(ring, style="dim")
     long = list_labels_fit(view, width)
     for i, town in enumerate(towns):
         tags = _tags(view, i)
@@ -355,10 +359,11 @@ def render_shambler_story(view: ShamblersView, width: int = 40) -> Text:
     win = goals["win_per_color"]
     lose = goals["loss_mat_tentacles"]
     named = width >= 38
-    out = Text("Shambler Track", style="bold yellow")
+    out = Text()
+    out.append("Shambler Track", style="bold bright_yellow")
     out.append(f"  {view['shambler_track_count']} left")
     out.append("\n  what comes next is secret", style="dim")
-    out.append("\nShambler Mat", style="bold yellow")
+    out.append("\nShambler Mat", style="bold bright_yellow")
     head = Text("\n  " + " " * (9 if named else 2))
     head.append("banished".ljust(3 + win + 5), style="dim")
     head.append("tentacles", style="dim")
@@ -376,8 +381,8 @@ def render_shambler_story(view: ShamblersView, width: int = 40) -> Text:
         out.append_text(track(b, win, "bold green"))
         out.append(f" {b}/{win}".ljust(5), style="bold green" if b >= win else "")
         out.append(" ")
-        out.append_text(track(t, lose, "bold red"))
-        out.append(f" {t}/{lose}", style="bold red" if t >= lose - 1 else "")
+        out.append_text(track(t, lose, "bold bright_red"))
+        out.append(f" {t}/{lose}", style="bold bright_red" if t >= lose - 1 else "")
     out.append(f"\n  win: {win} banished per color", style="dim")
     out.append(f"\n  lose: {lose} tentacles of a color", style="dim")
     discard = view["discard"]
@@ -414,7 +419,7 @@ def render_shambler_story(view: ShamblersView, width: int = 40) -> Text:
     feed = feeding_town(view)
     if feed is not None:
         towns = view["towns"]
-        _wrap(out, f"Feeding: the Shamblers on {towns[feed[0]]['name']} take {feed[1]} more.", width, 0, "bold red")
+        _wrap(out, f"Feeding: the Shamblers on {towns[feed[0]]['name']} take {feed[1]} more.", width, 0, "bold bright_red")
     return out
 
 
@@ -430,7 +435,7 @@ def dice_faces(dice: list[int]) -> Text:
     for n, d in enumerate(dice):
         if n:
             out.append(" ")
-        style = "dim" if d == 0 else ("bold reverse magenta" if d == top else "magenta")
+        style = "dim" if d == 0 else ("bold reverse bright_magenta" if d == top else "bright_magenta")
         out.append(f"[{d}]", style=style)
     return out
 
@@ -440,7 +445,8 @@ def dice_line(view: ShamblersView) -> Text | None:
     dice = [int(d) for d in view["last_dice"]]
     if not dice:
         return None
-    line = Text("Cthulhu Dice (tentacles): ", style="bold")
+    line = Text()
+    line.append("Cthulhu Dice (tentacles): ", style="bold")
     line.append_text(dice_faces(dice))
     cost = max(dice)
     if cost == 0:
@@ -456,7 +462,8 @@ def dice_line(view: ShamblersView) -> Text | None:
 def turn_line(view: ShamblersView, width: int = 40) -> Text:
     mats = view["mats"]
     active = view["active"]
-    out = Text(f"Turn {view['turn']}  ", style="bold")
+    out = Text()
+    out.append(f"Turn {view['turn']}  ", style="bold")
     mark, style = mat_mark(active)
     out.append(f"{mark} {mats[active]['name']}" if width >= 40 else mark, style=style)
     phase = view["phase"]
@@ -502,8 +509,8 @@ def render_mats(view: ShamblersView, width: int = 40) -> Text:
             out.append(f"  wild, up to {rules['chaos_wild_max']}", style="dim")
         delirium, cap = mat["delirium"], mat["delirium_capacity"]
         out.append("\n  Delirium  ")
-        out.append_text(track(delirium, cap, "bold red"))
-        out.append(f" {delirium}/{cap}", style="bold red" if delirium >= cap - 1 else "")
+        out.append_text(track(delirium, cap, "bold bright_red"))
+        out.append(f" {delirium}/{cap}", style="bold bright_red" if delirium >= cap - 1 else "")
         if width >= 36:
             out.append("  full loses", style="dim")
     if bonus and width >= 30:

@@ -1,0 +1,413 @@
+"""The SSH door: `ssh -p PORT CODE@HOST` gives the game interface and nothing else.
+
+Each SSH session that asks for a shell with a terminal gets one `cthulhu join
+--kiosk` process on a pseudo-terminal of its own (its size, resize events and
+TERM are the client's). Nothing else is granted: a command (`ssh host ls`), a
+subsystem (sftp), port forwarding, agent or X11 forwarding are refused, each
+with one line. The user name carries the table code (`CODE`, or `NAME+CODE` to
+choose a name); a wrong one is refused before any process starts.
+
+Clients that offer a public key are identified by it, so a dropped player who
+comes back with the same key takes the same seat. Clients without a key are
+let in by keyboard-interactive with no prompt, and given a return ticket: a
+short secret shown before the game, in the table dialog and after it, that
+they type instead of the code next time (`ssh -p PORT TICKET@HOST`) to be the
+same visitor again. Either way the seat token itself stays in that visitor's
+own seat store on the host (see `admission`).
+
+Why a process per session rather than a Textual driver per session inside the
+host: each visitor's interface then has its own interpreter, so one busy or
+crashing session cannot stall the others or the host, the host process never
+loads Textual, and a PTY is exactly what `cthulhu join` already runs on.
+The cost is memory: about 43 MB (PSS) per visitor against about 3 MB for a Textual
+app per visitor inside one process (`bench/serve_figures.py`, README "Front doors").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+import pty
+import signal
+import struct
+import termios
+from typing import Any
+
+import asyncssh
+
+from cthulhu.net.textclean import clean_text
+
+from .admission import Admission, Refused, Visit, new_ticket
+from .visitor import stop_process
+
+log = logging.getLogger(__name__)
+
+# Leave the alternate screen, wrap lines again, show the cursor, stop mouse reports and bracketed paste, plain colours:
+# sent after every interface ends, so a visitor's terminal is usable again even if it was killed.
+RESTORE = b"\x1b[?1049l\x1b[?7h\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1b[0m\r\n"
+LOGIN_TIMEOUT = 20  # seconds from TCP connect to authenticated
+KEEPALIVE = 30  # seconds between keepalives; 3 unanswered ones close a vanished client
+MAX_CONNECTIONS = 64  # open SSH connections in all (authenticated or not)
+MAX_CONNECTIONS_PER_ADDRESS = 16
+SESSIONS_PER_CONNECTION = 4  # open session channels on one connection
+
+
+def split_user(username: str) -> tuple[str | None, str | None]:
+    """`SECRET` or `NAME+SECRET` -> (name, secret): the secret is the table code or a return ticket."""
+    name, plus, secret = username.rpartition("+")
+    return (name or None, secret or None) if plus else (None, username or None)
+
+
+class _Connection(asyncssh.SSHServer):
+    """One SSH connection: who it is (its key, if it proved one) and how it may log in."""
+
+    def __init__(self, door: "SSHDoor") -> None:
+        self.door = door
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
+        self.last_key: str | None = None
+        self.keyless = False
+        self.sessions: list[_Session] = []
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername") or ("?",)
+        self.address = str(peer[0])
+        self.door.connections.append(self)
+        if len(self.door.connections) > MAX_CONNECTIONS or sum(1 for c in self.door.connections if c.address == self.address) > MAX_CONNECTIONS_PER_ADDRESS:
+            conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, "too many connections")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self in self.door.connections:
+            self.door.connections.remove(self)
+
+    # -- authentication: a key if the client has one, else no questions -------
+
+    def begin_auth(self, username: str) -> bool:
+        return True  # ask, so that a client with a key shows it
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called for the key query and again with its signature; auth only completes after a good
+        # signature, and that validation is the last one before it, so `last_key` is then proven.
+        self.last_key = key.get_fingerprint("sha256")
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self.keyless = True
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    @property
+    def identity(self) -> str | None:
+        return None if self.keyless or self.last_key is None else f"ssh:{self.last_key}"
+
+    def session_requested(self) -> "_Session | bool":
+        if len(self.sessions) >= SESSIONS_PER_CONNECTION:
+            return False  # channels are cheap to ask for; a game each is plenty
+        session = _Session(self)
+        self.sessions.append(session)
+        return session
+
+    # -- everything else is refused (asyncssh's defaults, said out loud) ------
+
+    def connection_requested(self, *args: Any) -> bool:
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, "port forwarding is refused: this server runs the game only")
+
+    def server_requested(self, *args: Any) -> bool:
+        return False
+
+    def unix_connection_requested(self, *args: Any) -> bool:
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, "forwarding is refused: this server runs the game only")
+
+    def unix_server_requested(self, *args: Any) -> bool:
+        return False
+
+
+class _Session(asyncssh.SSHServerSession[bytes]):
+    """One SSH session: the game on a PTY, or one line saying why not."""
+
+    def __init__(self, owner: _Connection) -> None:
+        self.owner = owner
+        self.chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self.term = "xterm-256color"
+        self.size = (80, 24)
+        self.has_pty = False
+        self.wants = "nothing"
+        self.master: int | None = None
+        self.proc: asyncio.subprocess.Process | None = None
+        self.visit: Visit | None = None
+        self.task: asyncio.Task[None] | None = None
+        self._pending = b""
+        self._paused = False
+        self._done = False
+        self._drew = False  # the interface sent terminal controls (so the terminal is restored after it)
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self.chan = chan
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
+        self.has_pty = True
+        self.term = term_type or self.term
+        if term_size[0] > 0 and term_size[1] > 0:
+            self.size = (term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        self.wants = "shell"
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self.wants = "exec"
+        return True  # accepted only to answer with our own line, then closed
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False  # sftp and friends: the client says "subsystem request failed"
+
+    def session_started(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        door = self.owner.door
+        try:
+            if self.wants == "exec":
+                raise Refused("this server runs the game only; commands are refused (connect without a command)")
+            if not self.has_pty:
+                raise Refused("the game needs a terminal; connect without -T (and without -N)")
+            self.visit = await door.admit(self.owner)
+            await self._play(self.visit)
+            if self.chan is not None:  # everything said reaches the client before anyone closes the connection
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.chan.wait_closed(), 5)
+        except Refused as exc:
+            door.admission.warn(f"ssh {exc}", "ssh door: refused %s: %s", self.owner.address, str(exc))
+            self._refuse(str(exc))
+        except Exception:  # never a traceback to the visitor; one line in the host's log
+            log.exception("ssh: a session failed")
+            self._refuse("the server could not start the game")
+        finally:
+            if self.visit is not None:
+                door.admission.release(self.visit)
+
+    def _refuse(self, line: str) -> None:
+        if self.chan is not None and not self._done:
+            self._done = True
+            self.chan.write_stderr(clean_text(f"cthulhu: {line}").encode() + b"\r\n")
+            self.chan.exit(1)
+
+    def _say(self, line: str) -> None:
+        """A line on the visitor's terminal outside the game (before it starts and after it ends)."""
+        if self.chan is not None and not self._done:
+            self.chan.write(clean_text(line).encode() + b"\r\n")
+
+    # -- the game on a pseudo-terminal ---------------------------------------
+
+    async def _play(self, visit: Visit) -> None:
+        if visit.ticket is not None:
+            self._say(visit.comeback)  # seen before the game draws, and again after it
+        master, slave = pty.openpty()
+        self.master = master
+        self._set_size(slave)
+        env = visit.env(self.owner.door.child_env(self.term))
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *visit.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+            )
+        except BaseException:
+            self._close_pty()
+            raise
+        finally:
+            os.close(slave)
+        self.owner.door.children.add(self.proc)
+        os.set_blocking(master, False)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(master, self._pty_readable)
+        try:
+            code = await self.proc.wait()
+        finally:
+            self.owner.door.children.discard(self.proc)
+            self._pty_readable()  # the last frame, if any
+            self._close_pty()
+        if self.chan is not None and not self._done:
+            if self._drew:
+                self.chan.write(RESTORE)  # whatever state the interface left the terminal in (killed, crashed)
+            if self.owner.door.closing:  # a saved table opens again (`host --load`): the way back still works
+                again = f" It is saved; when it is open again: {visit.comeback}" if self.owner.door.admission.kept else ""
+                self._say(f"cthulhu: the host closed the table.{again}")
+            self._done = True
+            self.chan.exit(code if code >= 0 else 1)
+
+    def _set_size(self, fd: int) -> None:
+        cols, rows = self.size
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def _pty_readable(self) -> None:
+        if self.master is None:
+            return
+        while not self._paused:
+            try:
+                data = os.read(self.master, 65536)
+            except BlockingIOError:
+                return
+            except OSError:  # EIO: the interface has closed its terminal
+                self._close_pty()
+                return
+            if not data:
+                self._close_pty()
+                return
+            if self.chan is not None and not self._done:
+                self._drew = self._drew or b"\x1b" in data
+                self.chan.write(data)
+
+    def _close_pty(self) -> None:
+        if self.master is not None:
+            asyncio.get_running_loop().remove_reader(self.master)
+            asyncio.get_running_loop().remove_writer(self.master)
+            os.close(self.master)
+            self.master = None
+
+    def pause_writing(self) -> None:  # the client reads slowly: stop reading the PTY (the app waits)
+        self._paused = True
+        if self.master is not None:
+            asyncio.get_running_loop().remove_reader(self.master)
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        if self.master is not None:
+            asyncio.get_running_loop().add_reader(self.master, self._pty_readable)
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        if self.master is None:
+            return
+        self._pending += data
+        self._flush_keys()
+
+    def _flush_keys(self) -> None:
+        if self.master is None:
+            return
+        try:
+            written = os.write(self.master, self._pending) if self._pending else 0
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            return
+        self._pending = self._pending[written:]
+        loop = asyncio.get_running_loop()
+        if self._pending:
+            loop.add_writer(self.master, self._flush_keys)
+        else:
+            loop.remove_writer(self.master)
+        if len(self._pending) > 65536:  # keys nobody reads: drop them, not the host's memory
+            self._pending = b""
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if width <= 0 or height <= 0:
+            return
+        self.size = (width, height)
+        if self.master is not None:
+            self._set_size(self.master)
+            if self.proc is not None and self.proc.returncode is None:
+                self.proc.send_signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
+
+    def eof_received(self) -> bool:
+        return True  # stay half-open: the exit status (or a refusal) still has to reach the client
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._done = True
+        if self in self.owner.sessions:
+            self.owner.sessions.remove(self)
+        if self.visit is not None:
+            self.owner.door.admission.leaving(self.visit)
+        if self.proc is not None and self.proc.returncode is None:
+            self.stopping = asyncio.get_running_loop().create_task(stop_process(self.proc))  # kept: tasks are weakly held
+
+
+class SSHDoor:
+    """The SSH server of one table (run on an asyncio loop; see `doors.FrontDoors`)."""
+
+    def __init__(self, admission: Admission, host_key: asyncssh.SSHKey, env: dict[str, str]) -> None:
+        self.admission = admission
+        self.host_key = host_key
+        self.env = env
+        self.connections: list[_Connection] = []
+        self.children: set[asyncio.subprocess.Process] = set()
+        self.server: Any = None
+        self.port: int | None = None
+        self.closing = False
+        self.where = "HOST"  # this machine as visitors reach it (set by the doors once listening)
+
+    async def admit(self, owner: _Connection) -> Visit:
+        """Who this connection is (its key, a return ticket it typed, or a new ticket) and its visit."""
+        username = owner.conn.get_extra_info("username") if owner.conn is not None else ""
+        name, secret = split_user(username or "")
+        identity, ticket = owner.identity, None
+        code: str | None = secret
+        if identity is None:
+            back = self.admission.returning(secret)
+            if back is not None:  # TICKET@host, or NAME+TICKET@host: the visitor who was given it
+                identity, ticket, code = back, secret, self.admission.code
+            else:
+                ticket = new_ticket()
+                identity = f"ticket:{ticket}"
+        if self.admission.code is None and code is not None and ticket != code:
+            name, code = name or code, None  # an open table: the user name is only a name
+        visit = await self.admission.admit(address=owner.address, code=code, name=name, identity=identity)
+        visit.ticket = ticket
+        user = self.admission.code or "NAME"
+        if ticket is not None:
+            visit.comeback = f"Your return ticket is {ticket}: to come back to your seat, type  ssh -p {self.port} {ticket}@{self.where}"
+        else:
+            visit.comeback = f"To come back to your seat, use the same key:  ssh -p {self.port} {user}@{self.where}"
+        return visit
+
+    def child_env(self, term: str) -> dict[str, str]:
+        env = dict(self.env)
+        env["TERM"] = "".join(ch for ch in term if ch.isalnum() or ch in "-_.+")[:64] or "xterm"
+        return env
+
+    async def start(self, bind: str, port: int) -> int:
+        self.server = await asyncssh.create_server(
+            lambda: _Connection(self),
+            bind,
+            port,
+            server_host_keys=[self.host_key],
+            encoding=None,
+            allow_pty=True,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            sftp_factory=None,
+            login_timeout=LOGIN_TIMEOUT,
+            keepalive_interval=KEEPALIVE,
+            keepalive_count_max=3,
+            server_version="cthulhu",
+        )
+        self.port = self.server.sockets[0].getsockname()[1]
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop listening, end every visitor's interface (each session then tells its visitor and
+        exits cleanly), then close the connections."""
+        self.closing = True
+        playing = [s.task for c in self.connections for s in c.sessions if s.task is not None and not s.task.done()]
+        await asyncio.gather(*(stop_process(p) for p in list(self.children)), return_exceptions=True)
+        if playing:
+            await asyncio.wait(playing, timeout=5)
+        if self.server is not None:
+            self.server.close()  # (asyncssh closes the connections with it)
+        for c in list(self.connections):
+            if c.conn is not None:
+                c.conn.close()

@@ -1,0 +1,110 @@
+"""A strict, helpful command line: bad ids are one line naming the value and the valid ids (exit 2),
+`cthulhu content list` shows every id, every command and option has help, and seats count from 1."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+import pytest
+
+from cthulhu import cli
+from cthulhu.content import builtin
+from cthulhu.core import modes
+
+IDS = {mode.name: mode.listing(builtin().modes[mode.name]) for mode in modes.all_modes() if mode.listing}
+
+
+def ids(choice: str) -> str:
+    return ", ".join(key for listing in IDS.values() for key, _ in listing.get(choice, []))
+
+
+BAD = [
+    (["--episode", "nope"], "--episode: unknown episode 'nope'; choose from " + ids("episode")),
+    (["--elder-one", "nope"], "--elder-one: unknown Elder One 'nope'; choose from " + ids("elder_one")),
+    (["--mode", "shamblers", "--difficulty", "nope"], "--difficulty: unknown difficulty 'nope'; choose from " + ids("difficulty")),
+    (["--mode", "shamblers", "--episode", "wexley_mill"], "--episode: episodes are for Main game mode (--mode main)"),
+    (["--mode", "shamblers", "--elder-one", "hastur"], "--elder-one: Elder Ones are for Main game mode (--mode main)"),
+]
+
+
+@pytest.mark.parametrize("command", ["play", "host", "sim"])
+@pytest.mark.parametrize(("options", "line"), BAD, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_a_bad_id_is_one_line_naming_it_and_the_valid_ones(command, options, line, capsys):
+    extra = ["--headless", "--no-save", "--port", "0"] if command == "host" else []
+    assert cli.main([command, *options, *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"cthulhu {command}: {line}"]
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("command", ["play", "sim"])
+def test_every_investigator_is_checked(command, capsys):
+    assert cli.main([command, "--investigators", "ada_whitlock,nobody"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"cthulhu {command}: --investigators: unknown investigator 'nobody'; choose from {ids('investigators')}"
+    ]
+
+
+@pytest.mark.parametrize("argv", [["play"], ["host"], ["join", "127.0.0.1:9"], ["replay", "x.save"]])
+def test_a_bad_theme_or_mode_is_one_line_and_exit_2(argv, capsys):
+    for bad in (["--theme", "bogus"], ["--mode", "bogus"]):
+        if argv[0] in ("join", "replay") and bad[0] == "--mode":
+            continue
+        with pytest.raises(SystemExit) as stop:
+            cli.main([*argv, *bad])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and "'bogus'" in err[0] and "choose from" in err[0], err
+        assert err[0].startswith(f"cthulhu {argv[0]}: argument {bad[0]}")
+
+
+def test_content_list_prints_every_episode_elder_one_investigator_and_difficulty(capsys):
+    assert cli.main(["content", "list"]) == 0
+    out = capsys.readouterr().out
+    for mode in modes.all_modes():
+        assert f"(--mode {mode.name})" in out
+    for listing in IDS.values():
+        for choice, entries in listing.items():
+            for key, about in entries:
+                assert any(line.split() [:1] == [key] and about in line for line in out.splitlines()), (choice, key)
+    for heading in ("episodes (--episode)", "Elder Ones (--elder-one)", "investigators (--investigators)", "difficulties (--difficulty)"):
+        assert heading in out
+
+
+def _walk(parser: argparse.ArgumentParser, path: list[str]):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {c.dest: c.help for c in action._choices_actions}
+            for name, sub in action.choices.items():
+                yield path + [name], "command", helps.get(name), sub.description
+                yield from _walk(sub, path + [name])
+        elif not isinstance(action, argparse._HelpAction):
+            yield path, "/".join(action.option_strings) or action.dest, action.help, None
+
+
+def test_every_command_and_option_has_help():
+    seen = list(_walk(cli.build_parser(), ["cthulhu"]))
+    assert len(seen) > 60
+    for path, what, help_text, description in seen:
+        assert help_text, (path, what)
+        if what == "command":
+            assert description, (path, "description")
+
+
+def test_help_names_the_valid_ids(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["play", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for choice in ("episode", "elder_one", "difficulty", "investigators"):
+        assert ids(choice) in out, choice
+
+
+def test_replay_counts_seats_from_1_as_the_table_does(capsys, tmp_path):
+    from pathlib import Path
+
+    save = Path(__file__).resolve().parent.parent / "saves" / "example-midgame-main.save"
+    assert cli.main(["replay", str(save)]) == 0
+    out = capsys.readouterr().out
+    assert "waiting for seat 1:" in out or "waiting for seat 2:" in out
+    assert "seat 0" not in out
