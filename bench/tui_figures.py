@@ -20,14 +20,12 @@ import os
 import pty
 import select
 import shutil
-import statistics
 import struct
 import sys
 import tempfile
 import termios
 import time
 
-from cthulhu.tui.options import OPTION_KEYS
 
 
 class Pty:

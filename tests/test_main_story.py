@@ -239,7 +239,7 @@ def test_the_progression_token_reaching_the_last_space_loses():
     rearrange(game)
     s.mythos_discard[:] = symbols(game, 3)
     s.mythos_deck[:] = [filler(game)]
-    ev = do(game, "end_actions")
+    do(game, "end_actions")
     assert game.outcome == "lost" and s.cause == "track_end"
 
 

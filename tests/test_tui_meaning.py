@@ -5,11 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from helpers import new_game, rearrange
-from test_main_story import discovery_id, hastur_summoned
-from tui_drive import started
+from test_main_story import hastur_summoned
 
 from cthulhu.content import builtin
-from cthulhu.core import Command
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.modes.main.panes import render_investigators, render_story
 from cthulhu.tui.modes.main.prompt import option_labels

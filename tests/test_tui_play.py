@@ -73,7 +73,7 @@ def test_a_full_turn_by_keys_only():
             await choose(pilot, screen, "Reroll die 1")
             assert screen.view["investigators"][0]["stress"] == stress_before + 1
             assert "rerolls die 1" in "\n".join(screen.query_one("#log").lines_plain)
-            assert f"Stress [#" in screen.query_one("#investigators").text()
+            assert "Stress [#" in screen.query_one("#investigators").text()
 
             # Keep the dice, end the actions, then Mythos / investigate-or-fight / end of turn:
             # take the first choice (keep, draw, resolve) until Mina's turn begins.

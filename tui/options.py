@@ -2,14 +2,61 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
 # (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
 RESERVED = set("qsohlcuz")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
+
+
+
+class OptionKeys:
+    """Which key stands for which option, kept within one decision sequence.
+
+    A sequence is the same seat deciding the same kind of question for the same
+    actor again and again (giving cards in a Trade, placing wounds, rerolling
+    dice). In a kind the mode lists as stable, an option keeps the key it had and
+    a key that stood for an option now gone is not handed to another one, so
+    pressing `2` twice can never do two different things; any other prompt is
+    numbered afresh.
+    """
+
+    def __init__(self) -> None:
+        self._sequence: tuple[object, ...] | None = None
+        self._given: dict[str, str] = {}  # an option's command -> its key
+        self._used: set[str] = set()
+
+    def assign(self, prompt: dict[str, Any], stable: frozenset[str]) -> list[str]:
+        """A key for each of the prompt's options ("" once the keys run out)."""
+        options = prompt["options"]
+        sequence = (prompt["seat"], prompt["kind"], prompt["actor"])
+        if sequence != self._sequence or prompt["kind"] not in stable:
+            self._sequence = sequence
+            keys = [OPTION_KEYS[n] if n < len(OPTION_KEYS) else "" for n in range(len(options))]
+            self._given = {command_key(o): k for o, k in zip(options, keys)}
+            self._used = set(keys)
+            return keys
+        keys = []
+        for o in options:
+            ck = command_key(o)
+            key = self._given.get(ck)
+            if key is None:
+                key = next((k for k in OPTION_KEYS if k not in self._used), "")
+                self._given[ck] = key
+                self._used.add(key)
+            keys.append(key)
+        return keys
+
+
+def command_key(option: dict[str, Any]) -> str:
+    """An option's identity across prompts: its command."""
+    return json.dumps(option["command"], sort_keys=True)
+
 
 MIN_SIZE = (80, 24)
 WIDE_SIZE = (110, 34)

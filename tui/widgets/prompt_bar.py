@@ -1,32 +1,20 @@
-"""The prompt bar: the legal choices with a key each, whose decision it is, and, above them, the dice
-of the roll being decided and a first-game hint.
-
-Keys stay put within one decision sequence (the same seat deciding the same
-kind of question again and again: giving cards in a Trade, placing wounds,
-rerolling dice): an option keeps the key it had, and a key that stood for an
-option now gone is not handed to another one, so pressing `2` twice can never
-do two different things.
-"""
+"""The prompt bar: the legal choices with a key each (kept within a decision sequence, see
+`OptionKeys`), whose decision it is, and, above them, the dice of the roll being decided and a
+first-game hint."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from ..modes import tui_mode
-from ..options import OPTION_KEYS
+from ..options import OPTION_KEYS, OptionKeys
 from ..safe import safe_text
 
 # What `PromptBar.show` was given: the view, the local seats, a note, paused, the hint line.
 Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, Text | None]
-
-
-def command_key(option: dict[str, Any]) -> str:
-    """An option's identity across prompts: its command."""
-    return json.dumps(option["command"], sort_keys=True)
 
 
 class PromptBar(Static):
@@ -51,9 +39,7 @@ class PromptBar(Static):
         self._recent: list[tuple[Shown, int]] = []  # the last HOLD bars, with the rows each needs at `_width`
         self._width = 0
         self.rows = 1
-        self._sequence: tuple[Any, ...] | None = None
-        self._given: dict[str, str] = {}  # command -> key, within the current sequence
-        self._used: set[str] = set()
+        self._keys = OptionKeys()
 
     def on_mount(self) -> None:
         self.styles.height = self.rows + 1
@@ -65,26 +51,6 @@ class PromptBar(Static):
     def key_for(self, char: str) -> int | None:
         """The index of the option `char` stands for, if any."""
         return self.keys.index(char) if char and char in self.keys else None
-
-    def _assign(self, prompt: dict[str, Any], stable: frozenset[str]) -> list[str]:
-        options = prompt["options"]
-        sequence = (prompt["seat"], prompt["kind"], prompt["actor"])
-        if sequence != self._sequence or prompt["kind"] not in stable:
-            self._sequence = sequence
-            keys = [OPTION_KEYS[n] if n < len(OPTION_KEYS) else "" for n in range(len(options))]
-            self._given = {command_key(o): k for o, k in zip(options, keys)}
-            self._used = set(keys)
-            return keys
-        keys = []
-        for o in options:
-            ck = command_key(o)
-            key = self._given.get(ck)
-            if key is None:
-                key = next((k for k in OPTION_KEYS if k not in self._used), "")
-                self._given[ck] = key
-                self._used.add(key)
-            keys.append(key)
-        return keys
 
     def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False,
              hint: Text | None = None, *, again: bool = False) -> None:
@@ -98,7 +64,7 @@ class PromptBar(Static):
         mode = tui_mode(view["mode"]) if view.get("mode") else None
         local = bool(view.get("mode")) and not view.get("outcome") and prompt is not None and not paused and prompt["seat"] in local_seats
         if not again:
-            self.keys = self._assign(prompt, mode.stable_keys if mode is not None else frozenset()) if local and prompt else []
+            self.keys = self._keys.assign(prompt, mode.stable_keys if mode is not None else frozenset()) if local and prompt else []
         out, self.options, self.local = self.compose_bar(shown, width, self.keys)
         self.set_class(not self.local, "waiting")
         if width != self._width:  # the height each recent bar needs, at this width
