@@ -24,7 +24,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-import msgpack
 import trio
 
 

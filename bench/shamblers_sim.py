@@ -15,7 +15,6 @@ import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 from cthulhu.content import read_tree
 from cthulhu.core import Game, Setup

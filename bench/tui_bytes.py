@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 
 from cthulhu.core import Game, Setup
-from cthulhu.tui.options import OPTION_KEYS
+from cthulhu.tui.modes import tui_mode
+from cthulhu.tui.options import OPTION_KEYS, OptionKeys
 
 SIZES = [(80, 24), (120, 40)]
 THEMES = {"default": [], "ascii+ansi": ["--ascii", "--ansi"]}
@@ -43,11 +44,14 @@ def key_sequence(seed: int, count: int) -> tuple[list[str], int]:
     game = Game.new(Setup(seed=seed))
     rng = random.Random(seed)
     first_turn = game.view(None)["turn"]
+    stable = tui_mode(game.setup.mode).stable_keys
+    assigner = OptionKeys()  # the keys the app's prompt bar gives the same prompts
     keys: list[str] = []
     while len(keys) < count and game.prompt is not None:
         prompt = game.prompt
+        on_keys = assigner.assign(game.view(prompt.seat)["prompt"], stable)
         pick = rng.randrange(min(len(prompt.options), len(OPTION_KEYS)))
-        keys.append(OPTION_KEYS[pick])
+        keys.append(on_keys[pick])
         game.apply(prompt.seat, prompt.options[pick].command)
     return keys, game.view(None)["turn"] - first_turn
 

@@ -20,14 +20,12 @@ import os
 import pty
 import select
 import shutil
-import statistics
 import struct
 import sys
 import tempfile
 import termios
 import time
 
-from cthulhu.tui.options import OPTION_KEYS
 
 
 class Pty:
@@ -150,7 +148,7 @@ async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
             end = [n for n, lab in enumerate(labels) if lab.startswith("End actions")]
             seen = screen.updates_seen
             t, c = time.perf_counter(), time.process_time()
-            await pilot.press(OPTION_KEYS[end[0] if end else 0])
+            await pilot.press(screen.query_one("#prompt").keys[end[0] if end else 0])
             while screen.updates_seen == seen:
                 await pilot.pause(0)
             await pilot.pause()

@@ -14,6 +14,7 @@ def add_interface_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ascii", action="store_true", help="plain ASCII only, no box drawing (the default when the locale is not UTF-8)")
     p.add_argument("--ansi", action="store_true", help="the terminal's own 16 colors (the same as --theme ansi)")
     p.add_argument("--theme", choices=THEME_NAMES, default=None, help=f"color theme: {', '.join(THEME_NAMES)} (default {THEME_NAMES[0]})")
+    p.add_argument("--no-hints", action="store_true", help="no first-game hints in the prompt bar")
 
 
 def theme_of(args: argparse.Namespace) -> str:

@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
-    p.add_argument("--bot-delay", type=float, default=0.0, help="seconds between bot moves (to watch them)")
+    p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
+                   help="a pause before each bot move, so people can follow it (default 0.5; 0: at once)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--code", help="table code peers must give (default: the table's code on this machine, else a fresh one)")
     p.add_argument("--open", action="store_true", help="no table code at all (trusted networks only)")
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
+    if not 0 <= args.bot_delay <= 60:
+        return refuse("host", "--bot-delay must be 0 to 60 seconds")
     problem = choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("host", problem)
@@ -170,6 +173,8 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         players=humans,
         bots=0 if args.load else args.bots,
         bot_kind=args.bot,
+        bot_delay=args.bot_delay,
+        hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme_of(args),
         load=args.load,

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
             token=args.token,
             watch=args.watch,
             ascii=args.ascii,
+            hints=not args.no_hints,
             theme=theme_of(args),
             skip_title=True,
             kiosk=args.kiosk,

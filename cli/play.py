@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="which bot plays the bot seats")
+    p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
+                   help="a pause before each bot move, so you can follow it (default 0.5; 0: at once)")
     p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
     p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
     add_interface_options(p)
@@ -51,6 +53,8 @@ def options_from(args: argparse.Namespace):
         raise SystemExit("cthulhu play: at most 5 seats in all (--players + --bots)")
     if args.seed is not None and not 0 <= args.seed < 2**63:
         raise SystemExit("cthulhu play: --seed must be between 0 and 2**63-1")
+    if not 0 <= args.bot_delay <= 60:
+        raise SystemExit("cthulhu play: --bot-delay must be 0 to 60 seconds")
     load = None
     if args.load:
         from cthulhu.net.saves import SaveError, find_save, hold
@@ -71,6 +75,8 @@ def options_from(args: argparse.Namespace):
         players=args.players,
         bots=args.bots,
         bot_kind=args.bot,
+        bot_delay=args.bot_delay,
+        hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme,
         load=load,

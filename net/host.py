@@ -349,12 +349,18 @@ class Host:
             prompt = self.game.prompt
             if prompt is None:
                 return
+            if self.seats[prompt.seat].player is None:
+                return
+            # Before each move, not after: people see the move that came before it (a human's too).
+            await trio.sleep(self.bot_delay)
+            prompt = self.game.prompt
+            if prompt is None or self.game.outcome is not None:
+                return
             bot = self.seats[prompt.seat].player
             if bot is None:
-                return
+                return  # the seat changed hands while the bot waited
             command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version)
-            await trio.sleep(self.bot_delay)
 
     async def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
 
 from cthulhu.core import Game, modes
 from cthulhu.core.bots import make_bot

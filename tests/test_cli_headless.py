@@ -55,7 +55,7 @@ def test_sim_content_saves_and_replay_import_no_textual(tmp_path):
 
 def test_headless_host_and_bot_peer_import_no_textual():
     host = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--no-save", "--mode", "shamblers", "--seats", "2",
-                             "--bots", "1", "--seed", "5", "--bot", "random"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--bots", "1", "--seed", "5", "--bot", "random", "--bot-delay", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
         host.stdout.readline()

@@ -151,7 +151,9 @@ async def test_no_control_sequence_or_markup_from_a_peer_reaches_a_victims_termi
 
 
 VIEW_PAYLOADS = {  # strings a hostile host puts in the view itself: (where, payload, must not arrive, marker)
-    "prompt": ("\x1b[2JVIEWPROMPT", b"\x1b[2JVIEWPROMPT", b"VIEWPROMPT"),
+    # (The prompt bar words a main-game prompt from its options' data and names, not from the prompt's text:
+    # the ritual's name stands in for a free-text string of the view that is drawn.)
+    "ritual": ("\x1b[2JVIEWPROMPT", b"\x1b[2JVIEWPROMPT", b"VIEWPROMPT"),
     "investigator": ("\x1b]52;c;VIEWNAME\x07Ada", b"\x1b]52;c;VIEWNAME", b"VIEWNAME"),
     "episode": ("\u202eVIEWEPISODE", "\u202eVIEWEPISODE".encode(), b"VIEWEPISODE"),
 }
@@ -162,7 +164,8 @@ async def _hostile_host(task_status=trio.TASK_STATUS_IGNORED):
     from cthulhu.net.delta import view_hash
 
     view = Game.new(Setup(seed=1)).view(None)
-    view["prompt"]["text"] = VIEW_PAYLOADS["prompt"][0]
+    view["prompt"]["text"] = VIEW_PAYLOADS["ritual"][0]
+    view["ritual"]["name"] = VIEW_PAYLOADS["ritual"][0]
     view["investigators"][0]["name"] = VIEW_PAYLOADS["investigator"][0]
     view["episode"]["name"] = VIEW_PAYLOADS["episode"][0]
     table = {"mode": "main", "started": True, "spectators": 1,

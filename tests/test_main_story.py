@@ -239,7 +239,7 @@ def test_the_progression_token_reaching_the_last_space_loses():
     rearrange(game)
     s.mythos_discard[:] = symbols(game, 3)
     s.mythos_deck[:] = [filler(game)]
-    ev = do(game, "end_actions")
+    do(game, "end_actions")
     assert game.outcome == "lost" and s.cause == "track_end"
 
 
@@ -313,7 +313,7 @@ def test_a_companion_grants_a_skill_level_and_takes_it_away_when_lost():
     assert eng.levels(0)["brawling"] == 2 and eng.mods(0)["attack_all"]
     claim_companion(game, "Nell Parry, Watchwoman")  # Marksman, which Ada lacks: level 1
     assert eng.levels(0)["marksman"] == 1
-    harm.lose_card(eng, 0, discovery_id(game, "Old Jory, Stoker"))
+    harm.lose_card(eng, 0, discovery_id(game, "Old Jory, Stoker"), "effect")
     assert eng.levels(0)["brawling"] == 1 and not eng.mods(0)["attack_all"]
 
 

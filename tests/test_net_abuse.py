@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from cthulhu.net.client import ConnectionTrouble, PeerSession, TrioPeer, play_bot
+from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.frames import HEADER, MAX_FRAME, encode_frame
 from cthulhu.net.host import Host
 from cthulhu.net.limits import Limits

@@ -13,7 +13,7 @@ CLI = [sys.executable, "-m", "cthulhu.cli"]
 
 
 def _host(*args: str) -> tuple[subprocess.Popen, str, str]:
-    proc = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--no-save", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--no-save", "--bot-delay", "0", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     code_line = proc.stdout.readline()
     join_line = proc.stdout.readline()

@@ -8,7 +8,7 @@ import trio
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.host import Host
 from cthulhu.net.log import MemoryLog
-from cthulhu.net.messages import Delta, Error, Rejected, Welcome
+from cthulhu.net.messages import Delta, Rejected
 
 from net_games import MODES, make_game
 

@@ -52,7 +52,8 @@ def view_at(save: Path, step: int, seat: int) -> str:
 
 
 def step_of(term: Terminal) -> int:
-    return int(re.search(r"  step (\d+)", term.screen()).group(1))
+    """The step the table is at, from the table dialog (the status line leaves steps out: they mean little to players)."""
+    return seen_view(term)[0]
 
 
 def press_first_option(term: Terminal, times: int) -> None:
@@ -61,7 +62,9 @@ def press_first_option(term: Terminal, times: int) -> None:
         step = step_of(term)
         term.wait_for(" 1  ")
         term.keys("1")
-        term.wait_for(f"  step {step + 1}")
+        deadline = time.monotonic() + SAFETY
+        while step_of(term) <= step and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 class HeadlessHost:
@@ -97,7 +100,7 @@ def test_a_hosted_game_saves_quits_and_carries_on_by_its_name(tmp_path):
     listed = subprocess.run([*CLI, "saves", "--saves", str(saves)], capture_output=True, text=True, timeout=SAFETY)
     assert save.name in listed.stdout
     with Terminal([*CLI, "host", "--port", "0", "--saves", str(saves), "--name", "Ann", "--load", save.name]) as term:
-        term.wait_for("hosting on port", "  step 2")
+        term.wait_for("hosting on port")
         assert seen_view(term) == before
         press_first_option(term, 1)  # the game goes on from there
         term.keys("C-q")
@@ -111,12 +114,12 @@ def test_a_joiner_whose_terminal_is_killed_runs_the_same_command_and_has_the_sam
     join = [*CLI, "join", host.address, "--code", "owl", "--name", "Bob"]
     try:
         with Terminal(join) as term:
-            term.wait_for("your seat(s): 1")
+            term.wait_for("your seat: 1")
             press_first_option(term, 1)  # Run: mid-turn, moves still to make
             before = seen_view(term)
             term.kill(signal.SIGKILL)
         with Terminal(join) as term:
-            term.wait_for("your seat(s): 1 (your", "kept on this machine")
+            term.wait_for("your seat: 1 (your", "kept on this machine")
             assert seen_view(term) == before == (before[0], view_at(save, before[0], 0))
             press_first_option(term, 1)  # and the game goes on
             assert load(save).last_step == before[0] + 1
@@ -137,10 +140,10 @@ def test_a_host_killed_mid_game_and_restarted_finds_every_joiner_back(tmp_path):
         first_line = bot.stderr.readline()  # the token as soon as the bot has a seat, long before the end
         assert re.match(r"Seat (\d); seat token (\S+); come back with: cthulhu join ", first_line), first_line
         with Terminal([*CLI, "join", host.address, "--code", "owl", "--name", "Bob"]) as term:
-            term.wait_for("Story Board", "  step ")
+            term.wait_for("Story Board")
             seat = my_seat(term)
             while step_of(term) < 6:  # play our turns until the game is some way in
-                if " 1  " in term.screen().splitlines()[-2]:
+                if any(line.startswith("  1  ") for line in term.screen().splitlines()[-4:-1]):  # our choices are up
                     term.keys("1")
                 time.sleep(0.1)
             host.kill()

@@ -64,15 +64,16 @@ def test_a_full_turn_by_keys_only():
 
             await choose(pilot, screen, "Attack")
             log = "\n".join(screen.query_one("#log").lines_plain)
-            assert "Ada Whitlock attacks Cultist" in log
-            assert "rolls for attack" in log
+            assert "Ada Whitlock attacks the Cultist." in log
+            assert "Ada Whitlock rolls 4 dice to attack the Cultist" in log  # Brawling's bonus die too
+            assert "Each success is a wound to the Cultist" in screen_text(app)  # the dice line says what the roll does
             assert "Dice:" in screen_text(app)  # the faces stay on screen for the reroll choice
             assert screen.view["prompt"]["kind"] == "reroll"
             stress_before = screen.view["investigators"][0]["stress"]
             await choose(pilot, screen, "Reroll die 1")
             assert screen.view["investigators"][0]["stress"] == stress_before + 1
             assert "rerolls die 1" in "\n".join(screen.query_one("#log").lines_plain)
-            assert f"Stress [#" in screen.query_one("#investigators").text()
+            assert "Stress [#" in screen.query_one("#investigators").text()
 
             # Keep the dice, end the actions, then Mythos / investigate-or-fight / end of turn:
             # take the first choice (keep, draw, resolve) until Mina's turn begins.
@@ -84,8 +85,8 @@ def test_a_full_turn_by_keys_only():
                 await press_option(pilot, screen, end[0] if end else 0)
             assert screen.view.get("active") == 1 or screen.view.get("outcome")
             log = "\n".join(screen.query_one("#log").lines_plain)
-            assert "Mythos: " in log  # a Mythos card was drawn after the actions
-            assert "Mina Castellane begins." in log or screen.view.get("outcome")
+            assert "Mythos card for Ada Whitlock: " in log  # a Mythos card was drawn after the actions
+            assert "Mina Castellane takes the turn." in log or screen.view.get("outcome")
             assert ">M Mina Castellane" in screen.query_one("#investigators").text()
             await pilot.press("ctrl+q")
 
@@ -203,7 +204,7 @@ def test_hot_seat_shows_whose_seat_decides():
 
 def test_a_bot_seat_plays_itself():
     async def main():
-        app = local_app(skip_title=True, bots=1)
+        app = local_app(skip_title=True, bots=1, bot_delay=0)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.link.local_seats == frozenset({0})
@@ -217,7 +218,7 @@ def test_a_bot_seat_plays_itself():
                 end = [n for n, label in enumerate(labels) if label.startswith("End actions")]
                 await press_option(pilot, screen, end[0] if end else 0)
             log = "\n".join(screen.query_one("#log").lines_plain)
-            assert "Mina Castellane begins" in log  # seat 2 (the bot) took its turn
+            assert "Mina Castellane takes the turn" in log  # seat 2 (the bot) took its turn
             await pilot.press("ctrl+q")
 
     asyncio.run(main())

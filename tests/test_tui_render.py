@@ -90,7 +90,7 @@ def test_known_and_unknown_events_read_as_sentences(view):
     kind, text = tell({"type": "moved", "inv": 0, "name": "Ada Whitlock", "frm": "yard_gate", "to": "loading_dock", "space": "Loading Dock"}, view)
     assert (kind, text) == ("move", "Ada Whitlock moves to Loading Dock.")
     kind, text = tell({"type": "mythos_drawn", "inv": 0, "card": "Rising Smoke", "summoning": True, "text": "Smoke."}, view)
-    assert (kind, text) == ("story", "Mythos: Rising Smoke (summoning symbol). Smoke.")
+    assert (kind, text) == ("story", "Mythos card for Ada Whitlock: Rising Smoke (it bears a summoning symbol). Smoke.")
     # Not one the mode declares (a newer host's): its fields, never a crash or silence.
     kind, text = tell({"type": "brand_new_event", "inv": 0, "to": "loading_dock"}, view)
     assert text == "Brand new event: inv 0, to loading_dock."
@@ -104,15 +104,16 @@ def test_game_screen_renders_with_all_four_pane_titles(size):
     async def main():
         app = CthulhuApp(PlayOptions(seed=7, local=True, skip_title=True), link_factory=local_link)
         async with app.run_test(size=size) as pilot:
-            await started(pilot)
+            screen = await started(pilot)
             await pilot.pause()
             text = screen_text(app)
             for title in ("Map", "Story Board", "Investigators", "Log"):
                 assert title in text
             assert "Run" in text  # the prompt bar
-            await pilot.press("tab")  # small screens: the next side pane
+            await pilot.press("tab", "tab")  # the focus goes Map, Investigators, Story Board (shown on small screens)
             await pilot.pause()
             assert "Story Board" in screen_text(app)
+            assert screen.focused is screen.query_one("#story")
             await pilot.press("ctrl+q")
 
     asyncio.run(main())
@@ -191,9 +192,10 @@ def test_reroll_choices_read_their_die_and_cost_from_the_option_data():
     view = game.view(game.prompt.seat)
     prompt = view["prompt"]
     labels, header = option_labels(prompt, view, 100)
-    assert labels[0] == "keep" and prompt["options"][0]["data"] == {"keep": True}
+    assert labels[0] == "keep the dice" and prompt["options"][0]["data"] == {"keep": True}
     for label, option in zip(labels[1:], prompt["options"][1:]):
         data = option["data"]
         assert label.startswith(f"reroll {data['die'] + 1}:[")
         assert data["face"] == view["last_roll"]["dice"][data["die"]][1]
-    assert header in (" (a reroll costs 1 stress)", " (a reroll is free)")
+    assert header.endswith(("(a reroll is 1 stress)", "(a reroll is free)"))
+    assert "keep the dice or reroll one" in header

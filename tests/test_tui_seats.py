@@ -135,13 +135,13 @@ def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
         app = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            assert screen.title_text == "2 here, 0 bot(s)"
+            assert screen.title_text == "2 here, 0 bots"
             await pilot.press("ctrl+q")
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         again = CthulhuApp(PlayOptions(load=save))
         async with again.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            assert isinstance(screen, GameScreen) and screen.title_text == "2 here, 0 bot(s)"
+            assert isinstance(screen, GameScreen) and screen.title_text == "2 here, 0 bots"
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))

@@ -41,7 +41,7 @@ def test_game_started(view):
 
 
 def test_turn_started_names_the_player_mat(view):
-    assert say({"type": "turn_started", "turn": 4, "mat": 1, "seat": 1}, view) == ("turn", "Turn 4: Player 2 begins.")
+    assert say({"type": "turn_started", "turn": 4, "mat": 1, "seat": 1}, view) == ("turn", "Turn 4: Player 2 takes the turn.")
 
 
 def test_wheel_turned(view):
@@ -94,13 +94,14 @@ def test_banished_tells_cost_payment_and_the_rage_bonus(view):
           "payment": {"madness": 1, "chaos": 1}, "rage_at_start": 1, "mat_tentacles_discarded": 2}
     kind, text = say(ev, view)
     assert kind == "good"
-    assert text == ("Player 1 banishes a red Shambler (R) from The Old Salt Mill: dice [2] [1], cost 2, paid with "
-                    "1 Rage (to the Discard Mat) + 1 Chaos (to the general supply). "
-                    "With 1 Rage held at the start, 2 red tentacles leave the Shambler Mat for the Discard Mat.")
+    assert text == ("Player 1 banishes a red Shambler (R) from The Old Salt Mill paying "
+                    "1 Rage to the Discard Mat and 1 Chaos to the general supply. "
+                    "With 1 Rage Tentacle held when the banish began, 2 red tentacles leave the Shambler Mat for the Discard Mat.")
     free = dict(ev, dice=[0, 0], cost=0, payment={"madness": 0, "chaos": 0}, rage_at_start=0, mat_tentacles_discarded=0)
     text = say(free, view)[1]
-    assert "dice [0] [0], free, all dice zero." in text
-    assert "no red tentacle is on the Shambler Mat to discard" in text
+    assert "from The Old Salt Mill for free (every die showed zero)." in text
+    assert "With 0 Rage Tentacles held" in text
+    assert "no red tentacle is on the Shambler Mat to take off" in text
 
 
 def test_banish_failed_and_declined(view):
@@ -117,7 +118,7 @@ def test_actions_ended(view):
 def test_fed_says_the_loss_threshold(view):
     kind, text = say({"type": "fed", "town": 4, "color": "blue", "shambler_mat": 3}, view)
     assert kind == "harm"
-    assert text == "The Shamblers on Fishmongers' Row feed on a Dread Tentacle (B): the Shambler Mat now holds 3 blue (5 lose the game)."
+    assert text == "The Shamblers on Fishmongers' Row feed on a Dread Tentacle (B): the Shambler Mat now holds 3 blue tentacles (5 of one color lose the game)."
 
 
 def test_bag_refilled_and_empty(view):
@@ -236,7 +237,7 @@ def test_payment_choices_are_short_in_the_bar_and_full_in_the_list():
     assert "R red: 2 Rage" in labels and "R red: 1 Rage + 1 Chaos" in labels and "R red: 2 Chaos" in labels
     assert "B blue: 1 Dread + 1 Chaos" in labels and "B blue: 2 Chaos" in labels
     assert labels[-1] == "don't banish"
-    assert header == ""
+    assert header == "The Cthulhu Dice show [2] [1]: the highest die sets the cost, 2 tentacles. Which Shambler, paid how?"
     assert "Banish a red Shambler paying 1 Rage + 1 Chaos" in full
 
 

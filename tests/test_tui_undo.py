@@ -10,7 +10,7 @@ from cthulhu.core.rng import Rng
 from cthulhu.net.saves import check_dice, load, replay
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.cli import main as cli
-from cthulhu.tui.options import OPTION_KEYS, PlayOptions
+from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import ChoiceScreen, GameOverScreen
 
 
@@ -83,7 +83,7 @@ def test_a_whole_game_by_keys_with_undos_verifies_from_its_save(tmp_path):
                     continue
                 labels = options(screen)
                 seen = screen.updates_seen
-                await pilot.press(OPTION_KEYS[dice.below("pick", len(labels))])
+                await pilot.press(screen.query_one("#prompt").keys[dice.below("pick", len(labels))])
                 await wait_for(pilot, lambda: screen.updates_seen > seen)
                 if isinstance(app.screen, ChoiceScreen):
                     await pilot.press("escape")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from cthulhu.tui.options import OPTION_KEYS
 from cthulhu.tui.screens.game import GameScreen
 
 
@@ -50,9 +49,9 @@ def options(screen: GameScreen) -> list[str]:
 
 
 async def press_option(pilot: Any, screen: GameScreen, index: int) -> None:
-    """Press the key shown for option `index` and wait until the table answers."""
+    """Press the key shown for option `index` (keys stay put within a decision sequence) and wait for the table."""
     seen = screen.updates_seen
-    await pilot.press(OPTION_KEYS[index])
+    await pilot.press(screen.query_one("#prompt").keys[index])
     await wait_for(pilot, lambda: screen.updates_seen > seen)
 
 

@@ -27,6 +27,7 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from cthulhu.net.textclean import clean_text
 
+from .english import plural
 from .link import LocalLink, TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
@@ -41,8 +42,9 @@ LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitab
 def local_link(options: PlayOptions) -> TableLink:
     """A game in this process (no network)."""
     if options.load is not None:
-        return LocalLink.load(options.load, bots=options.bots, bot_kind=options.bot_kind)
-    return LocalLink.new(options.setup(), bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir)
+        return LocalLink.load(options.load, bots=options.bots, bot_kind=options.bot_kind, bot_delay=options.bot_delay)
+    return LocalLink.new(options.setup(), bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir,
+                         bot_delay=options.bot_delay)
 
 
 async def default_link(options: PlayOptions) -> TableLink:
@@ -127,7 +129,7 @@ class CthulhuApp(App[None]):
         if options.hosting:
             mode = f"hosting on port {getattr(link, 'port', '?')}" + (f", code {options.code}" if options.code else "")
         elif not mode:
-            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {options.bots} bot(s)"
+            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {plural(options.bots, 'bot')}"
         await self.push_screen(GameScreen(link, title=mode))
         self.check_size()
 

@@ -16,6 +16,8 @@ from typing import Any, AsyncIterator, Protocol
 
 from cthulhu.core import Command, Game, Rejected, Setup
 
+from .english import plural
+
 
 @dataclass(frozen=True, slots=True)
 class Update:
@@ -154,8 +156,10 @@ class LocalLink(QueuedUpdates):
         local_seats: frozenset[int] | None = None,
         bot_seats: dict[int, Any] | None = None,
         autosave: _Autosave | None = None,
+        bot_delay: float = 0.0,
     ) -> None:
         self.game = game
+        self.bot_delay = bot_delay
         seats = set(range(game.setup.players))
         self.bots = dict(bot_seats or {})
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
@@ -174,23 +178,25 @@ class LocalLink(QueuedUpdates):
         bots: int = 0,
         bot_kind: str = "heuristic",
         saves_dir: Path | None = None,
+        bot_delay: float = 0.0,
     ) -> "LocalLink":
-        """A fresh game; the last `bots` seats are played by bots; autosaved into `saves_dir` if given."""
+        """A fresh game; the last `bots` seats are played by bots (a move every `bot_delay` seconds);
+        autosaved into `saves_dir` if given."""
         from cthulhu.net.savedir import autosave_folder
 
         game = Game.new(setup)
         bot_seats = _make_bots(game, bots, bot_kind)
         folder, warning = autosave_folder(saves_dir) if saves_dir else (None, None)
         autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
-        link = cls(game, bot_seats=bot_seats, autosave=autosave)
+        link = cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
         link.warning = warning
         return link
 
     @classmethod
-    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic") -> "LocalLink":
+    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
         game, save = load_game(path)
         autosave = _Autosave.resume(Path(path), save, game)
-        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave)
+        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay)
 
     @property
     def viewer(self) -> int:
@@ -259,11 +265,17 @@ class LocalLink(QueuedUpdates):
             prompt = self.game.prompt
             if prompt is None or prompt.seat not in self.bots:
                 return
+            await self.pace()
+            if self._closed:
+                return
             cmd = self.bots[prompt.seat].choose(self.game, prompt.seat)
             events = self.game.apply(prompt.seat, cmd)
             self._record(prompt.seat, cmd)
             await self._queue.put(Update(self._view(), [e.wire() for e in events]))
-            await asyncio.sleep(0)
+
+    async def pace(self) -> None:
+        """The wait before a bot's move: a pace people can follow (each move is its own update, told in the Log)."""
+        await asyncio.sleep(self.bot_delay)
 
     async def chat(self, text: str) -> None:
         await self._queue.put(Update(self._view(), chat=("you", text)))
@@ -299,7 +311,7 @@ def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
 
     seats = list(range(game.setup.players))
     if bots >= len(seats):
-        raise ValueError(f"{bots} bot(s) would leave no seat for a person ({len(seats)} seat(s) at this table)")
+        raise ValueError(f"{plural(bots, 'bot')} would leave no seat for a person ({plural(len(seats), 'seat')} at this table)")
     kind = usable_bot(kind, game.setup.mode)
     return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat in seats[-bots:]}
 

@@ -29,6 +29,7 @@ from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, re
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
+from .english import plural
 from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
 
 WELCOME_TIMEOUT = 10.0
@@ -142,11 +143,15 @@ class NetLink(QueuedUpdates):
             self._conns.append(conn)
         self._seat_local()
         view = self._view()
+        if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
+            self._opened = Update(view, warning=self.warning)
+            return self._opened
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
         kept = "kept for you" if self.visitor is not None else "kept on this machine"
         back = f" (your seat, {kept})" if self._conns[0].stored_token and self.local_seats else ""
-        notice = f"Joined {where}; your seat(s): {seats}{back}."
+        which = "seat" if len(self.local_seats) == 1 else "seats"
+        notice = f"Joined {where}; your {which}: {seats}{back}."
         full = not self.local_seats and not self.watch
         if full:
             notice = f"Joined {where}. Every seat is taken, so you are watching."
@@ -289,7 +294,7 @@ class NetLink(QueuedUpdates):
                     self._put(notice=news)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The host reveals the seed: {msg.seed}. Checking every roll...")
+                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
@@ -557,9 +562,11 @@ class EmbeddedHost:
         players: list[Any] | None = None,
         table_id: str | None = None,
         away_bot: float | None = None,
+        bot_delay: float = 0.0,
         limits: Any = None,
     ) -> None:
         self.game = game
+        self.bot_delay = bot_delay
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
@@ -597,6 +604,7 @@ class EmbeddedHost:
                     players=self.players,
                     table_id=self.table_id,
                     away_bot=self.away_bot,
+                    bot_delay=self.bot_delay,
                     limits=self.limits,
                     on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
                 )
@@ -715,7 +723,7 @@ def _label(options: Any, humans: list[int], bots: int) -> str:
         return "hosting"
     if len(humans) <= 1 and not bots:
         return "solo"
-    return f"{len(humans)} here, {bots} bot(s)"
+    return f"{len(humans)} here, {plural(bots, 'bot')}"
 
 
 async def embedded_link(options: Any) -> NetLink:
@@ -773,6 +781,7 @@ async def embedded_link(options: Any) -> NetLink:
         players=players,
         table_id=table_id,
         away_bot=options.away_bot,
+        bot_delay=options.bot_delay,
         limits=_limits(options),
     )
     try:

@@ -2,14 +2,61 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
-# (q quit, s save, o choices, h/? help, l log, c chat, u undo are taken).
-RESERVED = set("qsohlcu")
+# (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
+RESERVED = set("qsohlcuz")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
+
+
+
+class OptionKeys:
+    """Which key stands for which option, kept within one decision sequence.
+
+    A sequence is the same seat deciding the same kind of question for the same
+    actor again and again (giving cards in a Trade, placing wounds, rerolling
+    dice). In a kind the mode lists as stable, an option keeps the key it had and
+    a key that stood for an option now gone is not handed to another one, so
+    pressing `2` twice can never do two different things; any other prompt is
+    numbered afresh.
+    """
+
+    def __init__(self) -> None:
+        self._sequence: tuple[object, ...] | None = None
+        self._given: dict[str, str] = {}  # an option's command -> its key
+        self._used: set[str] = set()
+
+    def assign(self, prompt: dict[str, Any], stable: frozenset[str]) -> list[str]:
+        """A key for each of the prompt's options ("" once the keys run out)."""
+        options = prompt["options"]
+        sequence = (prompt["seat"], prompt["kind"], prompt["actor"])
+        if sequence != self._sequence or prompt["kind"] not in stable:
+            self._sequence = sequence
+            keys = [OPTION_KEYS[n] if n < len(OPTION_KEYS) else "" for n in range(len(options))]
+            self._given = {command_key(o): k for o, k in zip(options, keys)}
+            self._used = set(keys)
+            return keys
+        keys = []
+        for o in options:
+            ck = command_key(o)
+            key = self._given.get(ck)
+            if key is None:
+                key = next((k for k in OPTION_KEYS if k not in self._used), "")
+                self._given[ck] = key
+                self._used.add(key)
+            keys.append(key)
+        return keys
+
+
+def command_key(option: dict[str, Any]) -> str:
+    """An option's identity across prompts: its command."""
+    return json.dumps(option["command"], sort_keys=True)
+
 
 MIN_SIZE = (80, 24)
 WIDE_SIZE = (110, 34)
@@ -52,6 +99,8 @@ class PlayOptions:
     join_seat: int | None = None
     token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
+    bot_delay: float = 0.5  # seconds before each bot move, so people can follow them (0: at once)
+    hints: bool = True  # a line of help the first time each kind of decision comes up
     kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
     kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
     doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)

@@ -49,6 +49,36 @@ def abbreviate(name: str, width: int) -> str:
     return name[:width]
 
 
+SMALL_WORDS = frozenset({"the", "of", "a", "an", "and"})
+
+
+def shorten(name: str, width: int) -> str:
+    """A name that fits `width` and still reads as itself: whole; without its small words; else the
+    fitting short form that keeps the most letters, among the first word with the others' initials
+    ("Yard G.", "Vat H."), the longest word alone ("Cistern", "Drying") and the first word cut to fit
+    beside the next one's start; else the longest word cut."""
+    if width <= 0:
+        return ""
+    if len(name) <= width:
+        return name
+    words = name.split()
+    big = [w for n, w in enumerate(words) if n == 0 or w.lower() not in SMALL_WORDS]
+    if len(big) > 1 and big[0].lower() in SMALL_WORDS:
+        big = big[1:]  # "The Stacks" -> "Stacks"
+    whole = " ".join(big)
+    if len(whole) <= width:
+        return whole
+    if len(big) == 1:
+        return whole[:width]
+    longest = max(big, key=len)
+    # Initials carry a full stop, so "Boiler S." never reads as the start mark S beside it.
+    forms = [big[0] + " " + " ".join(w[0] + "." for w in big[1:]), longest, longest[: max(4, width)]]
+    fitting = [f for f in forms if len(f) <= width]
+    if fitting:
+        return max(fitting, key=lambda f: sum(ch.isalpha() for ch in f))
+    return longest[:width]
+
+
 def legend_text(pieces: list[tuple[str, str, str]], width: int, dim_names: bool = False) -> Text:
     """`mark name` pairs laid out in rows that fit `width`; names dim (always, or with a dim mark)."""
     out = Text()

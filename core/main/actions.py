@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..command import Command
 from . import fight, harm
 from .events import ActionTaken
-from .tasks import PhaseTask, RunTask
+from .tasks import PhaseTask, RunTask, TradeTask
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -101,20 +101,30 @@ def trades(e: Engine, i: int) -> list[tuple[Command, str]]:
     return out
 
 
-def step_trade(e: Engine, task: PhaseTask) -> None:
+def step_trade(e: Engine, task: TradeTask) -> None:
     opts = trades(e, task["inv"])
-    opts.append((Command.of("done"), "Done trading"))
+    if task.get("given"):
+        opts.append((Command.of("done"), "Done trading"))
+    else:
+        # Backing out before anything changed hands costs nothing: the action is given back.
+        opts.append((Command.of("done"), "Back: trade nothing (the action is not spent)"))
     e.ask(task, "trade", task["inv"], "Trade: who gives what to whom?", opts)
 
 
-def answer_trade(e: Engine, task: PhaseTask, cmd: Command) -> None:
+def answer_trade(e: Engine, task: TradeTask, cmd: Command) -> None:
+    i = task["inv"]
+    given = task.get("given", 0)
     if cmd.kind == "done":
+        if not given:
+            e.s.actions_left += 1
+        e.emit({"type": "trade_ended", "inv": i, "given": given, "refunded": not given})
         return
-    giver, held = next((g, h) for g in e.s.investigators for h in g.cards if h["card"] == cmd["card"])
-    giver.cards.remove(held)
+    giver_index, held = next((n, h) for n, g in enumerate(e.s.investigators) for h in g.cards if h["card"] == cmd["card"])
+    e.inv(giver_index).cards.remove(held)
     e.inv(cmd["to"]).cards.append(held)  # a traded card keeps its side
-    e.emit({"type": "traded", "card": e.half(held).name, "to": cmd["to"], "name": e.name(cmd["to"])})
-    e.push(task)
+    e.emit({"type": "traded", "card": e.half(held).name, "to": cmd["to"], "name": e.name(cmd["to"]), "frm": giver_index,
+            "giver": e.name(giver_index)})
+    e.push({**task, "given": given + 1})
 
 
 def step_run(e: Engine, task: RunTask) -> None:
@@ -130,6 +140,7 @@ def step_run(e: Engine, task: RunTask) -> None:
 
 def answer_run(e: Engine, task: RunTask, cmd: Command) -> None:
     if cmd.kind == "stop":
+        e.emit({"type": "run_stopped", "inv": task["inv"], "moved": task["moved"]})
         return
     move_investigator(e, task["inv"], cmd["to"])
     e.push({**task, "left": task["left"] - 1, "moved": task["moved"] + 1})
@@ -142,7 +153,7 @@ def move_investigator(e: Engine, i: int, dest: str) -> None:
     origin = inv.space
     burning = s.fire.get(origin, 0)
     if burning:
-        harm.catch_fire(e, i, burning, origin)
+        harm.catch_fire(e, i, burning, origin, {"kind": "fire", "name": e.space_name(origin)})
     if not e.mods(i)["sneak"]:
         for f in s.enemies_at(origin):
             f.space = dest

@@ -44,8 +44,8 @@ from .tasks import (
     CheckTask,
     ChooseTask,
     CountTask,
+    DiscardCardTask,
     OpsTask,
-    PhaseTask,
     PickMoverTask,
     StressTask,
     WoundsTask,
@@ -72,7 +72,11 @@ def op_wound(e: Engine, task: OpsTask, op: WoundOp) -> None:
 
 
 def op_sanity(e: Engine, task: OpsTask, op: SanityOp) -> None:
-    tasks: list[CountTask] = [{"k": "sanity", "inv": i, "n": op.n} for i in e.targets(task["inv"], op.who)]
+    cause = e.cause(task["src"])
+    tasks: list[CountTask] = [
+        {"k": "sanity", "inv": i, "n": op.n, **({"cause": cause} if cause else {})}  # type: ignore[typeddict-item]
+        for i in e.targets(task["inv"], op.who)
+    ]
     e.push(*tasks)
 
 
@@ -83,21 +87,23 @@ def op_heal(e: Engine, task: OpsTask, op: HealOp) -> None:
         inv.wounds -= w
         inv.stress -= st
         if w or st:
-            e.emit({"type": "healed", "inv": i, "name": e.name(i), "wounds": w, "stress": st, "why": task["src"]})
+            e.emit({"type": "healed", "inv": i, "name": e.name(i), "wounds": w, "stress": st, "why": task["src"], "cause": e.cause(task["src"])})
 
 
 def op_burn(e: Engine, task: OpsTask, op: BurnOp) -> None:
     for i in e.targets(task["inv"], op.who):
-        harm.catch_fire(e, i, op.n, None)
+        harm.catch_fire(e, i, op.n, None, e.cause(task["src"]))
 
 
 def op_token(e: Engine, task: OpsTask, op: TokenOp) -> None:
     for i in e.targets(task["inv"], op.who):
         held = e.inv(i).tokens
-        new = max(0, held.get(op.token, 0) + op.n)
-        if new != held.get(op.token, 0):
+        old = held.get(op.token, 0)
+        new = max(0, old + op.n)
+        if new != old:
             held[op.token] = new
-            e.emit({"type": "tokens_changed", "inv": i, "name": e.name(i), "token": op.token, "token_name": e.c.tokens[op.token].name, "n": new})
+            e.emit({"type": "tokens_changed", "inv": i, "name": e.name(i), "token": op.token, "token_name": e.c.tokens[op.token].name, "n": new,
+                    "change": new - old, "cause": e.cause(task["src"])})
 
 
 def op_fire_space(e: Engine, task: OpsTask, op: FireSpaceOp) -> None:
@@ -108,7 +114,7 @@ def op_fire_space(e: Engine, task: OpsTask, op: FireSpaceOp) -> None:
         s.fire_reserve -= n
         s.fire[space] = s.fire.get(space, 0) + n
         s.fire = dict(sorted(s.fire.items()))
-        e.emit({"type": "fire_spread", "space": space, "space_name": e.space_name(space), "n": n})
+        e.emit({"type": "fire_spread", "space": space, "space_name": e.space_name(space), "n": n, "total": s.fire[space], "cause": e.cause(task["src"])})
 
 
 def op_douse(e: Engine, task: OpsTask, op: DouseOp) -> None:
@@ -125,18 +131,20 @@ def op_space_token(e: Engine, task: OpsTask, op: SpaceTokenOp) -> None:
     s = e.s
     space = e.place(task["inv"], op.at)
     held = s.space_tokens.setdefault(space, {})
-    new = max(0, held.get(op.token, 0) + op.n)
+    old = held.get(op.token, 0)
+    new = max(0, old + op.n)
     held[op.token] = new
     if not new:
         del held[op.token]
     if not held:
         del s.space_tokens[space]
     s.space_tokens = {k: dict(sorted(v.items())) for k, v in sorted(s.space_tokens.items())}
-    e.emit({"type": "space_tokens_changed", "space": space, "space_name": e.space_name(space), "token": op.token, "token_name": e.c.tokens[op.token].name, "n": new})
+    e.emit({"type": "space_tokens_changed", "space": space, "space_name": e.space_name(space), "token": op.token,
+            "token_name": e.c.tokens[op.token].name, "n": new, "change": new - old, "cause": e.cause(task["src"])})
 
 
 def op_summon(e: Engine, task: OpsTask, op: SummonOp) -> None:
-    turn.summon(e, e.enemy_kind(op.enemy), e.place(task["inv"], op.at))
+    turn.summon(e, e.enemy_kind(op.enemy), e.place(task["inv"], op.at), e.cause(task["src"]))
 
 
 def op_move_enemies(e: Engine, task: OpsTask, op: MoveEnemiesOp) -> None:
@@ -146,14 +154,20 @@ def op_move_enemies(e: Engine, task: OpsTask, op: MoveEnemiesOp) -> None:
     movers = [f for f in e.s.figures if e.matches(f, op.kind) and dist.get(f.space, 0) > 0]
     if not movers:
         return
+    cause = e.cause(task["src"])
+    why = {"cause": cause} if cause else {}
     if op.which == "closest":
         best = min(dist[f.space] for f in movers)
         movers = [f for f in movers if dist[f.space] == best]
         if len(movers) > 1:
             opts = [(Command.of("pick", figure=f.id), f"The {e.enemy_name(f)} in {e.space_name(f.space)}") for f in movers]
-            e.ask({"k": "pick_mover", "inv": task["inv"], "steps": op.steps}, "pick_enemy", e.s.active, "Which of the closest enemies moves?", opts)
+            mover: PickMoverTask = {"k": "pick_mover", "inv": task["inv"], "steps": op.steps, **why}  # type: ignore[typeddict-item]
+            e.ask(mover, "pick_enemy", e.s.active, "Which of the closest enemies moves?", opts)
             return
-    tasks: list[AdvanceEnemyTask] = [{"k": "advance_enemy", "inv": task["inv"], "figure": f.id, "steps": op.steps} for f in movers]
+    tasks: list[AdvanceEnemyTask] = [
+        {"k": "advance_enemy", "inv": task["inv"], "figure": f.id, "steps": op.steps, **why}  # type: ignore[typeddict-item]
+        for f in movers
+    ]
     e.push(*tasks)
 
 
@@ -161,7 +175,7 @@ def op_ritual(e: Engine, task: OpsTask, op: RitualOp) -> None:
     s = e.s
     ritual = e.c.episodes[s.episode].ritual
     s.ritual = min(ritual.needed, s.ritual + op.n)
-    e.emit({"type": "ritual_progress", "progress": s.ritual, "needed": ritual.needed, "name": ritual.name})
+    e.emit({"type": "ritual_progress", "progress": s.ritual, "needed": ritual.needed, "name": ritual.name, "cause": e.cause(task["src"])})
     if s.ritual >= ritual.needed and not s.disrupted:
         s.disrupted = s.disrupted_this_turn = True
         e.emit({"type": "ritual_disrupted", "name": ritual.name})
@@ -173,10 +187,10 @@ def op_place_elder(e: Engine, task: OpsTask, op: PlaceElderOp) -> None:
     for f in s.figures:
         if f.kind == "elder_one":
             f.space = space
-            e.emit({"type": "elder_moved", "name": e.elder().name, "space": space, "space_name": e.space_name(space)})
+            e.emit({"type": "elder_moved", "name": e.elder().name, "space": space, "space_name": e.space_name(space), "cause": e.cause(task["src"])})
             return
     s.figures.append(Figure(id="elder_one", kind="elder_one", space=space))
-    e.emit({"type": "elder_placed", "name": e.elder().name, "space": space, "space_name": e.space_name(space)})
+    e.emit({"type": "elder_placed", "name": e.elder().name, "space": space, "space_name": e.space_name(space), "cause": e.cause(task["src"])})
 
 
 def op_keep_mythos(e: Engine, task: OpsTask, op: KeepMythosOp) -> None:
@@ -194,7 +208,8 @@ def op_claim(e: Engine, task: OpsTask, op: ClaimOp) -> None:
     inv = e.inv(task["inv"])
     inv.cards.append({"card": card, "side": op.side, "wounds": 0})
     half = e.half(inv.cards[-1])
-    e.emit({"type": "claimed", "inv": task["inv"], "name": e.name(task["inv"]), "card": half.name, "kind": half.kind, "text": half.text})
+    source = e.c.episodes[e.s.episode].discovery[int(card)].name
+    e.emit({"type": "claimed", "inv": task["inv"], "name": e.name(task["inv"]), "card": half.name, "kind": half.kind, "text": half.text, "source": source})
 
 
 def op_discard_card(e: Engine, task: OpsTask, op: DiscardCardOp) -> None:
@@ -203,7 +218,9 @@ def op_discard_card(e: Engine, task: OpsTask, op: DiscardCardOp) -> None:
     if not held:
         return
     opts = [(Command.of("discard", card=e.inv(i).cards[n]["card"]), f"Lose {e.half(e.inv(i).cards[n]).name}") for n in held]
-    e.ask({"k": "discard_card", "inv": i}, "discard_card", i, f"{e.name(i)} must lose a card", opts)
+    cause = e.cause(task["src"])
+    asking: DiscardCardTask = {"k": "discard_card", "inv": i, **({"cause": cause} if cause else {})}  # type: ignore[typeddict-item]
+    e.ask(asking, "discard_card", i, f"{e.name(i)} must lose a card", opts)
 
 
 def op_if_holds(e: Engine, task: OpsTask, op: IfHoldsOp) -> None:
@@ -262,7 +279,10 @@ def answer_douse(e: Engine, task: CountTask, cmd: Command) -> None:
 
 
 def answer_pick_mover(e: Engine, task: PickMoverTask, cmd: Command) -> None:
-    e.push({"k": "advance_enemy", "inv": task["inv"], "figure": cmd["figure"], "steps": task["steps"]})
+    advance: AdvanceEnemyTask = {"k": "advance_enemy", "inv": task["inv"], "figure": cmd["figure"], "steps": task["steps"]}
+    if "cause" in task:
+        advance["cause"] = task["cause"]
+    e.push(advance)
 
 
 def step_advance_enemy(e: Engine, task: AdvanceEnemyTask) -> None:
@@ -287,17 +307,18 @@ def answer_advance_enemy(e: Engine, task: AdvanceEnemyTask, cmd: Command) -> Non
 def enemy_step(e: Engine, task: AdvanceEnemyTask, to: str) -> None:
     f = e.s.figure(task["figure"])
     f.space = to
-    e.emit({"type": "enemy_moved", "figure": f.id, "kind": f.kind, "name": e.enemy_name(f), "to": to, "space_name": e.space_name(to)})
+    e.emit({"type": "enemy_moved", "figure": f.id, "kind": f.kind, "name": e.enemy_name(f), "to": to, "space_name": e.space_name(to),
+            "cause": task.get("cause")})
     e.push({**task, "steps": task["steps"] - 1})
 
 
-def answer_discard_card(e: Engine, task: PhaseTask, cmd: Command) -> None:
-    harm.lose_card(e, task["inv"], cmd["card"])
+def answer_discard_card(e: Engine, task: DiscardCardTask, cmd: Command) -> None:
+    harm.lose_card(e, task["inv"], cmd["card"], "effect", task.get("cause"))
 
 
 def answer_choose(e: Engine, task: ChooseTask, cmd: Command) -> None:
     chosen = task["op"].options[cmd["option"]]
-    e.emit({"type": "chose", "inv": task["inv"], "label": chosen.label})
+    e.emit({"type": "chose", "inv": task["inv"], "label": chosen.label, "cause": e.cause(task["src"])})
     e.push({"k": "ops", "inv": task["inv"], "ops": chosen.ops, "src": task["src"], "card": task.get("card")})
 
 
@@ -305,11 +326,12 @@ def step_check(e: Engine, task: CheckTask) -> None:
     i = task["inv"]
     t = e.tally(task["roll"])
     ok = t["success"] >= task["need"]
-    e.emit({"type": "check_result", "inv": i, "name": e.name(i), "successes": t["success"], "need": task["need"], "passed": ok})
+    e.emit({"type": "check_result", "inv": i, "name": e.name(i), "successes": t["success"], "need": task["need"], "passed": ok,
+            "cause": e.cause(task["src"])})
     # Successes decide the outcome, the outcome's effects follow, tentacles come last.
     e.push(
         {"k": "ops", "inv": i, "ops": task["success"] if ok else task["fail"], "src": task["src"], "card": task.get("card")},
-        {"k": "sanity", "inv": i, "n": e.tentacles(i, t)},
+        {"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "check"}},
     )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..command import Command, Event
 from . import actions, effects, fight, harm, turn
-from .events import MainEvent
+from .events import Cause, CauseKind, MainEvent
 from .content import AnyOp, ElderOne, Half, MainContent, Mythos
 from .mods import mods_of
 from .state import ELDER, Figure, Investigator, MainState
@@ -103,6 +103,45 @@ class Engine:
         if half is None:
             raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
         return half
+
+    def cause(self, src: str | None) -> Cause | None:
+        """What an effect's source is, for the Log: the card, Stage, episode, action or insanity it is printed on.
+
+        Effects carry only their source's name (`OpsTask.src`, canonical since the first
+        saves); its kind is looked up in this game's content, never stored. None for a
+        name that is none of these."""
+        if not src:
+            return None
+        kinds: dict[str, CauseKind] | None = self.memo.get("cause_kinds")
+        if kinds is None:
+            ep = self.c.episodes[self.s.episode]
+            eo = self.elder()
+            kinds = {}
+            for source_kind, names in (
+                ("insanity", [card.name for card in self.c.insanity.values()]),
+                ("discovery", [card.name for card in ep.discovery]),
+                ("mythos", [m.name for m in (*eo.mythos, *ep.mythos)]),
+                ("action", [a.name for a in ep.actions]),
+                ("stage", [st.name for st in eo.stages]),
+                ("episode", [ep.name]),
+            ):
+                for name in names:
+                    kinds[name] = source_kind  # type: ignore[assignment]  # the literals above are CauseKinds
+            self.memo["cause_kinds"] = kinds
+        found = kinds.get(src)
+        return {"kind": found, "name": src} if found is not None else None
+
+    def wound_cause(self, source: str | None) -> Cause | None:
+        """A wound's source (an enemy kind, "fire", or an effect's name) as a cause."""
+        if source is None:
+            return None
+        if source == "fire":
+            return {"kind": "fire", "name": ""}
+        if source == ELDER:
+            return {"kind": "enemy", "name": self.elder().name}
+        if source in self.c.enemies:
+            return {"kind": "enemy", "name": self.c.enemies[source].name}
+        return self.cause(source)
 
     def space_name(self, space: str) -> str:
         names: dict[str, str] | None = self.memo.get("names")

@@ -3,7 +3,10 @@
 `apply` returns these (as `Event`s: the type plus the other fields); the Log
 narrates them, tests assert on them and `cthulhu sim --events` writes them.
 Names are ids or display names as their field says; `inv` is an investigator's
-index, `figure` an enemy figure's id, `space` a space id.
+index, `figure` an enemy figure's id, `space` a space id. Every event carries
+the display names a sentence needs (a figure may be gone from the view by the
+time the event is told), and a harm or a change names its `cause` when it has
+one: which card, which Stage, which enemy, which roll.
 """
 
 from __future__ import annotations
@@ -11,6 +14,24 @@ from __future__ import annotations
 from typing import Literal
 
 from typing_extensions import NotRequired, TypedDict
+
+
+CauseKind = Literal[
+    "mythos", "discovery", "stage", "episode", "action", "insanity",  # an effect, by where its text is printed
+    "enemy", "fire", "reroll", "tentacles", "summoning",  # the rules themselves
+]
+
+
+class Cause(TypedDict):
+    """Why something happened, for people: the kind of source and its name.
+
+    `tentacles` names the roll's purpose ("attack", "defend", "check", "fire");
+    `summoning` names the gate color of a Mythos card's summon line; `fire` and
+    `reroll` have an empty name.
+    """
+
+    kind: CauseKind
+    name: str
 
 
 class HalfInfo(TypedDict):
@@ -63,7 +84,22 @@ class Traded(TypedDict):
     type: Literal["traded"]
     card: str
     to: int
-    name: str
+    name: str  # who receives it
+    frm: int
+    giver: str
+
+
+class TradeEnded(TypedDict):
+    type: Literal["trade_ended"]
+    inv: int
+    given: int  # cards given in this Trade action
+    refunded: bool  # nothing was given: the action is not spent
+
+
+class RunStopped(TypedDict):
+    type: Literal["run_stopped"]
+    inv: int
+    moved: int  # spaces run before stopping
 
 
 class SpaceTokensChanged(TypedDict):
@@ -72,7 +108,9 @@ class SpaceTokensChanged(TypedDict):
     space_name: str
     token: str
     token_name: str
-    n: int
+    n: int  # how many lie there now
+    change: int
+    cause: Cause | None
 
 
 class RitualProgress(TypedDict):
@@ -80,6 +118,7 @@ class RitualProgress(TypedDict):
     progress: int
     needed: int
     name: str
+    cause: Cause | None
 
 
 class ElderPlaced(TypedDict):
@@ -87,6 +126,7 @@ class ElderPlaced(TypedDict):
     name: str
     space: str
     space_name: str
+    cause: Cause | None
 
 
 class Claimed(TypedDict):
@@ -96,6 +136,7 @@ class Claimed(TypedDict):
     card: str
     kind: Literal["item", "companion", "condition"]
     text: str
+    source: str  # the Discovery card it is half of
 
 
 class FireDoused(TypedDict):
@@ -113,12 +154,14 @@ class EnemyMoved(TypedDict):
     name: str
     to: str
     space_name: str
+    cause: Cause | None
 
 
 class Chose(TypedDict):
     type: Literal["chose"]
     inv: int
     label: str
+    cause: Cause | None  # the card (or Stage, or insanity) that offered the choice
 
 
 class CheckResult(TypedDict):
@@ -128,6 +171,7 @@ class CheckResult(TypedDict):
     successes: int
     need: int
     passed: bool
+    cause: Cause | None
 
 
 class FireSpread(TypedDict):
@@ -135,6 +179,8 @@ class FireSpread(TypedDict):
     space: str
     space_name: str
     n: int
+    total: int  # Fire tokens on the space now
+    cause: Cause | None
 
 
 class RitualDisrupted(TypedDict):
@@ -156,6 +202,7 @@ class Healed(TypedDict):
     wounds: int
     stress: int
     why: str
+    cause: Cause | None
 
 
 class TokensChanged(TypedDict):
@@ -164,7 +211,9 @@ class TokensChanged(TypedDict):
     name: str
     token: str
     token_name: str
-    n: int
+    n: int  # how many the investigator holds now
+    change: int
+    cause: Cause | None
 
 
 class ElderMoved(TypedDict):
@@ -172,6 +221,7 @@ class ElderMoved(TypedDict):
     name: str
     space: str
     space_name: str
+    cause: Cause | None
 
 
 class AttackDeclared(TypedDict):
@@ -179,15 +229,17 @@ class AttackDeclared(TypedDict):
     inv: int
     name: str
     targets: list[str]
+    target_names: list[str]
 
 
 class EnemyWounded(TypedDict):
     type: Literal["enemy_wounded"]
     inv: int
     figure: str
+    kind: str
     name: str
     n: int
-    wounds: int
+    wounds: int  # may pass `health`: the excess is lost
     health: int
 
 
@@ -195,51 +247,82 @@ class EnemyKilled(TypedDict):
     type: Literal["enemy_killed"]
     inv: int
     figure: str
+    kind: str
     name: str
     space: str
+    space_name: str
 
 
 class StageDefeated(TypedDict):
     type: Literal["stage_defeated"]
     name: str
+    elder: str
     stage: int
+    stages: int  # how many Stages the Elder One has (the last is the Final Stage)
+    health: int
     excess: int
 
 
 class StageRevealed(TypedDict):
     type: Literal["stage_revealed"]
     name: str
+    elder: str
     stage: int
+    stages: int
     text: str
 
 
 class DiceRolled(TypedDict):
     type: Literal["dice_rolled"]
     inv: int
+    name: str  # the investigator the roll is made by or against
     purpose: Literal["attack", "defend", "check", "fire"]
     dice: list[list[str]]
+    enemy: str | None  # defend: the enemy attacking
+    target_names: list[str]  # attack: the enemies attacked
+    need: int | None  # check: the successes needed
+    cause: Cause | None  # check: the card (or Stage) asking for it
+    free: int  # rerolls that cost no stress
 
 
 class DieRerolled(TypedDict):
     type: Literal["die_rerolled"]
     inv: int
     die: int
+    bonus: bool
+    was: str
     face: str
+    cost: int  # stress paid: 0 for a free reroll
     dice: list[list[str]]
+
+
+class DiceKept(TypedDict):
+    type: Literal["dice_kept"]
+    inv: int
+    name: str
+    purpose: Literal["attack", "defend", "check", "fire"]
+    dice: list[list[str]]
+    successes: int
+    tentacles: int
+    elders: int
 
 
 class EnemyAttacks(TypedDict):
     type: Literal["enemy_attacks"]
     figure: str
+    kind: str
     name: str
     inv: int
     target: str
+    standard: int
+    bonus: int
 
 
 class AttackMissed(TypedDict):
     type: Literal["attack_missed"]
     inv: int
     figure: str
+    kind: str
     name: str
 
 
@@ -255,13 +338,17 @@ class StressTaken(TypedDict):
     n: int
     stress: int
     why: str
+    cause: Cause | None
 
 
 class AbilityUsed(TypedDict):
     type: Literal["ability_used"]
     kind: str
+    name: str  # the enemy's
     ability: str
-    n: int
+    text: str
+    n: int  # elder signs rolled (1 for a regeneration)
+    inv: int | None  # the investigator it was rolled against
 
 
 class Burning(TypedDict):
@@ -279,6 +366,7 @@ class Wounded(TypedDict):
     wounds: int
     health: int
     source: str | None
+    cause: Cause | None
 
 
 class SanityLost(TypedDict):
@@ -288,6 +376,7 @@ class SanityLost(TypedDict):
     n: int
     sanity: int
     skull: int
+    cause: Cause | None
 
 
 class ThresholdReached(TypedDict):
@@ -321,12 +410,14 @@ class FireCaught(TypedDict):
     name: str
     tokens: int
     stand_ins: int
-    frm: str | None
+    frm: str | None  # the burning space left behind, if that was the cause
+    cause: Cause | None
 
 
 class FireOut(TypedDict):
     type: Literal["fire_out"]
     inv: int
+    name: str
     tokens: int
 
 
@@ -354,6 +445,7 @@ class GameLost(TypedDict):
 class CompanionWounded(TypedDict):
     type: Literal["companion_wounded"]
     inv: int
+    name: str
     card: str
     wounds: int
     health: int | None
@@ -364,6 +456,8 @@ class CardLost(TypedDict):
     inv: int
     name: str
     card: str
+    reason: Literal["wounds", "death", "effect"]  # a Companion's wounds, its holder's death, a card's effect
+    cause: Cause | None
 
 
 class TurnStarted(TypedDict):
@@ -377,6 +471,7 @@ class TurnEnded(TypedDict):
     type: Literal["turn_ended"]
     turn: int
     inv: int
+    name: str
 
 
 class MythosShuffled(TypedDict):
@@ -398,6 +493,7 @@ class ElderAdvanced(TypedDict):
     track: int
     last: int
     token: Literal["progression", "figure"]
+    symbols: int  # summoning symbols in the Mythos discard that moved it
 
 
 class ElderSummoned(TypedDict):
@@ -430,6 +526,7 @@ class Summoned(TypedDict):
     name: str
     space: str
     space_name: str
+    cause: Cause | None
 
 
 class MythosRecurs(TypedDict):
@@ -448,12 +545,15 @@ class SummonSkipped(TypedDict):
     kind: str
     name: str
     space: str
+    space_name: str
+    cause: Cause | None
 
 
 class EnemyRegenerated(TypedDict):
     type: Literal["enemy_regenerated"]
     figure: str
     name: str
+    wounds: int  # healed
 
 
 MainEvent = (
@@ -463,6 +563,8 @@ MainEvent = (
     | ActionsEnded
     | Followed
     | Traded
+    | TradeEnded
+    | RunStopped
     | SpaceTokensChanged
     | RitualProgress
     | ElderPlaced
@@ -484,6 +586,7 @@ MainEvent = (
     | StageRevealed
     | DiceRolled
     | DieRerolled
+    | DiceKept
     | EnemyAttacks
     | AttackMissed
     | GameWon

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..command import Command
 from . import harm
+from .events import Cause
 from .state import ELDER, Figure
 from .tasks import AssignHitsTask, AttackHitsTask, CountTask, EnemyHitsTask, FightTask, RerollTask, Roll, RollTask, RollTaker
 
@@ -20,7 +21,8 @@ def start_attack(e: Engine, i: int, cmd: Command) -> None:
         targets = [f.id for f in e.s.enemies_at(inv.space) if e.attackable(f)]
     else:
         targets = [cmd["target"]]
-    e.emit({"type": "attack_declared", "inv": i, "name": e.name(i), "targets": targets})
+    names = [e.enemy_name(e.s.figure(t)) for t in targets]
+    e.emit({"type": "attack_declared", "inv": i, "name": e.name(i), "targets": targets, "target_names": names})
     e.push(
         {"k": "roll", "inv": i, "standard": e.c.rules.dice, "bonus": inv.bonus + m["attack_dice"], "own": True, "purpose": "attack"},
         {"k": "attack_hits", "inv": i, "targets": targets},
@@ -33,7 +35,7 @@ def step_attack_hits(e: Engine, task: AttackHitsTask) -> None:
     t = e.tally(roll)
     hits = t["success"] + (t["elder"] if e.mods(i)["elder_hits"] else 0)
     # Successes first, then the roll's effects, then tentacles.
-    e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t)})
+    e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "attack"}})
     # The Stage the roll was made against: hits never follow the Elder One into the next one.
     stage = e.s.stage
     targets = [f.id for f in hit_targets(e, i, task["targets"], stage)]
@@ -74,10 +76,10 @@ def wound_enemy(e: Engine, i: int, fid: str, n: int) -> None:
     f = s.figure(fid)
     name, health = e.enemy_name(f), e.enemy_health(f)
     if n <= 0:
-        e.emit({"type": "attack_missed", "inv": i, "figure": fid, "name": name})
+        e.emit({"type": "attack_missed", "inv": i, "figure": fid, "kind": f.kind, "name": name})
         return
     f.wounds += n
-    e.emit({"type": "enemy_wounded", "inv": i, "figure": fid, "name": name, "n": n, "wounds": f.wounds, "health": health})
+    e.emit({"type": "enemy_wounded", "inv": i, "figure": fid, "kind": f.kind, "name": name, "n": n, "wounds": f.wounds, "health": health})
     if f.wounds < health:
         return
     if f.kind == ELDER:
@@ -85,14 +87,16 @@ def wound_enemy(e: Engine, i: int, fid: str, n: int) -> None:
         return
     s.figures.remove(f)
     s.reserve[f.kind] = s.reserve.get(f.kind, 0) + 1
-    e.emit({"type": "enemy_killed", "inv": i, "figure": fid, "name": name, "space": f.space})
+    e.emit({"type": "enemy_killed", "inv": i, "figure": fid, "kind": f.kind, "name": name, "space": f.space, "space_name": e.space_name(f.space)})
 
 
 def defeat_stage(e: Engine, f: Figure) -> None:
     """A stage falls; excess wounds are lost; the next stage is revealed, or the game is won."""
     s = e.s
     eo = e.elder()
-    e.emit({"type": "stage_defeated", "name": eo.stages[s.stage].name, "stage": s.stage, "excess": f.wounds - (eo.stages[s.stage].health or 0)})
+    health = eo.stages[s.stage].health or 0
+    e.emit({"type": "stage_defeated", "name": eo.stages[s.stage].name, "elder": eo.name, "stage": s.stage, "stages": len(eo.stages),
+            "health": health, "excess": f.wounds - health})
     f.wounds = 0
     if s.stage == len(eo.stages) - 1:
         s.figures.remove(f)
@@ -102,7 +106,8 @@ def defeat_stage(e: Engine, f: Figure) -> None:
         e.emit({"type": "game_won", "name": eo.name})
         return
     s.stage += 1
-    e.emit({"type": "stage_revealed", "name": eo.stages[s.stage].name, "stage": s.stage, "text": eo.stages[s.stage].text})
+    e.emit({"type": "stage_revealed", "name": eo.stages[s.stage].name, "elder": eo.name, "stage": s.stage, "stages": len(eo.stages),
+            "text": eo.stages[s.stage].text})
     e.run_ops(s.active, eo.stages[s.stage].reveal, eo.stages[s.stage].name)
 
 
@@ -117,8 +122,34 @@ def step_roll(e: Engine, task: RollTask) -> None:
             dice.append([die, s.rng.face("dice", e.faces(die))])
     roll: Roll = {"inv": i, "dice": dice, "own": task["own"], "purpose": task["purpose"], "free": e.mods(i)["free_rerolls"]}
     s.last_roll = roll
-    e.emit({"type": "dice_rolled", "inv": i, "purpose": task["purpose"], "dice": [[d, e.faces(d)[f]] for d, f in dice]})
+    enemy, targets, need, cause = roll_context(e, e.s.stack[-1] if e.s.stack else None)
+    e.emit({"type": "dice_rolled", "inv": i, "name": e.name(i), "purpose": task["purpose"], "dice": shown(e, roll), "enemy": enemy,
+            "target_names": targets, "need": need, "cause": cause, "free": roll["free"]})
     e.push({"k": "reroll", "inv": i, "roll": roll})
+
+
+def shown(e: Engine, roll: Roll) -> list[list[str]]:
+    """[die, face name] pairs, as events and views show a roll."""
+    return [[d, e.faces(d)[f]] for d, f in roll["dice"]]
+
+
+def roll_context(e: Engine, taker: Any) -> tuple[str | None, list[str], int | None, Cause | None]:
+    """Who a roll is against and what it is for, read from the task that will take it (just below the roll
+    on the stack): (the enemy attacking, the enemies attacked, the successes a check needs, its source or the Fire)."""
+    enemy: str | None = None
+    targets: list[str] = []
+    need: int | None = None
+    cause: Cause | None = None
+    if taker is not None and taker["k"] == "enemy_hits":
+        enemy = e.elder().name if taker["kind"] == ELDER else e.c.enemies[taker["kind"]].name
+    elif taker is not None and taker["k"] == "attack_hits":
+        targets = [e.enemy_name(f) for f in e.s.figures if f.id in taker["targets"]]
+    elif taker is not None and taker["k"] == "check":
+        need = taker["need"]
+        cause = e.cause(taker["src"])
+    elif taker is not None and taker["k"] == "fire_hits":
+        cause = {"kind": "fire", "name": ""}
+    return enemy, targets, need, cause
 
 
 def step_reroll(e: Engine, task: RerollTask) -> None:
@@ -142,17 +173,24 @@ def answer_reroll(e: Engine, task: RerollTask, cmd: Command) -> None:
     if cmd.kind == "keep":
         taker: RollTaker = s.stack[-1]  # type: ignore[assignment]  # a roll is always pushed above its taker
         taker["roll"] = roll
+        t = e.tally(roll)
+        e.emit({"type": "dice_kept", "inv": i, "name": e.name(i), "purpose": roll["purpose"], "dice": shown(e, roll),
+                "successes": t["success"], "tentacles": t["tentacle"], "elders": t["elder"]})
         return
     n = cmd["die"]
+    cost = 0
     if roll["free"] > 0:
         roll["free"] -= 1
     else:
+        cost = 1
         e.inv(i).stress += 1
-        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": 1, "stress": e.inv(i).stress, "why": "reroll"})
-    die = roll["dice"][n][0]
+        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": 1, "stress": e.inv(i).stress, "why": "reroll",
+                "cause": {"kind": "reroll", "name": ""}})
+    die, before = roll["dice"][n]
     roll["dice"][n][1] = s.rng.face("dice", e.faces(die))
     s.last_roll = roll
-    e.emit({"type": "die_rerolled", "inv": i, "die": n, "face": e.faces(die)[roll["dice"][n][1]], "dice": [[d, e.faces(d)[f]] for d, f in roll["dice"]]})
+    e.emit({"type": "die_rerolled", "inv": i, "die": n, "bonus": die == "bonus", "was": e.faces(die)[before],
+            "face": e.faces(die)[roll["dice"][n][1]], "cost": cost, "dice": shown(e, roll)})
     e.push(task)
 
 
@@ -171,8 +209,9 @@ def answer_fight(e: Engine, task: FightTask, cmd: Command) -> None:
     fid = cmd["against"]
     f = e.s.figure(fid)
     e.push({"k": "fight", "inv": i, "done": [*task["done"], fid]})
-    e.emit({"type": "enemy_attacks", "figure": fid, "name": e.enemy_name(f), "inv": i, "target": e.name(i)})
     standard, bonus = e.attack_dice(f)
+    e.emit({"type": "enemy_attacks", "figure": fid, "kind": f.kind, "name": e.enemy_name(f), "inv": i, "target": e.name(i),
+            "standard": standard, "bonus": bonus})
     # The enemy's own dice only: never the defender's bonus dice.
     e.push(
         {"k": "roll", "inv": i, "standard": standard, "bonus": bonus, "own": False, "purpose": "defend"},
@@ -185,23 +224,25 @@ def step_enemy_hits(e: Engine, task: EnemyHitsTask) -> None:
     m = e.mods(i)
     t = e.tally(task["roll"])
     ability = e.c.enemies[task["kind"]].ability if task["kind"] != ELDER else None
+    enemy: Cause = {"kind": "enemy", "name": e.elder().name if task["kind"] == ELDER else e.c.enemies[task["kind"]].name}
     hits = t["success"]
     if ability is not None and t["elder"] and ability.kind in ("frenzy", "ignite", "drain"):
-        e.emit({"type": "ability_used", "kind": task["kind"], "ability": ability.kind, "n": t["elder"]})
+        e.emit({"type": "ability_used", "kind": task["kind"], "name": enemy["name"], "ability": ability.kind, "text": ability.text,
+                "n": t["elder"], "inv": i})
     if ability is not None and ability.kind == "frenzy":
         hits += t["elder"]
     if m["elder_shield"]:
         hits = max(0, hits - t["elder"])
     hits = max(0, hits - m["armor"])
-    e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t)})
+    e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "defend"}})
     if ability is not None and t["elder"]:
         if ability.kind == "ignite":
-            e.push({"k": "ignite", "inv": i, "n": t["elder"]})
+            e.push({"k": "ignite", "inv": i, "n": t["elder"], "cause": enemy})
         elif ability.kind == "drain":
-            e.push({"k": "stress", "inv": i, "n": t["elder"], "why": ability.text})
+            e.push({"k": "stress", "inv": i, "n": t["elder"], "why": ability.text, "cause": enemy})
     if hits:
         e.push({"k": "wounds", "inv": i, "n": hits, "source": task["kind"]})
 
 
 def step_ignite(e: Engine, task: CountTask) -> None:
-    harm.catch_fire(e, task["inv"], task["n"], None)
+    harm.catch_fire(e, task["inv"], task["n"], None, task.get("cause"))

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..command import Command
+from .events import Cause
 from .tasks import PERSONAL, SKIPPED_PHASES, CountTask, FireHitsTask, PhaseTask, StressTask, ThresholdTask, WoundsTask
 
 if TYPE_CHECKING:
     from .engine import Engine
 
 
-def catch_fire(e: Engine, i: int, n: int, origin: str | None) -> None:
+def catch_fire(e: Engine, i: int, n: int, origin: str | None, cause: Cause | None = None) -> None:
     s = e.s
     inv = e.inv(i)
     tokens = wounds = 0
@@ -25,7 +26,7 @@ def catch_fire(e: Engine, i: int, n: int, origin: str | None) -> None:
     inv.fire += tokens
     inv.fire_wounds += wounds
     if tokens or wounds:
-        e.emit({"type": "fire_caught", "inv": i, "name": e.name(i), "tokens": tokens, "stand_ins": wounds, "frm": origin})
+        e.emit({"type": "fire_caught", "inv": i, "name": e.name(i), "tokens": tokens, "stand_ins": wounds, "frm": origin, "cause": cause})
 
 
 def step_fire(e: Engine, task: PhaseTask) -> None:
@@ -47,7 +48,7 @@ def step_fire_hits(e: Engine, task: FireHitsTask) -> None:
     t = e.tally(task["roll"])
     e.push(
         {"k": "wounds", "inv": i, "n": t["success"], "source": "fire"},
-        {"k": "sanity", "inv": i, "n": e.tentacles(i, t)},
+        {"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "fire"}},
         {"k": "fire_out", "inv": i},
     )
 
@@ -62,7 +63,7 @@ def douse(e: Engine, i: int) -> None:
     if inv.fire or inv.fire_wounds:
         s.fire_reserve += inv.fire
         s.wound_tokens += inv.fire_wounds
-        e.emit({"type": "fire_out", "inv": i, "tokens": inv.fire + inv.fire_wounds})
+        e.emit({"type": "fire_out", "inv": i, "name": e.name(i), "tokens": inv.fire + inv.fire_wounds})
         inv.fire = inv.fire_wounds = 0
 
 
@@ -96,9 +97,9 @@ def answer_wounds(e: Engine, task: WoundsTask, cmd: Command) -> None:
         if h["card"] == cmd["card"]:
             h["wounds"] += 1
             half = e.half(h)
-            e.emit({"type": "companion_wounded", "inv": i, "card": half.name, "wounds": h["wounds"], "health": half.health})
+            e.emit({"type": "companion_wounded", "inv": i, "name": e.name(i), "card": half.name, "wounds": h["wounds"], "health": half.health})
             if h["wounds"] >= (half.health or 1):
-                lose_card(e, i, h["card"])
+                lose_card(e, i, h["card"], "wounds")
             break
 
 
@@ -106,7 +107,8 @@ def wound_investigator(e: Engine, i: int, n: int, source: str | None) -> None:
     inv = e.inv(i)
     health = e.c.investigators[inv.id].health
     inv.wounds = min(health, inv.wounds + n)
-    e.emit({"type": "wounded", "inv": i, "name": e.name(i), "n": n, "wounds": inv.wounds, "health": health, "source": source})
+    e.emit({"type": "wounded", "inv": i, "name": e.name(i), "n": n, "wounds": inv.wounds, "health": health, "source": source,
+            "cause": e.wound_cause(source)})
     if inv.wounds >= health:
         kill(e, i, "killed")
 
@@ -118,7 +120,8 @@ def step_stress(e: Engine, task: StressTask) -> None:
     n = min(task["n"], cap - inv.stress)
     if n > 0 and inv.alive:
         inv.stress += n
-        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": n, "stress": inv.stress, "why": task["why"]})
+        cause = task.get("cause") or e.cause(task["why"])  # an enemy's drain names the enemy; an effect, its source
+        e.emit({"type": "stress_taken", "inv": i, "name": e.name(i), "n": n, "stress": inv.stress, "why": task["why"], "cause": cause})
 
 
 def step_sanity(e: Engine, task: CountTask) -> None:
@@ -133,12 +136,12 @@ def step_sanity(e: Engine, task: CountTask) -> None:
         inv.sanity += 1
         lost += 1
         if inv.sanity >= ref.sanity:
-            e.emit({"type": "sanity_lost", "inv": i, "name": e.name(i), "n": lost, "sanity": inv.sanity, "skull": ref.sanity})
+            e.emit({"type": "sanity_lost", "inv": i, "name": e.name(i), "n": lost, "sanity": inv.sanity, "skull": ref.sanity, "cause": task.get("cause")})
             kill(e, i, "madness")
             return
         if inv.sanity in ref.thresholds:
             break
-    e.emit({"type": "sanity_lost", "inv": i, "name": e.name(i), "n": lost, "sanity": inv.sanity, "skull": ref.sanity})
+    e.emit({"type": "sanity_lost", "inv": i, "name": e.name(i), "n": lost, "sanity": inv.sanity, "skull": ref.sanity, "cause": task.get("cause")})
     if inv.sanity in ref.thresholds and inv.sanity not in inv.reached:
         inv.reached.append(inv.sanity)
         e.push({"k": "threshold", "inv": i, "at": inv.sanity, "ignored": task["n"] - lost})
@@ -191,7 +194,7 @@ def kill(e: Engine, i: int, cause: Literal["killed", "madness"]) -> None:
     inv.alive = False
     inv.cause = cause
     for held in list(inv.cards):
-        lose_card(e, i, held["card"])
+        lose_card(e, i, held["card"], "death")
     inv.tokens.clear()
     s.mythos_discard.extend(inv.kept)
     inv.kept.clear()
@@ -219,10 +222,10 @@ def lose(e: Engine, cause: str, text: str) -> None:
         e.emit({"type": "game_lost", "cause": cause, "text": text})
 
 
-def lose_card(e: Engine, i: int, card: str) -> None:
+def lose_card(e: Engine, i: int, card: str, reason: Literal["wounds", "death", "effect"], cause: Cause | None = None) -> None:
     inv = e.inv(i)
     for h in list(inv.cards):
         if h["card"] == card:
             inv.cards.remove(h)
             e.s.discovery_discard.append(card)
-            e.emit({"type": "card_lost", "inv": i, "name": e.name(i), "card": e.half(h).name})
+            e.emit({"type": "card_lost", "inv": i, "name": e.name(i), "card": e.half(h).name, "reason": reason, "cause": cause})

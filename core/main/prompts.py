@@ -2,8 +2,9 @@
 
 An option's `label` is for people; its `data` is for interfaces and bots, so
 they never parse a label: what an action is called and what it does, which die
-a reroll takes and what it costs, what a skill level grants, the text of a
-card's choice. The data is worked out from the state and the command when the
+a reroll takes and what it costs, what a skill level grants, what a card's
+choice does and which halves it claims, who gives what in a trade. Every kind
+declares its data, so an interface can word every option itself. The data is worked out from the state and the command when the
 prompt is built, so the canonical state (and every saved hash) is unchanged.
 """
 
@@ -15,24 +16,68 @@ from typing import TYPE_CHECKING, Any, Literal
 from typing_extensions import NotRequired, TypedDict
 
 from ..command import Command
+from .content import ClaimOp, walk_ops
+from .describe import Describer
+from .events import HalfInfo
+from .state import ELDER
 
 if TYPE_CHECKING:
     from .engine import Engine
-    from .tasks import Task
+    from .tasks import DiscardCardTask, PhaseTask, RunTask, Task, TradeTask, WoundsTask
 
 
 class NoData(TypedDict):
-    """Kinds whose command says everything (a space, a target, a split of healing)."""
+    """Kinds whose command says everything."""
 
 
 class ActionData(TypedDict):
     """Each action carries only its own fields (deltas stay small)."""
 
     action: Literal["run", "attack", "rest", "trade", "episode", "end_actions"]
-    name: str  # short: "Run", "Attack the Cultist", an episode action's name ...
+    name: str  # short: "Run", "Attack the Cultist", "Attack Hastur", an episode action's name ...
     text: NotRequired[str]  # an episode action: what it does
     dice: NotRequired[int]  # an attack: the standard dice it rolls ...
     bonus: NotRequired[int]  # ... and the bonus dice on top (the investigator's, their skills' and cards')
+    wounds: NotRequired[int]  # an attack on one enemy: its wounds ...
+    health: NotRequired[int]  # ... and its health
+    left: int  # actions left before this one
+    unused: NotRequired[int]  # end_actions: the actions it leaves unused
+
+
+class RunData(TypedDict):
+    stop: bool  # True: stop running here
+    space: NotRequired[str]  # where a move goes (its name)
+    left: int  # spaces left in this Run
+    moved: int  # spaces run so far
+
+
+class RestData(TypedDict):
+    wounds: int  # healed by this split ...
+    stress: int  # ... and stress
+    heal: int  # the steps to share out
+
+
+class TradeData(TypedDict):
+    give: bool  # False: stop trading (no other field but `refund`)
+    refund: bool  # stopping before anything was given: the action is not spent
+    card: NotRequired[str]  # the Item or Companion given
+    kind: NotRequired[Literal["item", "companion", "condition"]]
+    giver: NotRequired[str]
+    taker: NotRequired[str]
+
+
+class TargetData(TypedDict):
+    """An enemy picked by a prompt (where a hit lands, who attacks next, which one moves)."""
+
+    name: str
+    elder: bool  # the Elder One (a proper name: no article)
+    wounds: int
+    health: int
+    space: str  # where it stands (its name)
+    dice: int  # its attack: standard dice ...
+    bonus: int  # ... and bonus dice
+    hits: NotRequired[int]  # assign_hit: hits still to place
+    steps: NotRequired[int]  # pick_enemy: how far it moves
 
 
 class RerollData(TypedDict):
@@ -43,6 +88,13 @@ class RerollData(TypedDict):
     stress: NotRequired[int]  # what the reroll costs: 0 while free rerolls last, else 1
 
 
+class WoundToData(TypedDict):
+    n: int  # wounds still to place
+    card: str | None  # the Companion taking it (None: the investigator)
+    wounds: int  # its wounds (or the investigator's) ...
+    health: int  # ... and its health
+
+
 class LevelUpData(TypedDict):
     skill: str
     name: str
@@ -50,41 +102,95 @@ class LevelUpData(TypedDict):
     text: str  # what that level grants
 
 
+class PlaceData(TypedDict):
+    """A space picked by a prompt (where Fire is put out, which way an enemy comes)."""
+
+    space: str  # its name
+    fire: int  # Fire tokens on it
+    enemy: NotRequired[str]  # enemy_path: the enemy moving
+
+
+class CardData(TypedDict):
+    name: str
+    kind: Literal["item", "companion", "condition"]
+    text: str
+
+
 class ChooseData(TypedDict):
     text: str  # the card's words for this choice
     source: str  # the card (or stage, or insanity) offering it
+    does: list[str]  # what it does, in plain words ("take 2 stress", "take Fire Axe")
+    claims: list[HalfInfo]  # the Discovery halves it may put under your board
 
 
 PROMPTS: dict[str, Any] = {
     "action": ActionData,
-    "run": NoData,
-    "rest": NoData,
-    "trade": NoData,
-    "assign_hit": NoData,
+    "run": RunData,
+    "rest": RestData,
+    "trade": TradeData,
+    "assign_hit": TargetData,
     "reroll": RerollData,
-    "attack_order": NoData,
-    "wound_to": NoData,
+    "attack_order": TargetData,
+    "wound_to": WoundToData,
     "level_up": LevelUpData,
-    "douse": NoData,
-    "pick_enemy": NoData,
-    "enemy_path": NoData,
-    "discard_card": NoData,
+    "douse": PlaceData,
+    "pick_enemy": TargetData,
+    "enemy_path": PlaceData,
+    "discard_card": CardData,
     "choose": ChooseData,
 }
 
 
 def _action(e: Engine, task: Task, cmd: Command) -> ActionData:
     kind = cmd.kind
+    left = e.s.actions_left
     if kind == "episode":
         act = e.c.episodes[e.s.episode].actions[cmd["action"]]
-        return {"action": "episode", "name": act.name, "text": act.text}
+        return {"action": "episode", "name": act.name, "text": act.text, "left": left}
     if kind == "attack":
-        name = "Attack every enemy here" if cmd.get("all") else f"Attack the {e.enemy_name(e.s.figure(cmd['target']))}"
         i = task["inv"]
         bonus = e.inv(i).bonus + e.mods(i)["attack_dice"]
-        return {"action": "attack", "name": name, "dice": e.c.rules.dice, "bonus": bonus}
-    names = {"run": "Run", "rest": "Rest", "trade": "Trade", "end_actions": "End actions"}
-    return {"action": kind, "name": names[kind]}  # type: ignore[typeddict-item]
+        if cmd.get("all"):
+            return {"action": "attack", "name": "Attack every enemy here", "dice": e.c.rules.dice, "bonus": bonus, "left": left}
+        f = e.s.figure(cmd["target"])
+        name = f"Attack {e.enemy_name(f)}" if f.kind == ELDER else f"Attack the {e.enemy_name(f)}"
+        return {"action": "attack", "name": name, "dice": e.c.rules.dice, "bonus": bonus, "wounds": f.wounds,
+                "health": e.enemy_health(f), "left": left}
+    if kind == "end_actions":
+        return {"action": "end_actions", "name": "End actions", "left": left, "unused": left}
+    names = {"run": "Run", "rest": "Rest", "trade": "Trade"}
+    return {"action": kind, "name": names[kind], "left": left}  # type: ignore[typeddict-item]
+
+
+def _run(e: Engine, task: RunTask, cmd: Command) -> RunData:
+    if cmd.kind == "stop":
+        return {"stop": True, "left": task["left"], "moved": task["moved"]}
+    return {"stop": False, "space": e.space_name(cmd["to"]), "left": task["left"], "moved": task["moved"]}
+
+
+def _rest(e: Engine, task: PhaseTask, cmd: Command) -> RestData:
+    return {"wounds": cmd["wounds"], "stress": cmd["stress"], "heal": cmd["wounds"] + cmd["stress"]}
+
+
+def _trade(e: Engine, task: TradeTask, cmd: Command) -> TradeData:
+    if cmd.kind == "done":
+        return {"give": False, "refund": not task.get("given")}
+    giver, held = next((n, h) for n, g in enumerate(e.s.investigators) for h in g.cards if h["card"] == cmd["card"])
+    half = e.half(held)
+    return {"give": True, "refund": False, "card": half.name, "kind": half.kind, "giver": e.name(giver), "taker": e.name(cmd["to"])}
+
+
+def _target(e: Engine, task: Any, cmd: Command) -> TargetData:
+    fid = cmd.get("target") or cmd.get("against") or cmd.get("figure")
+    f = e.s.figure(fid)
+    standard, bonus = e.attack_dice(f)
+    out: TargetData = {"name": e.enemy_name(f), "elder": f.kind == ELDER, "wounds": f.wounds, "health": e.enemy_health(f),
+                       "space": e.space_name(f.space), "dice": standard, "bonus": bonus}
+    if task["k"] == "assign_hits":
+        out["hits"] = task["hits"]
+    elif task["k"] == "pick_mover":
+        out["steps"] = task["steps"]
+    return out
 
 
 def _reroll(e: Engine, task: Task, cmd: Command) -> RerollData:
@@ -96,6 +202,16 @@ def _reroll(e: Engine, task: Task, cmd: Command) -> RerollData:
     return {"keep": False, "die": n, "bonus": die == "bonus", "face": e.faces(die)[face], "stress": 0 if roll["free"] > 0 else 1}
 
 
+def _wound_to(e: Engine, task: WoundsTask, cmd: Command) -> WoundToData:
+    i = task["inv"]
+    if cmd["card"] is None:
+        inv = e.inv(i)
+        return {"n": task["n"], "card": None, "wounds": inv.wounds, "health": e.c.investigators[inv.id].health}
+    held = next(h for h in e.inv(i).cards if h["card"] == cmd["card"])
+    half = e.half(held)
+    return {"n": task["n"], "card": half.name, "wounds": held["wounds"], "health": half.health or 1}
+
+
 def _level_up(e: Engine, task: Task, cmd: Command) -> LevelUpData:
     sk = cmd["skill"]
     level = e.inv(task["inv"]).levels[sk] + 1
@@ -103,16 +219,53 @@ def _level_up(e: Engine, task: Task, cmd: Command) -> LevelUpData:
     return {"skill": sk, "name": skill.name, "level": level, "text": skill.levels[level - 1].text}
 
 
+def _place(e: Engine, task: Any, cmd: Command) -> PlaceData:
+    space = cmd.get("at") or cmd["to"]
+    out: PlaceData = {"space": e.space_name(space), "fire": e.s.fire.get(space, 0)}
+    if task["k"] == "advance_enemy":
+        out["enemy"] = e.enemy_name(e.s.figure(task["figure"]))
+    return out
+
+
+def _card(e: Engine, task: DiscardCardTask, cmd: Command) -> CardData:
+    held = next(h for h in e.inv(task["inv"]).cards if h["card"] == cmd["card"])
+    half = e.half(held)
+    return {"name": half.name, "kind": half.kind, "text": half.text}
+
+
 def _choose(e: Engine, task: Task, cmd: Command) -> ChooseData:
     if task["k"] != "choose":
-        return {"text": "", "source": ""}
-    return {"text": task["op"].options[cmd["option"]].label, "source": task["src"]}
+        return {"text": "", "source": "", "does": [], "claims": []}
+    choice = task["op"].options[cmd["option"]]
+    halves: dict[str, HalfInfo] = {}
+    card = task.get("card")
+    if card is not None:
+        found = e.c.episodes[e.s.episode].discovery[int(card)]
+        for side, half in (("left", found.left), ("right", found.right)):
+            if half is not None:
+                halves[side] = {"name": half.name, "kind": half.kind, "text": half.text}
+    claims = [halves[op.side] for _, op in walk_ops(choice.ops, "") if isinstance(op, ClaimOp) and op.side in halves]
+    describer = e.memo.get("describer")
+    if describer is None:
+        describer = e.memo["describer"] = Describer(e.c, e.s.episode, e.s.elder_one)
+    does = describer.ops(choice.ops, {side: h["name"] for side, h in halves.items()})
+    return {"text": choice.label, "source": task["src"], "does": does, "claims": claims}
 
 
 DATA: dict[str, Callable[[Engine, Any, Command], Any]] = {
     "action": _action,
+    "run": _run,
+    "rest": _rest,
+    "trade": _trade,
+    "assign_hit": _target,
     "reroll": _reroll,
+    "attack_order": _target,
+    "wound_to": _wound_to,
     "level_up": _level_up,
+    "douse": _place,
+    "pick_enemy": _target,
+    "enemy_path": _place,
+    "discard_card": _card,
     "choose": _choose,
 }
 

@@ -5,6 +5,11 @@ that tag (`engine.STEPS`, `engine.ANSWERS`). Typed dicts keep the canonical
 form of a task exactly the task itself, so hashing and snapshots cost nothing
 extra, except for the three kinds that carry content effects: those hold the
 validated effect models and are dumped and re-validated at the boundary.
+
+A few tasks carry a `cause` for the Log (which card or enemy started them). It
+decides nothing, so it is left out of the canonical form: hashes and saves are
+the same with or without it, and a game restored in the middle of an effect
+tells those few lines without their cause.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..command import Command
 from .content import AnyOp, ChooseOp
+from .events import Cause
 
 
 class Roll(TypedDict):
@@ -59,8 +65,8 @@ class PhaseTask(TypedDict):
 
     k: Literal[
         "actions", "mythos", "invest_fight", "eot_effects", "fire", "discard_check",
-        "summon_check", "elder_eot", "next_turn", "reshuffle", "rest", "trade", "level_up",
-        "fire_hits", "fire_out", "discard_card",
+        "summon_check", "elder_eot", "next_turn", "reshuffle", "rest", "level_up",
+        "fire_hits", "fire_out",
     ]
     inv: int
 
@@ -69,6 +75,12 @@ class CardTask(TypedDict):
     k: Literal["summons", "mythos_discard", "discovery_done"]
     inv: int
     card: str
+
+
+class TradeTask(TypedDict):
+    k: Literal["trade"]
+    inv: int
+    given: NotRequired[int]  # cards given so far in this Trade action (absent: none)
 
 
 class RunTask(TypedDict):
@@ -138,6 +150,7 @@ class CountTask(TypedDict):
     k: Literal["ignite", "sanity", "douse"]
     inv: int
     n: int
+    cause: NotRequired[Cause]  # for the Log only: not canonical
 
 
 class WoundsTask(TypedDict):
@@ -152,6 +165,7 @@ class StressTask(TypedDict):
     inv: int
     n: int
     why: str
+    cause: NotRequired[Cause]  # for the Log only: not canonical
 
 
 class ThresholdTask(TypedDict):
@@ -195,6 +209,7 @@ class PickMoverTask(TypedDict):
     k: Literal["pick_mover"]
     inv: int
     steps: int
+    cause: NotRequired[Cause]  # for the Log only: not canonical
 
 
 class AdvanceEnemyTask(TypedDict):
@@ -202,6 +217,13 @@ class AdvanceEnemyTask(TypedDict):
     inv: int
     figure: str
     steps: int
+    cause: NotRequired[Cause]  # for the Log only: not canonical
+
+
+class DiscardCardTask(TypedDict):
+    k: Literal["discard_card"]
+    inv: int
+    cause: NotRequired[Cause]  # for the Log only: not canonical
 
 
 # What a death does to the work still queued (RULES.md, "Decided after the first audit"). Every task
@@ -224,9 +246,9 @@ OUTLIVES_DEATH = frozenset({
 })
 
 Task = (
-    TurnTask | PhaseTask | CardTask | RunTask | RollTask | RerollTask | AttackHitsTask | AssignHitsTask | FightTask
+    TurnTask | PhaseTask | CardTask | TradeTask | RunTask | RollTask | RerollTask | AttackHitsTask | AssignHitsTask | FightTask
     | EnemyHitsTask | FireHitsTask | CountTask | WoundsTask | StressTask | ThresholdTask | OpsTask | CheckTask
-    | ChooseTask | PickMoverTask | AdvanceEnemyTask
+    | ChooseTask | PickMoverTask | AdvanceEnemyTask | DiscardCardTask
 )
 RollTaker = AttackHitsTask | EnemyHitsTask | FireHitsTask | CheckTask
 
@@ -247,8 +269,8 @@ def _dump(ops: Any) -> Any:
 
 
 def canonical_task(task: Task) -> dict[str, Any]:
-    """The task as plain data (a fresh copy); effect models become their dumps."""
-    out: dict[str, Any] = _copy(task)
+    """The task as plain data (a fresh copy); effect models become their dumps; no `cause`."""
+    out: dict[str, Any] = {k: _copy(v) for k, v in task.items() if k != "cause"}
     if task["k"] == "ops":
         out["ops"] = _copy(_dump(task["ops"]))
     elif task["k"] == "check":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import harm
-from .events import DiscoveryDrawn
+from .events import Cause, DiscoveryDrawn
 from .state import Figure
 from .tasks import CardTask, PhaseTask, TurnTask
 
@@ -41,7 +41,7 @@ def step_turn(e: Engine, task: TurnTask) -> None:
 
 def step_next_turn(e: Engine, task: PhaseTask) -> None:
     s = e.s
-    e.emit({"type": "turn_ended", "turn": s.turn, "inv": task["inv"]})
+    e.emit({"type": "turn_ended", "turn": s.turn, "inv": task["inv"], "name": e.name(task["inv"])})
     n = len(s.investigators)
     for step in range(1, n + 1):
         j = (task["inv"] + step) % n
@@ -79,8 +79,9 @@ def step_mythos(e: Engine, task: PhaseTask) -> None:
 
 def step_summons(e: Engine, task: CardTask) -> None:
     m = e.c.episodes[e.s.episode].map
-    for line in e.mythos_card(task["card"]).summons:
-        if not summon(e, e.enemy_kind(line.enemy), m.gates[line.gate]):
+    card = e.mythos_card(task["card"])
+    for line in card.summons:
+        if not summon(e, e.enemy_kind(line.enemy), m.gates[line.gate], {"kind": "summoning", "name": line.gate}):
             break
 
 
@@ -96,12 +97,14 @@ def step_discard_check(e: Engine, task: PhaseTask) -> None:
     """Enough summoning symbols in the discard: the Elder One (or its Progression token) advances."""
     s = e.s
     s.phase = "end_of_turn"
-    if s.advanced_this_turn or summoning_symbols(e) < e.c.rules.summoning_symbols:
+    symbols = summoning_symbols(e)
+    if s.advanced_this_turn or symbols < e.c.rules.summoning_symbols:
         return
     s.advanced_this_turn = True
     eo = e.elder()
     s.track += 1
-    e.emit({"type": "elder_advanced", "name": eo.name, "track": s.track, "last": eo.track, "token": "progression" if s.summoned else "figure"})
+    e.emit({"type": "elder_advanced", "name": eo.name, "track": s.track, "last": eo.track, "token": "progression" if s.summoned else "figure",
+            "symbols": symbols})
     if s.summoned and s.track >= eo.track:
         harm.lose(e, "track_end", "the Progression token reached the last space of the summoning track")
         return
@@ -124,7 +127,7 @@ def step_summon_check(e: Engine, task: PhaseTask) -> None:
     s.summoned = True
     s.stage = 1
     e.emit({"type": "elder_summoned", "name": eo.name, "track": s.track, "why": "ritual" if s.disrupted_this_turn else "track"})
-    e.emit({"type": "stage_revealed", "name": eo.stages[1].name, "stage": 1, "text": eo.stages[1].text})
+    e.emit({"type": "stage_revealed", "name": eo.stages[1].name, "elder": eo.name, "stage": 1, "stages": len(eo.stages), "text": eo.stages[1].text})
     e.run_ops(s.active, eo.stages[1].reveal, eo.stages[1].name)
 
 
@@ -141,9 +144,9 @@ def step_eot_effects(e: Engine, task: PhaseTask) -> None:
     for f in e.s.figures:
         ref = e.c.enemies.get(f.kind)
         if ref is not None and ref.ability is not None and ref.ability.kind == "regenerate" and f.wounds:
-            f.wounds = 0
-            e.emit({"type": "enemy_regenerated", "figure": f.id, "name": ref.name})
-            e.emit({"type": "ability_used", "kind": f.kind, "ability": "regenerate", "n": 1})
+            healed, f.wounds = f.wounds, 0
+            e.emit({"type": "ability_used", "kind": f.kind, "name": ref.name, "ability": "regenerate", "text": ref.ability.text, "n": 1, "inv": None})
+            e.emit({"type": "enemy_regenerated", "figure": f.id, "name": ref.name, "wounds": healed})
 
 
 def step_invest_fight(e: Engine, task: PhaseTask) -> None:
@@ -181,16 +184,18 @@ def step_discovery_done(e: Engine, task: CardTask) -> None:
         e.s.discovery_discard.append(card)
 
 
-def summon(e: Engine, kind: str, space: str) -> bool:
+def summon(e: Engine, kind: str, space: str, cause: Cause | None) -> bool:
     """Place a figure from the reserve; False when none is left."""
     s = e.s
     if s.reserve.get(kind, 0) <= 0:
         # Out of figures, or a monster this episode does not use.
-        e.emit({"type": "summon_skipped", "kind": kind, "name": e.c.enemies[kind].name, "space": space})
+        e.emit({"type": "summon_skipped", "kind": kind, "name": e.c.enemies[kind].name, "space": space, "space_name": e.space_name(space),
+                "cause": cause})
         return False
     s.reserve[kind] -= 1
     s.figure_serial += 1
     f = Figure(id=f"{kind}-{s.figure_serial}", kind=kind, space=space)
     s.figures.append(f)
-    e.emit({"type": "summoned", "figure": f.id, "kind": kind, "name": e.c.enemies[kind].name, "space": space, "space_name": e.space_name(space)})
+    e.emit({"type": "summoned", "figure": f.id, "kind": kind, "name": e.c.enemies[kind].name, "space": space, "space_name": e.space_name(space),
+            "cause": cause})
     return True

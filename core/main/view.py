@@ -14,6 +14,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..command import PromptWire
 from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
+from .events import Cause
 from .mods import mods_of
 from .state import Investigator, MainState
 from .tasks import HeldCard
@@ -183,8 +184,15 @@ class RitualView(TypedDict):
 
 class RollView(TypedDict):
     inv: int
+    name: str  # the investigator who rolls, or is rolled against
     purpose: str  # "attack", "defend", "check", "fire"
     dice: list[list[str]]  # [die ("standard" or "bonus"), face ("success+tentacle", "" for blank)]
+    deciding: bool  # a keep-or-reroll choice on these dice is being made now (the fields below are for it)
+    enemy: str | None  # defend: the enemy attacking
+    target_names: list[str]  # attack: the enemies attacked
+    need: int | None  # check: the successes needed
+    cause: Cause | None  # check: the card (or Stage) asking; fire: the Fire
+    free: int  # rerolls left that cost no stress
 
 
 class MainView(TypedDict):
@@ -379,7 +387,7 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
     static = memo.get("view_static")
     if static is None:
         static = memo["view_static"] = _static_parts(s, c, adj)
-    return _dynamic(s, c, static)
+    return _dynamic(s, c, static, memo)
 
 
 def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _Static:
@@ -409,14 +417,32 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _S
     }
 
 
-def _dynamic(s: MainState, c: MainContent, static: _Static) -> MainView:
+def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]) -> MainView:
     roll: RollView | None = None
     if s.last_roll is not None:
         faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
+        last = s.last_roll
+        deciding = s.pending is not None and s.pending["kind"] == "reroll" and len(s.stack) >= 2
+        enemy: str | None = None
+        targets: list[str] = []
+        need: int | None = None
+        cause: Cause | None = None
+        if deciding:
+            from .engine import Engine  # the engine's questions about the table, asked of this state
+            from .fight import roll_context
+
+            enemy, targets, need, cause = roll_context(Engine(s, c, {}, memo), s.stack[-2])
         roll = {
-            "inv": s.last_roll["inv"],
-            "purpose": s.last_roll["purpose"],
-            "dice": [[d, faces[d][f]] for d, f in s.last_roll["dice"]],
+            "inv": last["inv"],
+            "name": c.investigators[s.investigators[last["inv"]].id].name,
+            "purpose": last["purpose"],
+            "dice": [[d, faces[d][f]] for d, f in last["dice"]],
+            "deciding": deciding,
+            "enemy": enemy,
+            "target_names": targets,
+            "need": need,
+            "cause": cause,
+            "free": last["free"],
         }
     discard = [_mythos(c, s, card) for card in s.mythos_discard]
     return {

@@ -2,7 +2,7 @@
 
 A mode's interface is a package `cthulhu.tui.modes.<name>` declaring `TUI` (a
 `TuiMode`): its three panes, its Log narrator, its prompt bar labels and dice
-line, its game-over summary and its help, all pure functions from the mode's
+line, its first-game hints, its game-over summary and its help, all pure functions from the mode's
 declared view (and event, and content) to Rich text. The screens and widgets
 ask `tui_mode(view["mode"])` and never which mode it is. A mode without an
 interface package (a plug-in, the tests' toy) is drawn by `generic`.
@@ -32,8 +32,8 @@ class TuiMode:
     story: Callable[[Any, int], Text]  # (view, width) -> the Story Board pane
     people: Callable[[Any, int], Text]  # (view, width) -> the Investigators pane (or Player Mats)
     tell: Callable[[Any, Any], Told | None]  # (event wire, view) -> a Log line; None: not one of ours
-    labels: Callable[[Any, Any, int], tuple[list[str], str]]  # (prompt, view, width) -> bar labels, header
-    dice: Callable[[Any, int], Text | None]  # (view, width) -> the prompt bar's dice line, if any
+    labels: Callable[[Any, Any, int], tuple[list[str], str]]  # (prompt, view, width) -> bar labels, the prompt's line ('' for its text)
+    dice: Callable[[Any, int], Text | None]  # (view, width) -> the dice line of the roll being decided, if any
     title: Callable[[Any], str]  # (view) -> what the status line calls the table ("The Wexley Mill Fire")
     whose_turn: Callable[[Any], str | None]  # (view) -> the active player's name
     summary: Callable[[Any], Text]  # (view) -> the game-over dialog's lines about the table
@@ -41,6 +41,8 @@ class TuiMode:
     setup_rows: frozenset[str] = frozenset()  # title-screen rows that apply: "episode", "elder_one", "investigators", "difficulty"
     choices: Callable[[Any], dict[str, list[tuple[str, str]]]] = field(default=lambda content: {})  # row -> (value, shown)
     defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # row -> the value first selected
+    stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
+    hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
 
 
 _TUI: dict[str, TuiMode] = {}

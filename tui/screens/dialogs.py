@@ -23,17 +23,15 @@ from ..safe import plain, safe_text
 
 HELP_KEYS = """\
 Keys
-  1-9, a, b ...  pick an option from the prompt bar
-  o              the options as a list (arrows, Enter)
+  1-9, a, b ...  pick an option          o  the options as a list
   u or ctrl+z    take back your last choice (never past a roll or a card)
-  tab            next side pane (small terminals)
-  s              save now (also saved after every move)
-  c              chat with the table (networked games)
-  L              the table: code, who sits where, open seats
-  q              save and quit (asks first)
-  ctrl+q         quit at once
-  ? or f1        this help      ctrl+p  command palette
-  escape         close a dialog
+  tab, shift+tab the next (previous) pane: Map, Investigators, Story, Log
+  arrows, PgUp, PgDn, Home, End   scroll the focused pane
+  z  zoom the focused pane and back      l  the whole Log and back
+  s  save now (the game also saves itself after every move)
+  c  chat (networked games)              L  the table: code, seats
+  q  save and quit (asks first)          ctrl+q  quit at once
+  ? or f1  this help    ctrl+p  command palette    escape  close a dialog
 """
 
 def help_text(mode: str, content: Any, view: dict[str, Any] | None = None, options: Any = None, width: int = 62) -> str:
@@ -102,16 +100,17 @@ class ChoiceScreen(ModalScreen[int | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Back")]
 
-    def __init__(self, text: str, labels: list[str]) -> None:
+    def __init__(self, text: str, labels: list[str], keys: list[str] | None = None) -> None:
         super().__init__()
         self.text = text
         self.labels = labels
+        self.keys = keys if keys is not None else [OPTION_KEYS[n] if n < len(OPTION_KEYS) else "" for n in range(len(labels))]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(plain(self.text), classes="title")
             yield OptionList(
-                *[Option(plain(f"{OPTION_KEYS[n] if n < len(OPTION_KEYS) else ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
+                *[Option(plain(f"{(self.keys[n] if n < len(self.keys) else '') or ' '}  {label}"), id=str(n)) for n, label in enumerate(self.labels)]
             )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -119,9 +118,9 @@ class ChoiceScreen(ModalScreen[int | None]):
 
     def on_key(self, event) -> None:
         key = event.character or ""
-        if key and key in OPTION_KEYS and OPTION_KEYS.index(key) < len(self.labels):
+        if key and key in self.keys and self.keys.index(key) < len(self.labels):
             event.stop()
-            self.dismiss(OPTION_KEYS.index(key))
+            self.dismiss(self.keys.index(key))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -131,11 +130,9 @@ def summary_text(view: dict[str, Any]) -> Text:
     """Outcome, turns played, and what became of the table (the mode's own summary)."""
     outcome = view["outcome"] or "unfinished"
     out = Text("Victory!" if outcome == "won" else ("Defeat." if outcome == "lost" else outcome.title()), style="bold")
-    cause = view.get("cause")
-    if isinstance(cause, str) and cause:
-        out.append("\n" + cause.replace("_", " ").capitalize() + ".")
-    out.append(f"\n\nTurns played: {view.get('turn', '?')}    Steps: {view['step']}\n")
-    out.append_text(tui_mode(view["mode"]).summary(view))
+    out.append("\n")
+    out.append_text(tui_mode(view["mode"]).summary(view))  # why it ended, in the mode's words, and the table
+    out.append(f"\n\nTurns played: {view.get('turn', '?')}")
     return out
 
 

@@ -19,14 +19,17 @@ from textual.widgets import Footer, Static
 
 from ..link import SaveUnavailable, TableLink, Update
 from ..modes import check_view, tui_mode
-from ..narrate import tell
-from ..options import OPTION_KEYS, WIDE_SIZE
-from ..safe import clean_update, safe_text
+from ..narrate import KIND_STYLES, tell
+from ..options import WIDE_SIZE
+from ..safe import clean_update, plain, safe_text
 from ..widgets.chat import ChatInput
+from ..hints import Hints
+from ..widgets.log_strip import LogStrip
 from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
+PANES = ("map", "investigators", "story", "log")  # the focus order of Tab
 SIDE_PANES = ("investigators", "story", "log")
 PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investigators", "log": "Log"}
 MANY_OPTIONS = 12  # more than this opens the list dialog by itself
@@ -40,10 +43,22 @@ def dice_text(verdict: Any) -> str:
 
 
 class GameScreen(Screen[None]):
+    """The table: four panes, the Log strip, and the prompt bar (with the dice being decided and first-game hints).
+
+    Every pane is reached by keys alone: Tab and shift+Tab move the focus from pane
+    to pane (on a small terminal the side pane follows it), the focused pane scrolls
+    with the arrows, PgUp/PgDn, Home and End, `z` zooms it to the whole screen and
+    back, and `l` opens the full Log. The Log strip keeps the newest sentences in
+    sight whenever the Log pane is not.
+    """
+
     BINDINGS = [
+        Binding("tab", "cycle(1)", "Pane", priority=True),
+        Binding("shift+tab", "cycle(-1)", "Pane back", show=False, priority=True),
+        Binding("z", "zoom", "Zoom"),
+        Binding("l", "full_log", "Log"),
         Binding("o", "choices", "Choices"),
         Binding("u,ctrl+z", "undo", "Undo"),
-        Binding("tab", "next_pane", "Pane"),
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
         Binding("L", "lobby", "Table"),
@@ -52,6 +67,8 @@ class GameScreen(Screen[None]):
         Binding("enter", "summary", "Summary", show=False),
         Binding("n", "new_game", "New game", show=False),
     ]
+    ALLOW_IN_MAXIMIZED_VIEW = "#strip, #prompt, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
+    ESCAPE_TO_MINIMIZE = True
 
     def __init__(self, link: TableLink, *, title: str = "") -> None:
         super().__init__()
@@ -64,16 +81,18 @@ class GameScreen(Screen[None]):
         self.note: Text | None = None
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.updates_seen = 0
+        self._version: int | None = None
+        self.hints = Hints()
         self.resized_to: Size | None = None  # from the last Resize event
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
-        yield Static(id="tabs")
         with Container(id="body"):
             yield MapPane("Map", id="map")
             yield StoryPane("Story Board", id="story")
             yield InvestigatorsPane("Investigators", id="investigators")
             yield LogPane(id="log")
+        yield LogStrip(id="strip")
         yield ChatInput(id="chat")
         yield PromptBar(id="prompt")
         yield Footer()
@@ -85,7 +104,10 @@ class GameScreen(Screen[None]):
         for pane in self.query(".pane"):
             if hasattr(pane, "ascii"):
                 pane.ascii = ascii_mode
+        options = getattr(self.app, "options", None)
+        self.hints.enabled = bool(getattr(options, "hints", True))
         self.relayout()
+        self.query_one("#map").focus()
         self.pump()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -102,14 +124,27 @@ class GameScreen(Screen[None]):
         self.set_class(compact, "compact")
         for name in SIDE_PANES:
             self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
-        tabs = Text(" Map | ", style="bold")
-        for n, name in enumerate(SIDE_PANES):
-            tabs.append(PANE_TITLES[name], style="bold reverse" if name == self.side else "dim")
-            tabs.append(" | " if n < len(SIDE_PANES) - 1 else "")
-        tabs.append("   tab: next pane", style="dim")
-        self.query_one("#tabs", Static).update(tabs)
+        self.query_one(LogStrip).set_class(not compact or self.side == "log", "hidden")
+        self.titles()
         self.fit_rows()
         self.refresh_bindings()
+
+    def titles(self) -> None:
+        """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
+        ascii_mode = getattr(self.app, "ascii_mode", False)
+        scroll = ("up/down PgUp/PgDn" if ascii_mode else "↑↓ PgUp/PgDn") + " scroll  z zoom"
+        focused = self.focused
+        for name in PANES:
+            pane = self.query_one(f"#{name}")
+            if pane is focused:
+                subtitle = scroll
+            elif self.compact and name == self.side:
+                nxt = PANES[(PANES.index(name) + 1) % len(PANES)]
+                subtitle = f"tab: {PANE_TITLES[nxt]}"
+            else:
+                subtitle = ""
+            if pane.border_subtitle != subtitle:
+                pane.border_subtitle = subtitle
 
     def fit_rows(self) -> None:
         """Wide layout: the Map as tall as its picture, the Log takes the rest below it."""
@@ -132,8 +167,6 @@ class GameScreen(Screen[None]):
         self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "next_pane":
-            return self.compact
         if action == "choices":
             return bool(self.query_one(PromptBar).options) or None
         if action == "undo":
@@ -144,16 +177,61 @@ class GameScreen(Screen[None]):
             return self.chat_ok and hasattr(self.link, "lobby_info")
         if action in ("summary", "new_game"):
             return bool(self.view.get("outcome"))
+        if action in ("cycle", "zoom", "full_log"):
+            return not self.query_one(ChatInput).has_focus
         return True
 
-    def action_next_pane(self) -> None:
-        self.side = SIDE_PANES[(SIDE_PANES.index(self.side) + 1) % len(SIDE_PANES)]
-        self.relayout()
+    def on_descendant_focus(self, event: Any) -> None:
+        """A side pane that gets the focus is the one shown on a small terminal."""
+        widget = event.widget
+        if widget.id in SIDE_PANES and widget.id != self.side:
+            self.side = widget.id
+            self.relayout()
+        else:
+            self.titles()
 
-    def show_pane(self, name: str) -> None:
-        if name in SIDE_PANES:
+    def on_descendant_blur(self, event: Any) -> None:
+        self.titles()
+
+    def focused_pane(self) -> str:
+        focused = self.focused
+        return focused.id if focused is not None and focused.id in PANES else "map"
+
+    def action_cycle(self, step: int) -> None:
+        """Tab / shift+Tab: the focus to the next (previous) pane; a zoomed pane gives way to the next one zoomed."""
+        nxt = PANES[(PANES.index(self.focused_pane()) + step) % len(PANES)]
+        self.focus_pane(nxt, zoomed=self.maximized is not None)
+
+    def focus_pane(self, name: str, zoomed: bool = False) -> None:
+        if name in SIDE_PANES and name != self.side:
             self.side = name
             self.relayout()
+        pane = self.query_one(f"#{name}")
+        if zoomed:
+            self.maximize(pane, container=False)
+        pane.focus()
+
+    def action_next_pane(self) -> None:
+        self.action_cycle(1)
+
+    def show_pane(self, name: str) -> None:
+        if name in PANES:
+            self.focus_pane(name)
+
+    def action_zoom(self) -> None:
+        """The focused pane to the whole screen, or back."""
+        if self.maximized is not None:
+            self.minimize()
+        else:
+            self.maximize(self.query_one(f"#{self.focused_pane()}"), container=False)
+
+    def action_full_log(self) -> None:
+        """The whole Log, zoomed; again to go back."""
+        log = self.query_one(LogPane)
+        if self.maximized is log:
+            self.minimize()
+            return
+        self.focus_pane("log", zoomed=True)
 
     # -- updates from the table --------------------------------------------
 
@@ -175,7 +253,9 @@ class GameScreen(Screen[None]):
             raise
 
     def say(self, kind: str, sentence: str) -> None:
-        self.query_one(LogPane).say(kind, sentence)
+        line = plain(sentence, KIND_STYLES.get(kind, ""))
+        self.query_one(LogPane).write(line)
+        self.query_one(LogStrip).say(line)
 
     def apply_update(self, update: Update) -> None:
         with self.app.batch_update():  # one frame for the whole update
@@ -215,6 +295,11 @@ class GameScreen(Screen[None]):
         if dice is not None and isinstance(self.app.screen, GameOverScreen):
             self.app.screen.show_dice(dice_text(dice))
         self.pending = False
+        prompt = view.get("prompt")
+        version = prompt["version"] if prompt is not None else None
+        if update.events or version != self._version:
+            self._version = version
+            self.hints.update(view, [str(ev.get("type")) for ev in update.events])
         self.redraw()
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
@@ -225,7 +310,7 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status))
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status), hint=self.hints.line)
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
@@ -235,7 +320,8 @@ class GameScreen(Screen[None]):
             status.append(f"  seed {self.link.seed}")
         if view.get("turn") is not None:
             status.append(f"  turn {view['turn']}")
-        status.append(f"  step {view.get('step', 0)}", style="dim")
+        if self.chat_ok:  # at a shared table the step is how players (and the table dialog) name a moment
+            status.append(f"  step {view.get('step', 0)}", style="dim")
         if status != getattr(self, "_status", None):
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
@@ -252,12 +338,9 @@ class GameScreen(Screen[None]):
     async def on_key(self, event) -> None:
         if self.query_one(ChatInput).has_focus:
             return
-        key = event.character or ""
-        if not key or key not in OPTION_KEYS:
-            return
         bar = self.query_one(PromptBar)
-        index = OPTION_KEYS.index(key)
-        if bar.local and index < len(bar.options):
+        index = bar.key_for(event.character or "")
+        if bar.local and index is not None and index < len(bar.options):
             event.stop()
             await self.choose(index)
 
@@ -298,7 +381,9 @@ class GameScreen(Screen[None]):
             if index is not None and now is not None and now["version"] == version:
                 await self.choose(index)
 
-        self.app.push_screen(ChoiceScreen(prompt["text"], [o["label"] for o in prompt["options"]]), picked)
+        bar = self.query_one(PromptBar)
+        labels, line = tui_mode(self.view["mode"]).labels(prompt, self.view, 200)
+        self.app.push_screen(ChoiceScreen(line or prompt["text"], labels, keys=list(bar.keys)), picked)
 
     # -- chat (networked games) ------------------------------------------------
 

@@ -42,6 +42,9 @@ class ReplayScreen(GameScreen):
         super().__init__(link, title=title or f"replay {link.name}".strip())
         self.over_shown = True  # the summary on Enter only, not as soon as the last step shows
 
+    def on_mount(self) -> None:
+        self.hints.enabled = False  # nothing is decided here: no first-game hints
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("save", "choices", "chat", "new_game"):
             return False

@@ -92,6 +92,7 @@ class TitleScreen(Screen[PlayOptions]):
         self.rows += [
             Row("players", "Players here", [(n, str(n) + (" (hot-seat)" if n > 1 else "")) for n in range(1, 5)]),
             Row("bots", "Bots", [(n, str(n)) for n in range(0, 4)]),
+            Row("hints", "Hints", [(True, "on: a line of help for each new kind of choice"), (False, "off")]),
             Row("seed", "Seed", [(None, "")]),
         ]
         self._select("mode", options.mode)
@@ -100,6 +101,7 @@ class TitleScreen(Screen[PlayOptions]):
         self._select("elder_one", options.elder_one)
         self._select("players", options.players)
         self._select("bots", options.bots)
+        self._select("hints", options.hints)
         self.seed_text = str(options.seed if options.seed is not None else random_seed())
         self.cursor = 0
 
@@ -178,6 +180,7 @@ class TitleScreen(Screen[PlayOptions]):
             investigators=invs if "investigators" in applies else (),
             players=self.row("players").value,
             bots=self.row("bots").value,
+            hints=self.row("hints").value,
             seed=int(self.seed_text or "0"),
             load=None,
         )

@@ -1,4 +1,6 @@
-"""The prompt bar: the legal choices with a key each, the last dice, and whose decision it is."""
+"""The prompt bar: the legal choices with a key each (kept within a decision sequence, see
+`OptionKeys`), whose decision it is, and, above them, the dice of the roll being decided and a
+first-game hint."""
 
 from __future__ import annotations
 
@@ -8,33 +10,36 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..modes import tui_mode
-from ..options import OPTION_KEYS
+from ..options import OPTION_KEYS, OptionKeys
 from ..safe import safe_text
 
-
-Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool]  # what `PromptBar.show` was given
+# What `PromptBar.show` was given: the view, the local seats, a note, paused, the hint line.
+Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, Text | None]
 
 
 class PromptBar(Static):
-    """The legal choices with a key each, the last dice, and whose decision it is.
+    """The legal choices with a key each, the dice being decided, a hint, and whose decision it is.
 
     Its height moves everything above it, so it grows at once but shrinks only to the
     tallest of its last `HOLD` prompts: a bar that jumps between two and four lines
-    with every choice would relay out (and, over a slow link, resend) the panes each time.
+    with every choice (a dice line coming with its roll, a hint the first time) would
+    relay out (and, over a slow link, resend) the panes each time.
     """
 
-    MAX_ROWS = 8  # below the border line
+    MAX_ROWS = 9  # below the border line
     HOLD = 6
 
     def __init__(self, *, id: str) -> None:
         super().__init__(Text("Setting up the table..."), id=id)
         self.options: list[dict[str, Any]] = []
+        self.keys: list[str] = []
         self.local = False
         self._last: Shown | None = None
         self._shown: Text | None = None
         self._recent: list[tuple[Shown, int]] = []  # the last HOLD bars, with the rows each needs at `_width`
         self._width = 0
         self.rows = 1
+        self._keys = OptionKeys()
 
     def on_mount(self) -> None:
         self.styles.height = self.rows + 1
@@ -43,18 +48,28 @@ class PromptBar(Static):
         if self._last is not None:
             self.show(*self._last, again=True)
 
-    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False, *, again: bool = False) -> None:
+    def key_for(self, char: str) -> int | None:
+        """The index of the option `char` stands for, if any."""
+        return self.keys.index(char) if char and char in self.keys else None
+
+    def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False,
+             hint: Text | None = None, *, again: bool = False) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
-        down (the note says why); the prompt is shown without its choices. `again`: the same bar, redrawn
-        (at a new width)."""
-        shown: Shown = (view, local_seats, note, paused)
+        down (the note says why); the prompt is shown without its choices. `hint`: a first-game hint
+        line. `again`: the same bar, redrawn (at a new width)."""
+        shown: Shown = (view, local_seats, note, paused, hint)
         self._last = shown
         width = max(20, (self.size.width or self.app.size.width) - 2)
-        out, self.options, self.local = self.compose_bar(shown, width)
+        prompt = view.get("prompt")
+        mode = tui_mode(view["mode"]) if view.get("mode") else None
+        local = bool(view.get("mode")) and not view.get("outcome") and prompt is not None and not paused and prompt["seat"] in local_seats
+        if not again:
+            self.keys = self._keys.assign(prompt, mode.stable_keys if mode is not None else frozenset()) if local and prompt else []
+        out, self.options, self.local = self.compose_bar(shown, width, self.keys)
         self.set_class(not self.local, "waiting")
         if width != self._width:  # the height each recent bar needs, at this width
             self._width = width
-            self._recent = [(old, bar_rows(self.compose_bar(old, width)[0], width)) for old, _ in self._recent]
+            self._recent = [(old, bar_rows(self.compose_bar(old, width, None)[0], width)) for old, _ in self._recent]
         if not again or not self._recent:
             self._recent = [*self._recent[-(self.HOLD - 1) :], (shown, bar_rows(out, width))]
         rows = min(self.MAX_ROWS, max(needed for _, needed in self._recent))
@@ -66,19 +81,18 @@ class PromptBar(Static):
             self.update(safe_text(out), layout=False)
 
     @staticmethod
-    def compose_bar(shown: Shown, width: int) -> tuple[Text, list[dict[str, Any]], bool]:
+    def compose_bar(shown: Shown, width: int, keys: list[str] | None) -> tuple[Text, list[dict[str, Any]], bool]:
         """The bar's text for `shown` at `width`, the options its keys pick, and whether this terminal decides."""
-        view, local_seats, note, paused = shown
+        view, local_seats, note, paused, hint = shown
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
-        dice = mode.dice(view, width) if mode is not None else None
-        if dice is not None:
-            out.append_text(dice)
-            out.append("\n")
-        if note is not None:
-            out.append_text(note)
-            out.append("\n")
+        # The dice line belongs to the decision on them: the mode shows it only while that decision is open.
+        dice = mode.dice(view, width) if mode is not None and prompt is not None and not view.get("outcome") else None
+        for part in (dice, hint, note):
+            if part is not None:
+                out.append_text(part)
+                out.append("\n")
         options: list[dict[str, Any]] = []
         local = False
         if view.get("outcome"):
@@ -86,17 +100,24 @@ class PromptBar(Static):
         elif prompt is None:
             out.append("Waiting for the table...", style="dim")
         elif paused:
-            out.append(f"{prompt['text']}  (the choices come back with the connection)", style="dim")
+            line = mode.labels(prompt, view, width)[1] if mode is not None else ""
+            out.append(f"{line or prompt['text']}  (the choices come back with the connection)", style="dim")
         elif prompt["seat"] not in local_seats:
-            out.append(f"Waiting for seat {prompt['seat'] + 1}: {prompt['text']}", style="dim")
+            line = mode.labels(prompt, view, width)[1] if mode is not None else ""
+            out.append(f"Waiting for seat {prompt['seat'] + 1}: {line or prompt['text']}", style="dim")
         else:
             local = True
             options = list(prompt["options"])
             who = f"[Seat {prompt['seat'] + 1}] " if len(local_seats) > 1 else ""
-            labels, header = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
-            out.append(who + prompt["text"] + header, style="bold")
-            out.append_text(pack_options(labels, width))
+            labels, line = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
+            out.append(who + (line or prompt["text"]), style="bold")
+            out.append_text(pack_options(labels, width, keys))
         return out, options, local
+
+    @property
+    def text(self) -> str:
+        """The bar as drawn (tests and tools)."""
+        return self._shown.plain if self._shown is not None else ""
 
 
 def bar_rows(text: Text, width: int) -> int:
@@ -104,12 +125,12 @@ def bar_rows(text: Text, width: int) -> int:
     return sum(max(1, -(-len(line) // max(1, width))) for line in text.plain.split("\n"))
 
 
-def pack_options(labels: list[str], width: int) -> Text:
-    """' 1  Run    2  Attack' lines, never splitting an option across two lines."""
+def pack_options(labels: list[str], width: int, keys: list[str] | None = None) -> Text:
+    """' 1  Run    2  Attack' lines, never splitting an option across two lines (unless it alone is wider)."""
     out = Text()
     line_len = 0
     for n, label in enumerate(labels):
-        key = OPTION_KEYS[n] if n < len(OPTION_KEYS) else "?"
+        key = (keys[n] if keys is not None and n < len(keys) else (OPTION_KEYS[n] if n < len(OPTION_KEYS) else "")) or "?"
         piece_len = len(key) + 2 + 1 + len(label)
         if line_len == 0 or line_len + 3 + piece_len > width:
             out.append("\n")

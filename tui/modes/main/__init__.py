@@ -9,17 +9,17 @@ from rich.text import Text
 from cthulhu.core.main.view import MainView
 
 from .. import TuiMode
-from .help import rules_in_brief
-from .map import render_legend, render_map
+from .help import HINTS, rules_in_brief
+from .map import render_legend, render_map_and_overflow
 from .narrate import tell
 from .panes import render_investigators, render_story
 from .prompt import dice_line, option_labels
 
 
 def _map(view: MainView, width: int, ascii_only: bool) -> Text:
-    out = render_map(view, width, ascii_only=ascii_only)
+    out, overflow = render_map_and_overflow(view, width, ascii_only=ascii_only)
     out.append("\n")
-    out.append_text(render_legend(view, width))
+    out.append_text(render_legend(view, width, overflow, ascii_only))
     return out
 
 
@@ -27,8 +27,19 @@ def _whose_turn(view: MainView) -> str | None:
     return next((i["name"] for i in view["investigators"] if i["index"] == view["active"]), None)
 
 
+ENDINGS = {
+    "elder_defeated": "{elder} is put down: its Final Stage is defeated.",
+    "died_before_summoning": "An investigator died before {elder} took the board.",
+    "all_dead": "Every investigator is dead.",
+    "track_end": "The Progression token reached the end of the summoning track.",
+}
+
+
 def _summary(view: MainView) -> Text:
     out = Text()
+    ending = ENDINGS.get(view["cause"] or "")
+    if ending:
+        out.append(ending.format(elder=view["elder_one"]["name"]), style="bold")
     for inv in view["investigators"]:
         if inv["alive"]:
             out.append(f"\n{inv['name']}: survived ({inv['wounds']}/{inv['health']} wounds, sanity {inv['sanity']}/{inv['skull']})")
@@ -61,4 +72,6 @@ TUI = TuiMode(
     help=rules_in_brief,
     setup_rows=frozenset({"episode", "elder_one", "investigators"}),
     choices=_choices,
+    stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
+    hints=HINTS,
 )

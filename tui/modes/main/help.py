@@ -35,3 +35,26 @@ def rules_in_brief(content: Any, view: Any = None, options: Any = None) -> list[
         ("", ""),
         ("", LEGEND),
     ]
+
+
+# A line for the first time each kind of decision (or a few events) comes up in a game.
+HINTS = {
+    "action": "Your turn: 3 actions, then a Mythos card, then investigate or fight.",
+    "event:mythos_drawn": "Mythos: a card the game plays against you after your actions.",
+    "run": "Run: one space at a time; enemies in the space you leave follow you.",
+    "reroll": "* success, T tentacle (1 sanity), E elder sign. Keep, or reroll a die.",
+    "attack_order": "Enemies here attack one by one, in your order: a success is a wound.",
+    "choose": "A card offers a choice: each option says what it does and gives.",
+    "level_up": "Insanity threshold: the loss stops here and a skill grows a level.",
+    "assign_hit": "Your hits may be shared out: pick where each one lands.",
+    "wound_to": "A Companion may take a wound for you; it leaves when it is full.",
+    "rest": "Rest heals wounds and stress (never sanity), only with no enemy here.",
+    "trade": "Give Items and Companions here; backing out before a gift is free.",
+    "douse": "Put out Fire: pick the space to take the Fire tokens off.",
+    "pick_enemy": "Two enemies are equally close: pick the one that moves.",
+    "enemy_path": "An enemy has two shortest ways to you: pick the one it takes.",
+    "discard_card": "A card must go: pick which of yours you lose.",
+    "event:discovery_drawn": "Discovery: a safe space is searched; keep what the card gives.",
+    "event:elder_advanced": "3 summoning symbols move the Elder One; red spaces summon it.",
+    "event:elder_summoned": "The Elder One fights like any enemy; hurt it once the ritual breaks.",
+}

@@ -88,8 +88,11 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
             for sk in inv["skills"]:
                 level = sk["level"]
                 out.append(f"\n  {sk['name']} {level}", style="bold" if sk["unique"] else "")
-                if 0 < level <= len(sk["levels"]):
-                    for line in textwrap.wrap(sk["levels"][level - 1], max(20, width - 4)):
+                # Every level reached, lowest first: a level adds to the ones below it or replaces them, as it says.
+                for n, text in enumerate(sk["levels"][:level], 1):
+                    said = f"{n}: {text}" if level > 1 else text
+                    lines = textwrap.wrap(said, max(20, width - 4), subsequent_indent="   " if level > 1 else "")
+                    for line in lines:
                         out.append(f"\n    {line}", style="dim")
         elif inv["skills"]:
             out.append("\n  " + "  ".join(f"{sk['name']} {sk['level']}" for sk in inv["skills"]))
@@ -152,20 +155,31 @@ def render_elder_one(eo: ElderOneView, width: int) -> Text:
     return out
 
 
+def elder_dice(eo: ElderOneView) -> tuple[int, int]:
+    """The Elder One's attack: the dice of every revealed stage added up (standard, bonus)."""
+    shown = [st for st in eo["stages"] if st["revealed"]]
+    return sum(st["standard"] for st in shown), sum(st["bonus"] for st in shown)
+
+
 def render_stages(eo: ElderOneView, width: int) -> Text:
     out = Text()
     stages = eo["stages"]
+    if eo["summoned"]:
+        standard, bonus = elder_dice(eo)
+        out.append(f"\n {eo['name']} attacks with {standard} + {bonus} dice (every revealed stage adds its own)", style="bold")
     for n, st in enumerate(stages):
         label = "Stage 1" if n == 0 else ("Final" if n == len(stages) - 1 else f"Stage {n + 1}")
         if not st["revealed"]:
             out.append(f"\n {label}: hidden", style="dim")
             if st["health"]:
-                out.append(f" (health {st['health']}, dice {st['standard']}+{st['bonus']})", style="dim")
+                out.append(f" (health {st['health']}, adds {st['standard']}+{st['bonus']} dice)", style="dim")
             continue
         style = "bold" if n == eo["stage"] else ""
         out.append(f"\n {label}: {st['name']}", style=style + (" strike" if st["defeated"] else ""))
-        if st["health"]:
-            out.append(f"  wounds {st['wounds']}/{st['health']}  dice {st['standard']}+{st['bonus']}")
+        if st["defeated"]:
+            out.append("  defeated", style="green")
+        elif st["health"]:
+            out.append(f"  wounds {st['wounds']}/{st['health']}  adds {st['standard']}+{st['bonus']} dice")
         if st["text"] and not st["defeated"]:
             wrap_into(out, st["text"], width, 3)
     return out

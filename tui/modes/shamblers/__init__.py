@@ -5,7 +5,7 @@ from __future__ import annotations
 from cthulhu.core.shamblers.view import ShamblersView
 
 from .. import TuiMode
-from .help import rules_in_brief
+from .help import HINTS, rules_in_brief
 from .narrate import tell
 from .render import dice_line, render_mats, render_shambler_story, render_towns, short_labels, summary
 
@@ -21,7 +21,7 @@ TUI = TuiMode(
     people=render_mats,
     tell=tell,
     labels=short_labels,
-    dice=lambda view, width: dice_line(view),
+    dice=lambda view, width: dice_line(view) if view["phase"] == "banish" else None,
     title=lambda view: f"Shamblers ({view['difficulty']['name']})",
     whose_turn=_whose_turn,
     summary=summary,
@@ -29,4 +29,6 @@ TUI = TuiMode(
     setup_rows=frozenset({"difficulty"}),
     choices=lambda content: {"difficulty": [(lv.id, lv.name) for lv in content.shamblers.levels]},
     defaults=lambda content: {"difficulty": content.shamblers.default_difficulty},
+    stable_keys=frozenset({"feed", "banish"}),
+    hints=HINTS,
 )

@@ -39,4 +39,22 @@ def rules_in_brief(content: Any, view: Any = None, options: Any = None) -> list[
         ("", f"Win at once with {win} Shamblers of every color on the Shambler Mat. Lose at once when a "
          f"Shambler is due and none are left, when the Shambler Mat holds {loss} tentacles of one color, "
          "or when anyone's Delirium fills."),
+        ("", ""),
+        ("", legend(c)),
     ]
+
+
+def legend(c: Any) -> str:
+    """The marks on the Shamblers screen, in this mode's own words (colors from the content)."""
+    marks = ", ".join(f"{col.id[:1].upper()} {col.tentacle} ({col.id})" for col in c.colors)
+    return (f"Marks: {marks}, C Chaos (wild); P1, P2 ... the Player Mats; W the Town Card the Wheel chose; "
+            "[2] a Cthulhu Die showing two tentacles; T tentacles and Sh Shamblers on a card.")
+
+
+# A line for the first time each kind of decision (or a few events) comes up in a game.
+HINTS = {
+    "event:wheel_turned": "The Wheel: tentacles come out, a Shambler rises 2 cards clockwise.",
+    "action": "Move, Gather a tentacle onto your Player Mat, or Banish a Shambler.",
+    "banish": "The highest single die is the cost, in the Shambler's color or Chaos.",
+    "feed": "Each card with Shamblers feeds them a tentacle onto the Shambler Mat.",
+}

@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 from cthulhu.core.shamblers.view import ShamblersView
 
+from ...english import plural
+
 CHAOS = "chaos"
 
 
@@ -48,10 +50,6 @@ class ShamblerNames:
 
 def letter(color: str) -> str:
     return "C" if color == CHAOS else (color[:1].upper() or "?")
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def dice_text(dice: list[Any]) -> str:
@@ -97,21 +95,20 @@ def _paid(e: dict[str, Any], n: ShamblerNames) -> tuple[str, str]:
     pay = e['payment'] or {}
     madness, chaos = int(pay.get("madness", 0)), int(pay.get("chaos", 0))
     cost = e['cost']
-    parts = ([f"{madness} {n.tentacles.get(color, color)} (to the Discard Mat)"] if madness else []) + (
-        [f"{chaos} Chaos (to the general supply)"] if chaos else []
+    parts = ([f"{madness} {n.tentacles.get(color, color)} to the Discard Mat"] if madness else []) + (
+        [f"{chaos} Chaos to the general supply"] if chaos else []
     )
-    how = "free, all dice zero" if cost == 0 else f"cost {cost}, paid with {' + '.join(parts)}"
+    how = "for free (every die showed zero)" if cost == 0 else f"paying {' and '.join(parts)}"
     moved = e['mat_tentacles_discarded']
     rage = e['rage_at_start']
     if moved:
         verb = "leaves" if moved == 1 else "leave"
         bonus = f"{plural(moved, f'{color} tentacle')} {verb} the Shambler Mat for the Discard Mat"
     else:
-        bonus = f"no {color} tentacle is on the Shambler Mat to discard"
+        bonus = f"no {color} tentacle is on the Shambler Mat to take off"
     return "good", (
-        f"{n.mat(e['mat'])} banishes a {n.shambler(color)} from {n.town(e['town'])}: "
-        f"dice {dice_text(list(e['dice'] or []))}, {how}. "
-        f"With {rage} Rage held at the start, {bonus}."
+        f"{n.mat(e['mat'])} banishes a {n.shambler(color)} from {n.town(e['town'])} {how}. "
+        f"With {plural(rage, 'Rage Tentacle')} held when the banish began, {bonus}."
     )
 
 
@@ -133,10 +130,11 @@ _Teller = Callable[[Any, ShamblerNames], tuple[str, str]]
 TELLERS: dict[str, _Teller] = {
     "game_started": lambda e, n: ("story", f"A game of Shamblers on {e['difficulty']} begins: {plural(len(e['towns'] or []), 'Town Card')} in a ring, "
                                            f"{e['shamblers']} Shamblers on the Shambler Track, {e['bag']} tentacles in the bag."),
-    "turn_started": lambda e, n: ("turn", f"Turn {e['turn']}: {n.mat(e['mat'])} begins."),
+    "turn_started": lambda e, n: ("turn", f"Turn {e['turn']}: {n.mat(e['mat'])} takes the turn."),
     "wheel_turned": lambda e, n: ("story", f"The Wheel turns to {n.town(e['town'])}."),
     "tentacles_drawn": _drawn,
-    "bag_refilled": lambda e, n: ("info", f"The bag is empty: the Discard Mat's {plural(e['count'], 'tentacle')} are shuffled back into it."),
+    "bag_refilled": lambda e, n: ("info", f"The bag is empty: the Discard Mat's {plural(e['count'], 'tentacle')} "
+                                          f"{'is' if e['count'] == 1 else 'are'} shuffled back into it."),
     "bag_empty": lambda e, n: ("info", f"The bag and the Discard Mat are both empty: nothing to draw onto {n.town(e['town'])}."),
     "shambler_placed": lambda e, n: ("enemy", f"A {n.shambler(e['color'])} rises on {n.town(e['town'])}, two steps clockwise of the Wheel; "
                                               f"{e['track_left']} left on the Shambler Track."),
@@ -151,8 +149,8 @@ TELLERS: dict[str, _Teller] = {
     "actions_ended": lambda e, n: ("info", f"{n.mat(e['mat'])} ends their actions"
                                            + (f" with {plural(e['skipped'], 'action')} unused." if e['skipped'] else ".")),
     "fed": lambda e, n: ("harm", f"The Shamblers on {n.town(e['town'])} feed on a {n.tentacle(e['color'])}: "
-                                 f"the Shambler Mat now holds {e['shambler_mat']} {e['color']}"
-                                 + (f" ({n.lose} lose the game)." if n.lose else ".")),
+                                 f"the Shambler Mat now holds {plural(e['shambler_mat'], e['color'] + ' tentacle')}"
+                                 + (f" ({n.lose} of one color lose the game)." if n.lose else ".")),
     "game_won": lambda e, n: ("end", f"The game is won on turn {e['turn']}: enough Shamblers of every color are banished."),
     "game_lost": _lost,
 }

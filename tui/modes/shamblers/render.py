@@ -15,6 +15,7 @@ from rich.text import Text
 
 from cthulhu.core.shamblers.view import ColorView, ShamblersView, TownView
 
+from ...english import plural
 from ...render import MARK_STYLES, abbreviate, legend_text, track
 
 CHAOS = "chaos"
@@ -521,13 +522,21 @@ def render_mats(view: ShamblersView, width: int = 40) -> Text:
 
 
 def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str], str]:
-    """Bar labels that fit a small terminal, from the options' data; the Choices list keeps the full ones.
+    """Bar labels that fit a small terminal, from the options' data, and the prompt's line ('' for its own text);
+    the Choices list keeps the full labels.
 
     Payments read 'R red: 1 Rage + 1 Chaos' (the Shambler's color: what is paid).
     """
     options = prompt["options"]
     full = [o["label"] for o in options]
     if prompt["kind"] == "banish":
+        dice = [int(d) for d in view["last_dice"]]
+        cost = max(dice) if dice else 0
+        shown = " ".join(f"[{d}]" for d in dice)
+        line = (f"The Cthulhu Dice show {shown}: the banish is free. Which Shambler goes?" if cost == 0 else
+                f"The Cthulhu Dice show {shown}: the highest die sets the cost, {plural(cost, 'tentacle')}. Which Shambler, paid how?")
+        if width >= 120:  # the Choices list: each payment in a whole sentence
+            return full, line
         labels = []
         for o in options:
             pay = o["data"]
@@ -537,7 +546,7 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
             color, madness, chaos = pay["color"], pay["madness"], pay["chaos"]
             parts = ([f"{madness} {pay['tentacle']}"] if madness else []) + ([f"{chaos} Chaos"] if chaos else [])
             labels.append(f"{letter(color)} {color}: " + (" + ".join(parts) or "free"))
-        return labels, ""
+        return labels, line
     if prompt["kind"] == "action" and sum(len(label) + 7 for label in full) > 2 * width:
         labels = []
         towns = view["towns"]
@@ -549,7 +558,7 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
                 color = act["color"]
                 labels.append(f"Gather {tentacle_name(view, color)} ({letter(color)})" + (" +1 Delirium" if act["track_full"] else ""))
             elif act["action"] == "banish":
-                labels.append(f"Banish (roll {act['dice']} {'Die' if act['dice'] == 1 else 'Dice'})")
+                labels.append(f"Banish (roll {plural(act['dice'], 'Cthulhu Die')})")
             else:
                 labels.append("End actions")
         return labels, ""
@@ -557,8 +566,17 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
 
 
 def summary(view: ShamblersView) -> Text:
-    """The game-over dialog's lines for the Player Mats and the Shambler Mat."""
+    """The game-over dialog's lines: why it ended, the Shambler Mat and the Player Mats."""
     out = Text()
+    endings = {
+        "banished": "Enough Shamblers of every color are banished.",
+        "shambler_mat_full": "The Shambler Mat holds too many tentacles of one color.",
+        "delirium": "A Delirium track is full.",
+        "shambler_track_empty": "A Shambler was due, and the Shambler Track was empty.",
+    }
+    ending = endings.get(view["cause"] or "")
+    if ending:
+        out.append(ending, style="bold")
     mat = view["shambler_mat"]
     order = color_ids(view)
     out.append("\nShambler Mat: banished ")

@@ -1,0 +1,109 @@
+"""Choices say what they do, the panes show what the rules use, and the settings for a first game (issue 14)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from helpers import new_game, rearrange
+from test_main_story import hastur_summoned
+
+from cthulhu.content import builtin
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.modes.main.panes import render_investigators, render_story
+from cthulhu.tui.modes.main.prompt import option_labels
+from cthulhu.tui.options import PlayOptions
+from cthulhu.tui.screens.dialogs import help_text
+from cthulhu.tui.screens.title import TitleScreen
+
+
+def discovery_choice(name: str):
+    """A game waiting on the choice of the Discovery card `name` (Ada investigates a safe Yard Gate)."""
+    game = new_game("ada_whitlock", "mina_castellane", episode="wexley_mill")
+    rearrange(game, at={0: "yard_gate", 1: "yard_gate"}, figures=[], fire={})
+    s = game.state
+    s.discovery_deck[:] = [str(n) for n, card in enumerate(game.content.main.episodes["wexley_mill"].discovery) if card.name == name]
+    s.pending = None
+    s.stack[-1:] = [{"k": "invest_fight", "inv": 0}]  # straight to Investigate
+    game.rules.engine(s).run()
+    assert game.prompt.kind == "choose"
+    return game
+
+
+def test_a_discovery_choice_names_its_card_and_shows_what_each_half_does():
+    game = discovery_choice("Fire Point")
+    view = game.view(0)
+    labels, line = option_labels(view["prompt"], view, 200)
+    assert line == "Ada Whitlock, Fire Point: choose one"
+    assert labels[0] == "Take the axe [Item Fire Axe: Roll 2 extra bonus dice when you attack.]"
+    assert labels[1].startswith("Take the coat [Item Wet Canvas Coat: Ignore 1 wound from every enemy attack")
+
+
+def test_a_choice_whose_label_hides_its_cost_says_it():
+    game = discovery_choice("Sleepwalking Weaver")
+    view = game.view(0)
+    labels, _ = option_labels(view["prompt"], view, 200)
+    # "Wake her: roll, 2 successes and she joins you, else lose 1 sanity": the companion it may bring is shown.
+    assert "[Companion Agnes Marlow, Weaver: " in labels[0]
+    assert labels[1] == "Let her sleep: take 1 stress"
+
+
+def test_skills_show_every_level_reached():
+    game = new_game("ada_whitlock", "mina_castellane")
+    game.state.investigators[0].levels["brawling"] = 3
+    text = render_investigators(game.view(0), width=70).plain
+    levels = game.content.main.skills["brawling"].levels
+    for n in range(3):
+        assert f"{n + 1}: {levels[n].text[:30]}" in text.replace("\n      ", " ")
+    assert f"4: {levels[3].text[:20]}" not in text
+
+
+def test_the_story_board_shows_the_elder_ones_real_attack_dice():
+    game = new_game("ada_whitlock", "mina_castellane", elder_one="hastur")
+    rearrange(game, figures=[])
+    hastur_summoned(game, stage=3)
+    view = game.view(0)
+    engine = game.rules.engine(game.state)
+    standard, bonus = engine.attack_dice(game.state.figure("elder_one"))
+    assert (standard, bonus) == (2 + 1 + 0, 1 + 2 + 1)  # the sum over the revealed stages, not the current one's
+    assert f"Hastur attacks with {standard} + {bonus} dice" in render_story(view, 80).plain
+
+
+def test_shamblers_help_ends_with_its_own_legend_and_the_main_game_with_its_dice():
+    content = builtin()
+    shamblers = help_text("shamblers", content).strip().splitlines()
+    main = help_text("main", content).strip().splitlines()
+    assert "Marks: R Rage (red)" in "\n".join(shamblers[-4:])
+    assert "success" not in "\n".join(shamblers[-4:]) and "elder sign" not in help_text("shamblers", content)
+    assert "* success" in "\n".join(main[-2:])  # the dice legend, wrapped
+
+
+def test_the_title_screen_turns_hints_off():
+    async def main():
+        app = CthulhuApp(PlayOptions(seed=5))
+        chosen = []
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            title = app.screen
+            assert isinstance(title, TitleScreen)
+            row = next(n for n, r in enumerate(title.rows) if r.key == "hints")
+            for _ in range(row):
+                await pilot.press("down")
+            await pilot.press("right")
+            chosen.append(title.chosen())
+            await pilot.press("ctrl+q")
+        return chosen[0]
+
+    assert asyncio.run(main()).hints is False
+
+
+def test_play_and_host_take_the_bot_pace_and_no_hints():
+    from cthulhu.cli import build_parser
+    from cthulhu.cli.play import options_from
+
+    parser = build_parser()
+    options = options_from(parser.parse_args(["play", "--bots", "1", "--bot-delay", "0", "--no-hints"]))
+    assert options.bot_delay == 0 and options.hints is False
+    defaults = options_from(parser.parse_args(["play"]))
+    assert defaults.bot_delay == 0.5 and defaults.hints is True
+    host = parser.parse_args(["host", "--no-hints"])
+    assert host.bot_delay == 0.5 and host.no_hints
