@@ -224,3 +224,37 @@ def test_bot_moves_come_at_the_set_pace(monkeypatch):
     log = asyncio.run(main())
     assert waits and all(w == 0.5 for w in waits)
     assert "Mina Castellane takes the turn." in log  # every bot move is its own update, told in the Log
+
+
+def test_the_investigators_pane_shows_whose_turn_it_is_first():
+    """At 80x24 the pane has room for about one investigator: when the turn passes to Mina, her entry
+    (marked `>`, in full) comes first and Ada's follows it, so nothing has to be scrolled to find her."""
+    game = new_game("ada_whitlock", "mina_castellane", episode="wexley_mill", elder_one="hastur")
+
+    async def main():
+        app = CthulhuApp(PlayOptions(skip_title=True, local=True), link_factory=lambda options: LocalLink(game))
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await started(pilot)
+            pane = screen.query_one("#investigators")
+
+            def entries() -> list[str]:
+                return [strip.text for strip in pane.lines if strip.text[:1] in (">", " ") and strip.text[1:2].isalpha()]
+
+            assert entries()[0].startswith(">A Ada Whitlock") and entries()[1].startswith(" M Mina Castellane")
+            for _ in range(40):  # Ada ends her actions; the first choice for the rest of her turn
+                prompt = screen.view["prompt"]
+                if prompt is not None and prompt["kind"] == "action" and prompt["actor"] == 1:
+                    break
+                bar = screen.query_one("#prompt")
+                seen = screen.updates_seen
+                end = next((k for k, o in zip(bar.keys, bar.options) if o["command"]["kind"] == "end_actions"), None)
+                await pilot.press(end or bar.keys[0])
+                await wait_for(pilot, lambda: screen.updates_seen > seen)
+            assert screen.view["prompt"]["actor"] == 1
+            await pilot.pause(0.1)
+            assert entries()[0].startswith(">M Mina Castellane") and entries()[1].startswith(" A Ada Whitlock")
+            first = next(y for y, strip in enumerate(pane.lines) if strip.text.startswith(">"))
+            assert pane.scroll_y <= first < pane.scroll_y + pane.scrollable_content_region.height
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())

@@ -57,7 +57,8 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
     marks = investigator_marks(view)
     spaces = {sp["id"]: sp["name"] for t in view["episode"]["tiles"] for sp in t["spaces"]}
     invs = view["investigators"]
-    for inv in invs:
+    # Whose turn it is comes first, so a short pane shows them without scrolling; the rest keep seat order.
+    for inv in sorted(invs, key=lambda i: i["index"] != view["active"]):
         idx = inv["index"]
         mark, style = marks.get(idx, ("?", ""))
         full = detail and (idx == view["active"] or len(invs) == 1)
@@ -95,7 +96,8 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
                     for line in lines:
                         out.append(f"\n    {line}", style="dim")
         elif inv["skills"]:
-            out.append("\n  " + "  ".join(f"{sk['name']} {sk['level']}" for sk in inv["skills"]))
+            for line in packed([f"{sk['name']} {sk['level']}" for sk in inv["skills"]], width - 2):
+                out.append("\n  " + line)
         held = {k: n for k, n in inv["tokens"].items() if n}
         if held:
             names = view["tokens"]
@@ -113,13 +115,27 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         insanity = inv["insanity"]
         if insanity is not None:
             out.append("\n  Insanity: ", style="dim")
-            out.append(insanity["name"], style="bright_red" if inv["reached"] else "")
+            name = textwrap.wrap(insanity["name"], max(10, width - 13)) or [""]
+            out.append(name[0], style="bright_red" if inv["reached"] else "")
+            for line in name[1:]:
+                out.append(f"\n    {line}", style="bright_red" if inv["reached"] else "")
             if full:
                 for line in textwrap.wrap(insanity["text"], max(20, width - 4)):
                     out.append(f"\n    {line}", style="dim")
         for kept in inv["kept"]:
             out.append(f"\n  Kept Mythos: {kept}", style="dim")
     return out
+
+
+def packed(items: list[str], width: int) -> list[str]:
+    """Items two spaces apart, in as few lines of `width` as they fit, never split inside one."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += "  " + item
+        else:
+            lines.append(item)
+    return lines
 
 
 def _card_wounds(card: CardView) -> str:
