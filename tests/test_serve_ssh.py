@@ -255,7 +255,7 @@ def test_a_restarted_host_gives_an_ssh_player_the_same_seat(tmp_path: Path) -> N
                 term.open(f"alice{run}", " ".join(ssh_argv(host, tmp_path, "alice", f"alice+{CODE}@127.0.0.1")) + "; sleep 60")
                 watcher.until(lambda: watcher.seats().get(0) == ("human", "alice", True), f"alice in seat 1 (run {run + 1})")
                 assert [k for k, _, _ in watcher.seats().values()] == ["human", "open"]
-                term.wait_for(f"alice{run}", "Waiting for seat 2")  # her interface has the table (and so kept her seat)
+                term.wait_for(f"alice{run}", "Waiting for players before the game starts")  # her interface has the table (and so kept her seat)
             finally:
                 watcher.close()
                 assert host.stop() in (0, 143)
@@ -277,7 +277,7 @@ def test_a_host_playing_in_its_own_interface_serves_ssh_too(tmp_path: Path) -> N
     try:
         term.open("host", f"{cli} host --ssh 0 --port 0 --seats 2 --seed 7 --name Hosty --code {CODE} --no-save; echo HOST-EXIT=$?; sleep 60",
                   cols=110, rows=34)
-        term.wait_for("host", "Waiting for seat 2")
+        term.wait_for("host", "Waiting for players before the game starts")
         term.keys("host", "L")
         dialog = " ".join(term.wait_for("host", "Over SSH:").split())
         port = int(re.search(rf"ssh -p (\d+) {CODE}@127\.0\.0\.1", dialog).group(1))

@@ -175,3 +175,30 @@ def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
         assert load(save).header.table == host.table_id  # the save now names its table
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_until_every_seat_is_taken_the_bar_says_who_is_missing_instead_of_offering_choices(tmp_path):
+    """The host refuses commands before the game starts; the interface must not offer them: the bar
+    names the open seat and the join line, takes no key, and the choices come when Bob sits down."""
+
+    async def main():
+        app = _hosting(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            bar = screen.query_one("#prompt")
+            await wait_for(pilot, lambda: "Waiting for players before the game starts: seat 2 is open" in screen_text(app))
+            assert f"Others join with: cthulhu join 127.0.0.1:{screen.link.port} --code owl-17" in screen.link_status
+            assert screen.link_status and not bar.options and "Hint:" not in bar._shown.plain
+            await pilot.press("1")
+            await pilot.pause(0.2)
+            assert "Refused" not in _log(screen) and screen.view["step"] == 0
+            bob = await _joiner(screen.link.port, SeatStore(tmp_path / "bob" / "seats.json"))
+            await wait_for(pilot, lambda: bool(bar.options))
+            assert screen.link_status is None
+            await wait_for(pilot, lambda: bar._shown.plain.startswith("Hint: Your turn"))  # the first choice's hint comes with it
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view["step"] == 1)
+            await bob.close()
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())

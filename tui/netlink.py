@@ -111,6 +111,7 @@ class NetLink(QueuedUpdates):
         self._closed = False
         self._last_view: dict[str, Any] = {}
         self._status: str | None = None
+        self._waiting: str | None = None  # the status line while the table waits for its seats to fill
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
         self._opened: Update | None = None
         self.dice: Any = None
@@ -157,7 +158,7 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning)
+        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -275,6 +276,7 @@ class NetLink(QueuedUpdates):
                             self._put(notice=line)
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
+                    self._follow_start(msg.table)
             elif isinstance(msg, Error) and msg.fatal:
                 conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
             elif isinstance(msg, Error) and msg.code == "rate_limited":
@@ -292,12 +294,33 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Lobby):
                 for news in self._seat_news(msg.table):
                     self._put(notice=news)
+                self._follow_start(msg.table)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
                 self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _follow_start(self, table: Table) -> None:
+        """Until every seat is taken nobody may act: the bar says so in place of choices the host
+        would refuse, with the seats still open and how to fill them; it clears when play starts."""
+        waiting = None
+        if not table.started:
+            open_seats = [s.seat + 1 for s in table.seats if s.kind == "open"]
+            seats = ", ".join(str(n) for n in open_seats)
+            waiting = "Waiting for players before the game starts"
+            if open_seats:
+                waiting += f": seat{'s' if len(open_seats) > 1 else ''} {seats} {'are' if len(open_seats) > 1 else 'is'} open"
+            join = None if self.visitor is not None else join_command(self.lobby_info()["address"], self.code)
+            waiting += f". Others join with: {join}" if join else "."
+        before, self._waiting = self._waiting, waiting
+        if self._status not in (None, before) or self._status == waiting:
+            return  # the link's own trouble (reconnecting) is shown, or this already is
+        if self._queue_ready:
+            self._put(status=waiting)
+        else:
+            self._status = waiting
 
     def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., **fields: Any) -> None:
         """Queue an update over the latest view; `status` (the link's own state line) stays unless given."""
@@ -384,7 +407,7 @@ class NetLink(QueuedUpdates):
             "local_seats": sorted(self.local_seats),
             "table": session.table if session is not None else None,
             "step": view.get("step"),
-            "status": self._status,
+            "status": self._status if self._status != self._waiting else None,  # the dialog says who is missing itself
             "commit": session.record.commit if session is not None else None,
         }
         if session is not None and session.mirror.hash:

@@ -297,7 +297,9 @@ class GameScreen(Screen[None]):
         self.pending = False
         prompt = view.get("prompt")
         version = prompt["version"] if prompt is not None else None
-        if update.events or version != self._version:
+        if self.link_status:
+            self._version = None  # no hint while nobody can choose: it comes with the first choices
+        elif update.events or version != self._version:
             self._version = version
             self.hints.update(view, [str(ev.get("type")) for ev in update.events])
         self.redraw()
@@ -310,7 +312,8 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status), hint=self.hints.line)
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
+                                          hint=None if self.link_status else self.hints.line)
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")

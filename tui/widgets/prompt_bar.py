@@ -101,7 +101,7 @@ class PromptBar(Static):
             out.append("Waiting for the table...", style="dim")
         elif paused:
             line = mode.labels(prompt, view, width)[1] if mode is not None else ""
-            out.append(f"{line or prompt['text']}  (the choices come back with the connection)", style="dim")
+            out.append(f"{line or prompt['text']}  (no choices until then)", style="dim")
         elif prompt["seat"] not in local_seats:
             line = mode.labels(prompt, view, width)[1] if mode is not None else ""
             out.append(f"Waiting for seat {prompt['seat'] + 1}: {line or prompt['text']}", style="dim")
