@@ -292,9 +292,9 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Chat):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
+                self._follow_start(msg.table)
                 for news in self._seat_news(msg.table):
                     self._put(notice=news)
-                self._follow_start(msg.table)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
                 self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
@@ -317,7 +317,7 @@ class NetLink(QueuedUpdates):
         before, self._waiting = self._waiting, waiting
         if self._status not in (None, before) or self._status == waiting:
             return  # the link's own trouble (reconnecting) is shown, or this already is
-        if self._queue_ready:
+        if self._queue_ready or not self._queue.empty():  # updates already queued must not keep the old line
             self._put(status=waiting)
         else:
             self._status = waiting
