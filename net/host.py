@@ -724,6 +724,21 @@ class Host:
             self._broadcast_lobby()
             self._wake()
 
+    def start_with_bots(self, kind: str | None = None) -> None:
+        """Start before every seat is taken (the table dialog's "start now"): a bot plays each open
+        seat for the whole game, as `--bots` would have."""
+        if self.started.is_set():
+            raise ValueError("the game has already started")
+        filled = [seat.index for seat in self.seats if seat.kind == "open"]
+        for index in filled:
+            try:
+                self._seat_bot(self.seats[index], kind or self.stand_in_kind)
+            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
+                self._seat_bot(self.seats[index], "random")
+        log.info("started with bots in seats %s", [n + 1 for n in filled])
+        self.start()
+        self._wake()  # the game loop writes the seats down and lets the bots play
+
     def free_seat(self, index: int) -> None:
         """Give an away player's seat up: their token stops working, a new joiner may take it."""
         seat = self._away_seat(index)

@@ -202,3 +202,35 @@ def test_until_every_seat_is_taken_the_bar_says_who_is_missing_instead_of_offeri
             await pilot.press("ctrl+q")
 
     asyncio.run(main())
+
+
+def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
+    """Three friends were expected and two came: the table dialog's `S` starts the game with a bot
+    in the open seat, for the whole game, and the save remembers it as a bot's seat."""
+
+    async def main():
+        app = _hosting(tmp_path, bot_delay=0)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            host = screen.link.embedded.host
+            await wait_for(pilot, lambda: bool(screen.link_status) and "L then S" in screen.link_status)
+            await pilot.press("L")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await wait_for(pilot, lambda: "S  start now: a bot plays seat 2 for the whole game" in screen_text(app))
+            await pilot.press("S")
+            await wait_for(pilot, lambda: host.started.is_set())
+            assert host.seats[1].kind == "bot" and host.seats[0].kind == "human"
+            await wait_for(pilot, lambda: "Started: bots play the open seats." in screen_text(app))
+            await pilot.press("escape")
+            bar = screen.query_one("#prompt")
+            await wait_for(pilot, lambda: bool(bar.options) and screen.link_status is None)
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view["step"] >= 1)
+            await pilot.press("ctrl+q")
+        from cthulhu.net.saves import load
+
+        (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
+        players = {p.seat: p for p in load(save).header.players}
+        assert players[1].bot and not players[0].bot
+
+    asyncio.run(asyncio.wait_for(main(), 60))

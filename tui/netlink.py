@@ -314,6 +314,8 @@ class NetLink(QueuedUpdates):
                 waiting += f": seat{'s' if len(open_seats) > 1 else ''} {seats} {'are' if len(open_seats) > 1 else 'is'} open"
             join = None if self.visitor is not None else join_command(self.lobby_info()["address"], self.code)
             waiting += f". Others join with: {join}" if join else "."
+            if self.hosting:
+                waiting += "  L then S: start now, bots in the open seats."
         before, self._waiting = self._waiting, waiting
         if self._status not in (None, before) or self._status == waiting:
             return  # the link's own trouble (reconnecting) is shown, or this already is
@@ -535,6 +537,10 @@ class NetLink(QueuedUpdates):
     async def hand_to_bot(self, seat: int) -> None:
         """Let a bot play an away player's seat until they come back."""
         await self._host_call("hand_to_bot", seat)
+
+    async def start_with_bots(self) -> None:
+        """Start now: bots play the seats nobody has taken."""
+        await self._host_call("start_with_bots")
 
     async def free_seat(self, seat: int) -> None:
         """Give an away player's seat up for a new joiner."""

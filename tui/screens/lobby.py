@@ -117,6 +117,7 @@ class LobbyScreen(ModalScreen[None]):
         Binding("escape,L,q", "close", "Close"),
         Binding("b", "bot", "Bot plays the away seat", show=False),
         Binding("f", "free", "Free the away seat", show=False),
+        Binding("S", "start", "Start now with bots", show=False),
     ]
 
     def __init__(self, link: Any) -> None:
@@ -165,6 +166,9 @@ class LobbyScreen(ModalScreen[None]):
             if not seat.get("stand_in"):
                 keys.append(f"b  let a bot play seat {n} until {who} is back\n")
             keys.append(f"f  free seat {n} for a new player ({who}'s token stops working)\n")
+        if self.can_start:
+            open_seats = [str(int(s["seat"]) + 1) for s in self._seats() if s.get("kind") == "open"]
+            keys.append(f"S  start now: a bot plays seat{'s' if len(open_seats) > 1 else ''} {', '.join(open_seats)} for the whole game\n")
         if self.info.get("hosting") and len(self._seats()) > 1:
             keys.append("1-5 pick a seat   ", style="dim")
         keys.append("escape: close", style="dim")
@@ -192,6 +196,28 @@ class LobbyScreen(ModalScreen[None]):
             self.message = Text(clean_text(f"Not done: {exc}"), style="bright_red")
         else:
             self.message = Text(done.format(n=self.selected + 1, who=who), style="green")
+        self.refresh_info()
+        self.redraw()
+
+    @property
+    def can_start(self) -> bool:
+        """Hosting a table that still waits for open seats."""
+        table = self.info.get("table")
+        if table is not None and hasattr(table, "model_dump"):
+            table = table.model_dump()
+        return bool(self.info.get("hosting") and table and not table.get("started")
+                    and any(s.get("kind") == "open" for s in table.get("seats") or []))
+
+    async def action_start(self) -> None:
+        if not self.can_start:
+            self.message = Text("The game is under way already.", style="bright_yellow")
+        else:
+            try:
+                await self.link.start_with_bots()
+            except Exception as exc:  # someone took the last seat meanwhile, or the host stopped
+                self.message = Text(clean_text(f"Not done: {exc}"), style="bright_red")
+            else:
+                self.message = Text("Started: bots play the open seats.", style="green")
         self.refresh_info()
         self.redraw()
 
