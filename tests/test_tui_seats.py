@@ -224,6 +224,8 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             await pilot.press("escape")
             bar = screen.query_one("#prompt")
             await wait_for(pilot, lambda: bool(bar.options) and screen.link_status is None)
+            await wait_for(pilot, lambda: "Every seat is taken: the game begins." in _log(screen))
+            assert "A bot takes seat 2 for the whole game." in _log(screen)
             await pilot.press("1")
             await wait_for(pilot, lambda: screen.view["step"] >= 1)
             await pilot.press("ctrl+q")

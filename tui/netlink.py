@@ -292,9 +292,12 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Chat):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
+                begins = self._waiting is not None and msg.table.started
                 self._follow_start(msg.table)
                 for news in self._seat_news(msg.table):
                     self._put(notice=news)
+                if begins:
+                    self._put(notice="Every seat is taken: the game begins.")
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
                 self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
@@ -369,7 +372,11 @@ class NetLink(QueuedUpdates):
             now = (s.kind, s.name, s.connected, s.stand_in)
             before = self._seats_seen.get(s.seat)
             self._seats_seen[s.seat] = now
-            if first or before == now or s.kind == "bot":
+            if first or before == now:
+                continue
+            if s.kind == "bot":
+                if before[0] == "open":
+                    news.append(f"A bot takes seat {s.seat + 1} for the whole game.")
                 continue
             who = s.name or "a player"
             if s.kind == "human" and s.connected:
