@@ -136,3 +136,23 @@ def test_cli_replay_tui_flag_keeps_the_text_output(main_save, capsys):
     assert "State at step 3 of 40" in capsys.readouterr().out
     assert cli(["replay", str(main_save), "--tui", "--seek", "99"]) == 2  # a bad step fails before any screen
     assert "there is no step 99" in capsys.readouterr().err
+
+
+def test_the_viewer_at_80x24_has_no_hints_and_a_footer_that_fits(main_save):
+    """Nothing is decided in a replay, so no first-game hint; the footer keeps Back and Step (the bar
+    lists every stepping key) and its last key, Quit, is not cut off at 80 columns."""
+
+    async def main():
+        app = ReplayApp(Replayer(load(main_save)), name=main_save.name)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.updates_seen > 0)
+            screen = app.screen
+            await _press(pilot, screen, "right")
+            await pilot.pause(0.1)
+            assert not screen.hints.enabled and screen.hints.line is None
+            assert "Hint:" not in screen.query_one("#prompt")._shown.plain
+            rows = screen_text(app).rstrip("\n").split("\n")  # the last is the footer
+            assert "Quit" in " ".join(rows[-1].split()) and "Step" in rows[-1] and "Back" in rows[-1], rows[-1]
+            await pilot.press("q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -52,6 +52,8 @@ class GameScreen(Screen[None]):
     sight whenever the Log pane is not.
     """
 
+    HINTS = True  # first-game hints (the replay viewer decides nothing, so it has none)
+
     BINDINGS = [
         Binding("tab", "cycle(1)", "Pane", priority=True),
         Binding("shift+tab", "cycle(-1)", "Pane back", show=False, priority=True),
@@ -105,7 +107,7 @@ class GameScreen(Screen[None]):
             if hasattr(pane, "ascii"):
                 pane.ascii = ascii_mode
         options = getattr(self.app, "options", None)
-        self.hints.enabled = bool(getattr(options, "hints", True))
+        self.hints.enabled = self.HINTS and bool(getattr(options, "hints", True))
         self.relayout()
         self.query_one("#map").focus()
         self.pump()

@@ -26,13 +26,15 @@ KEYS_HINT = "left/right step   PgUp/PgDn 10 steps   Home/End first/last   q clos
 
 
 class ReplayScreen(GameScreen):
+    HINTS = False
+    # The prompt bar lists every stepping key (KEYS_HINT); the footer keeps the two most used.
     BINDINGS = [
         Binding("right", "step(1)", "Step", priority=True),
         Binding("left", "step(-1)", "Back", priority=True),
-        Binding("pagedown", f"step({PAGE})", f"+{PAGE}", priority=True),
-        Binding("pageup", f"step(-{PAGE})", f"-{PAGE}", priority=True),
-        Binding("home", "jump(0)", "First", priority=True),
-        Binding("end", "jump(-1)", "Last", priority=True),
+        Binding("pagedown", f"step({PAGE})", f"+{PAGE}", priority=True, show=False),
+        Binding("pageup", f"step(-{PAGE})", f"-{PAGE}", priority=True, show=False),
+        Binding("home", "jump(0)", "First", priority=True, show=False),
+        Binding("end", "jump(-1)", "Last", priority=True, show=False),
         Binding("escape", "quit_menu", "Close", show=False),
     ]
 
@@ -41,9 +43,6 @@ class ReplayScreen(GameScreen):
     def __init__(self, link: ReplayLink, *, title: str = "") -> None:
         super().__init__(link, title=title or f"replay {link.name}".strip())
         self.over_shown = True  # the summary on Enter only, not as soon as the last step shows
-
-    def on_mount(self) -> None:
-        self.hints.enabled = False  # nothing is decided here: no first-game hints
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("save", "choices", "chat", "new_game"):
