@@ -113,6 +113,11 @@ class Game:
         """How many of `seat`'s own decisions it may take back now: never across a reveal or another seat."""
         return self.history.horizon(self, seat)
 
+    def seal_undo(self, why: str) -> None:
+        """Nothing decided so far may be taken back. The host's call, for what the rules cannot see:
+        a stand-in bot decided for an away player, who must not take its choices back on return."""
+        self.history.seal(self.step, why)
+
     def undo(self, seat: int, count: int = 1, version: int | None = None) -> list[Event]:
         """Take back `seat`'s last `count` decisions, or raise `CannotUndo` (a `Rejected`) and change nothing."""
         if version is not None and version != self.step:

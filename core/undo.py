@@ -105,6 +105,10 @@ class History:
         elif self.floor < step - 1 and self.entries[-2].seat != seat:
             self.floor, self.why = step - 1, f"seat {self.entries[-2].seat + 1} decided since"
 
+    def seal(self, step: int, why: str) -> None:
+        """Move the line to `step`: nothing decided before it may be taken back, for `why`."""
+        self.floor, self.why = step, why
+
     # -- taking back ------------------------------------------------------------
 
     def horizon(self, game: "Game", seat: int) -> int:

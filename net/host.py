@@ -360,7 +360,7 @@ class Host:
             if bot is None:
                 return  # the seat changed hands while the bot waited
             command = bot.choose(self.game, prompt.seat)
-            await self._apply(prompt.seat, command, prompt.version)
+            await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
 
     async def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
@@ -374,9 +374,12 @@ class Host:
             log.exception("applying a command from seat %s failed", peer.seat)
             peer.push(self._error_frame("internal_error", "the host failed to apply that command"))
 
-    async def _apply(self, seat: int, command: Command, version: int | None) -> None:
-        """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk."""
+    async def _apply(self, seat: int, command: Command, version: int | None, *, stand_in: bool = False) -> None:
+        """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk.
+        `stand_in`: a bot decided for an away player, who may not take that back on return."""
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
+        if stand_in:
+            self.game.seal_undo("a bot decided for this seat while its player was away")
         wire = command.wire()
         try:
             self.log.append(seat, wire, self.game.state_hash())

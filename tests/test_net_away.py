@@ -152,3 +152,46 @@ async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_
             assert first.session.closed is not None and first.session.closed.code == "replaced"
             assert host.seats[0].peer.name == "Ann" and not host.seats[0].away
         nursery.cancel_scope.cancel()
+
+
+async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided():
+    """A stand-in bot's decisions are the table's, not its player's to undo: Bob comes back to a Run
+    his stand-in began (no die rolled, nothing drawn, so Bob's own Run could be taken back) and is
+    offered no take-back; one he asks for anyway is refused, naming why."""
+    game = make_game("main", seed=3, players=2)
+    async with trio.open_nursery() as nursery:
+        host = Host(game, code="c")
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            a = await _connect(host.port, "Ann", code="c")
+            b = await _connect(host.port, "Bob", code="c")
+            token = b.session.token
+            await _play_until_away_seat_decides(a, 1)
+            assert game.prompt.kind == "action"
+            await b.aclose()
+            await _until(a, lambda: not _seat(a, 1).connected)
+            while not host.seats[1].away:  # the host has let go of Bob's connection
+                await trio.sleep(0.01)
+
+            class RunOnce:
+                """Begins a Run for Bob, then leaves the seat."""
+
+                def choose(self, g, seat):
+                    host.seats[1].stand_in = None
+                    return next(o.command for o in g.prompt.options if o.command.kind == "run")
+
+            step = game.step
+            host.seats[1].stand_in = RunOnce()
+            host._wake()
+            await _until(a, lambda: a.session.mirror.view["step"] > step)
+            assert game.prompt.seat == 1 and game.prompt.kind != "action"
+
+            b = await _connect(host.port, "Bob", code="c", token=token)
+            assert b.session.seat == 1 and b.session.my_prompt["undo"] == 0
+            with pytest.raises(Exception, match="a bot decided for this seat while its player was away"):
+                game.undo(1)
+            b.session.send_undo()
+            await b.flush()
+            await _until(b, lambda: bool(b.session.rejections))
+            assert "a bot decided for this seat" in b.session.rejections[-1].reason and game.step == step + 1
+            nursery.cancel_scope.cancel()
