@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
     p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
     p.add_argument("--episode", help="an episode (main game): {ids:episode}")
+    p.add_argument("--investigators", help="investigators (main game), one per seat, comma-separated: {ids:investigators}")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
     p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
@@ -170,6 +171,7 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         seed=args.seed,
         episode=args.episode,
         elder_one=args.elder_one,
+        investigators=tuple(given_choices(args).get("investigators", ())),
         players=humans,
         bots=0 if args.load else args.bots,
         bot_kind=args.bot,
@@ -272,7 +274,7 @@ def build_host(args: argparse.Namespace):
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode,
-                      difficulty=args.difficulty)
+                      investigators=given_choices(args).get("investigators", []), difficulty=args.difficulty)
         game = Game.new(setup)
         if args.no_save:
             log = MemoryLog()

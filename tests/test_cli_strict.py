@@ -37,12 +37,24 @@ def test_a_bad_id_is_one_line_naming_it_and_the_valid_ones(command, options, lin
     assert captured.out == ""
 
 
-@pytest.mark.parametrize("command", ["play", "sim"])
+@pytest.mark.parametrize("command", ["play", "sim", "host"])
 def test_every_investigator_is_checked(command, capsys):
-    assert cli.main([command, "--investigators", "ada_whitlock,nobody"]) == 2
+    extra = ["--headless", "--no-save", "--port", "0"] if command == "host" else []
+    assert cli.main([command, "--investigators", "ada_whitlock,nobody", *extra]) == 2
     assert capsys.readouterr().err.splitlines() == [
         f"cthulhu {command}: --investigators: unknown investigator 'nobody'; choose from {ids('investigators')}"
     ]
+
+
+def test_a_host_seats_the_investigators_it_is_given(capsys):
+    from cthulhu.cli.host import build_host
+
+    args = cli.build_parser().parse_args(["host", "--headless", "--no-save", "--port", "0", "--seats", "2", "--seed", "4",
+                                          "--investigators", "osric_vane,ruth_ashby"])
+    host, _ = build_host(args)
+    assert [i["name"] for i in host.game.view(None)["investigators"]] == ["Osric Vane", "Ruth Ashby"]
+    assert cli.main(["host", "--headless", "--no-save", "--port", "0", "--seats", "2", "--investigators", "osric_vane"]) == 2
+    assert capsys.readouterr().err.splitlines() == ["cthulhu host: every player needs an investigator: 2 players, 1 investigator(s) seated"]
 
 
 @pytest.mark.parametrize("argv", [["play"], ["host"], ["join", "127.0.0.1:9"], ["replay", "x.save"]])
