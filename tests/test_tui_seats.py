@@ -236,3 +236,18 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
         assert players[1].bot and not players[0].bot
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_hosted_games_header_keeps_the_turn_at_80_columns(tmp_path):
+    """'hosting on port N, code C' is long: at 80 columns it is what gets cropped, not the turn or step."""
+
+    async def main():
+        app = _hosting(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await started(pilot)
+            await pilot.pause(0.1)
+            header = screen_text(app).split("\n")[0]
+            assert "The Wexley Mill Fire turn 1 step 0 hosting on port" in " ".join(header.split()), header
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -319,14 +319,15 @@ class GameScreen(Screen[None]):
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
-        if self.title_text:
-            status.append(f"  {self.title_text}", style="dim")
-        if self.link.seed is not None:
-            status.append(f"  seed {self.link.seed}")
+        # What changes comes first, so a narrow terminal crops the table's address, never the turn.
         if view.get("turn") is not None:
             status.append(f"  turn {view['turn']}")
         if self.chat_ok:  # at a shared table the step is how players (and the table dialog) name a moment
             status.append(f"  step {view.get('step', 0)}", style="dim")
+        if self.title_text:
+            status.append(f"  {self.title_text}", style="dim")
+        if self.link.seed is not None:
+            status.append(f"  seed {self.link.seed}")
         if status != getattr(self, "_status", None):
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
