@@ -106,6 +106,38 @@ def test_the_app_joins_a_host_elsewhere_as_a_peer():
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
+def test_a_joiner_who_comes_before_the_host_waits_for_it():
+    """Friends often run `cthulhu join` before the host is up: the interface says it is waiting,
+    counts its attempts, and sits down by itself once the host answers."""
+    import socket
+
+    from cthulhu.core import Game, Setup
+    from cthulhu.tui.netlink import EmbeddedHost
+
+    async def main():
+        with socket.socket() as probe:  # a free port, closed again: nothing listens there yet
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = app.screen
+            await wait_for(pilot, lambda: "attempt 2" in str(getattr(app.screen, "note", "")), tries=600)
+            screen = app.screen
+            assert f"cannot reach 127.0.0.1:{port}: nothing is listening there" in str(screen.note)
+            assert any("No answer yet" in line for line in _log(app))
+            host = EmbeddedHost(Game.new(Setup(seed=SEED)), code="sesame", port=port)
+            await host.start()
+            try:
+                await wait_for(pilot, lambda: screen.updates_seen > 0 and screen.link.local_seats == frozenset({0}), tries=600)
+                await choose(pilot, screen, "Run")
+                await wait_for(pilot, lambda: host.game.step == 1)
+                await pilot.press("ctrl+q")
+            finally:
+                await host.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
 def _log(app) -> list[str]:
     from cthulhu.tui.screens.game import GameScreen
 

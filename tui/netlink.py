@@ -39,6 +39,11 @@ class LinkError(Exception):
     """The host refused us or could not be reached; the message says why."""
 
 
+class Unreachable(LinkError):
+    """Nothing answers at the address yet (friends often run `cthulhu join` before the host is up).
+    Raised only before any seat is connected, so `open()` may simply be tried again."""
+
+
 @dataclass
 class _Conn:
     session: PeerSession
@@ -204,7 +209,9 @@ class NetLink(QueuedUpdates):
             conn.reader, conn.writer = await asyncio.open_connection(self.host, self.port)
             await self._flush(conn)
         except OSError as exc:
-            raise LinkError(f"cannot reach {self.address}: {exc.strerror or exc}") from None
+            error = LinkError if self._conns else Unreachable
+            why = "nothing is listening there" if isinstance(exc, ConnectionRefusedError) else exc.strerror or exc
+            raise error(f"cannot reach {self.address}: {why}") from None
 
     async def _flush(self, conn: _Conn) -> None:
         data = conn.session.data_to_send()

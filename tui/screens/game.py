@@ -6,6 +6,7 @@ is a plain method call: nothing blocks and nothing crosses threads.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rich.text import Text
@@ -33,6 +34,7 @@ PANES = ("map", "investigators", "story", "log")  # the focus order of Tab
 SIDE_PANES = ("investigators", "story", "log")
 PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investigators", "log": "Log"}
 MANY_OPTIONS = 12  # more than this opens the list dialog by itself
+RETRY_SECONDS = 2  # a joiner whose host does not answer yet tries again this often
 
 
 def dice_text(verdict: Any) -> str:
@@ -240,7 +242,7 @@ class GameScreen(Screen[None]):
     @work(exclusive=True, group="link", exit_on_error=False)
     async def pump(self) -> None:
         try:
-            first = await self.link.open()
+            first = await self._open_link()
             self.apply_update(first)
             view = self.view
             if not first.events and view and view.get("turn") is not None:
@@ -253,6 +255,24 @@ class GameScreen(Screen[None]):
             self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold bright_red")
             self.query_one(PromptBar).show(self.view, frozenset(), self.note)
             raise
+
+    async def _open_link(self) -> Update:
+        """The link's first update. A host that does not answer yet is tried again every
+        `RETRY_SECONDS` (the joiner sees each attempt) until it does or the player quits."""
+        from ..netlink import Unreachable
+
+        attempt = 1
+        while True:
+            try:
+                return await self.link.open()
+            except Unreachable as exc:
+                if attempt == 1:
+                    self.say("error", f"No answer yet: {exc}. Trying again every {RETRY_SECONDS} seconds; q quits.")
+                self.note = Text(f"Waiting for the host to answer ({exc}; attempt {attempt}). "
+                                 f"Trying again every {RETRY_SECONDS} seconds.  q quits", style="bold bright_yellow")
+                self.query_one(PromptBar).show(self.view, frozenset(), self.note)
+                attempt += 1
+                await asyncio.sleep(RETRY_SECONDS)
 
     def say(self, kind: str, sentence: str) -> None:
         line = plain(sentence, KIND_STYLES.get(kind, ""))
