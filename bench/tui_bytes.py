@@ -15,20 +15,16 @@ afterwards to check that every key was taken (its last step is the number of key
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
-import pty
 import random
-import select
 import shlex
 import shutil
-import struct
 import sys
 import tempfile
-import termios
-import time
 from pathlib import Path
+
+from pty_session import Pty
 
 from cthulhu.core import Game, Setup
 from cthulhu.tui.modes import tui_mode
@@ -56,58 +52,6 @@ def key_sequence(seed: int, count: int) -> tuple[list[str], int]:
     return keys, game.view(None)["turn"] - first_turn
 
 
-class Pty:
-    """A program in a pseudo-terminal of a given size; keeps everything it writes."""
-
-    def __init__(self, argv: list[str], cols: int, rows: int, env: dict[str, str]) -> None:
-        pid, fd = pty.fork()
-        if pid == 0:  # the size is set before the program starts (ssh reads it once, at the start)
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-            os.environ.update(env)
-            os.execvp(argv[0], argv)
-        self.pid, self.fd = pid, fd
-        self.data = bytearray()
-
-    def read_until(self, needle: bytes, timeout: float) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if self._read(0.05) and needle in self.data:
-                return True
-        return needle in self.data
-
-    def drain(self, quiet: float = 0.3, limit: float = 10.0) -> None:
-        """Read until nothing arrives for `quiet` seconds."""
-        end = time.monotonic() + limit
-        while time.monotonic() < end and self._read(quiet):
-            pass
-
-    def _read(self, wait: float) -> bool:
-        ready, _, _ = select.select([self.fd], [], [], wait)
-        if not ready:
-            return False
-        try:
-            chunk = os.read(self.fd, 65536)
-        except OSError:
-            return False
-        self.data += chunk
-        return bool(chunk)
-
-    def send(self, text: str) -> None:
-        os.write(self.fd, text.encode())
-
-    def close(self) -> None:
-        try:
-            self.send("\x11")  # ctrl+q
-            self.drain(0.3, 5)
-        finally:
-            try:
-                os.kill(self.pid, 9)
-            except ProcessLookupError:
-                pass
-            os.waitpid(self.pid, 0)
-            os.close(self.fd)
-
-
 def measure(seed: int, keys: list[str], cols: int, rows: int, extra: list[str], env: dict[str, str], ssh: str | None = None) -> dict[str, object]:
     """Bytes written for the key sequence in one configuration, and whether every key was taken.
     With `ssh` (a command such as "ssh -p 2222 me@127.0.0.1"), the game runs at the other end of an
@@ -119,7 +63,7 @@ def measure(seed: int, keys: list[str], cols: int, rows: int, extra: list[str], 
         argv = [*shlex.split(ssh), "-tt", f"cd {shlex.quote(os.getcwd())} && exec {remote}"]
     term = Pty(argv, cols, rows, env)
     try:
-        if not term.read_until(b"Setting up", 30):
+        if term.read_until(b"Setting up", 30) is None:
             raise SystemExit(f"the app never drew its game screen at {cols}x{rows}")
         term.drain(1.0, 30)  # the first whole frame and the first view
         start = len(term.data)

@@ -14,78 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import fcntl
 import json
-import os
-import pty
-import select
 import shutil
-import struct
 import sys
 import tempfile
-import termios
 import time
 
-
-
-class Pty:
-    """A program in a pseudo-terminal of a given size; counts what it writes."""
-
-    def __init__(self, argv: list[str], cols: int, rows: int) -> None:
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.environ["TERM"] = "xterm-256color"
-            os.environ["COLORTERM"] = "truecolor"
-            os.execvp(argv[0], argv)
-        self.pid, self.fd = pid, fd
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        self.data = bytearray()
-
-    def read_until(self, needle: bytes, timeout: float) -> float | None:
-        start = time.perf_counter()
-        while time.perf_counter() - start < timeout:
-            r, _, _ = select.select([self.fd], [], [], 0.05)
-            if r:
-                try:
-                    chunk = os.read(self.fd, 65536)
-                except OSError:
-                    return None
-                self.data += chunk
-                if needle in self.data:
-                    return time.perf_counter() - start
-        return None
-
-    def drain(self, quiet: float = 0.3, limit: float = 10.0) -> int:
-        """Read until nothing arrives for `quiet` seconds; bytes read."""
-        n = 0
-        end = time.perf_counter() + limit
-        while time.perf_counter() < end:
-            r, _, _ = select.select([self.fd], [], [], quiet)
-            if not r:
-                break
-            try:
-                chunk = os.read(self.fd, 65536)
-            except OSError:
-                break
-            n += len(chunk)
-            self.data += chunk
-        return n
-
-    def send(self, text: str) -> None:
-        os.write(self.fd, text.encode())
-
-    def close(self) -> None:
-        try:
-            self.send("\x11")  # ctrl+q
-            self.drain(0.3, 3)
-        finally:
-            try:
-                os.kill(self.pid, 9)
-            except ProcessLookupError:
-                pass
-            os.waitpid(self.pid, 0)
-            os.close(self.fd)
-
+from pty_session import Pty
 
 SAVES = tempfile.mkdtemp(prefix="cthulhu-bench-")  # keep the checkout's saves/ clean
 
