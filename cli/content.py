@@ -6,7 +6,7 @@ import argparse
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("content", help="list the game content, or check a content folder",
                        description="List what games can be set up with, or check a content folder.")
     inner = p.add_subparsers(dest="content_command", metavar="ACTION", required=True)

@@ -14,13 +14,23 @@ import secrets
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from cthulhu.net.host import Host
+    from cthulhu.net.log import MemoryLog
+    from cthulhu.net.saves import SaveFile, SaveWriter
+    from cthulhu.serve.doors import FrontDoors
+    from cthulhu.tui.app import LinkFactory
+    from cthulhu.tui.netlink import NetLink
+    from cthulhu.tui.options import PlayOptions
 
 from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
 
 from . import mode_names
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "host",
         help="host a table that friends join with `cthulhu join`",
@@ -97,15 +107,15 @@ def log_warnings_to_stderr() -> None:
 
     from cthulhu.net.textclean import CleanFormatter
 
-    class ToStderr(logging.StreamHandler):
+    class ToStderr(logging.StreamHandler[TextIO]):
         """Writes to `sys.stderr` as it is when a line is logged (not when the handler was made)."""
 
         @property
-        def stream(self):  # type: ignore[override]
+        def stream(self) -> TextIO:
             return sys.stderr
 
         @stream.setter
-        def stream(self, value) -> None:
+        def stream(self, value: TextIO) -> None:
             pass
 
     handler = ToStderr()
@@ -131,7 +141,7 @@ def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
     return load, held
 
 
-def _table(args: argparse.Namespace) -> tuple[str, str | None, object | None]:
+def _table(args: argparse.Namespace) -> tuple[str, str | None, SaveFile | None]:
     """The table id (a loaded game keeps its own), the table code, and the loaded save."""
     from cthulhu.net.invite import new_table_code, new_table_id
     from cthulhu.net.saves import load
@@ -222,12 +232,12 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
             release(path)
 
 
-def _opening(doors, bind: str):
+def _opening(doors: FrontDoors, bind: str) -> LinkFactory:
     """The app's table link, and the doors told where its port is (their visitors join it)."""
-    from cthulhu.tui.app import default_link
+    from cthulhu.tui.netlink import embedded_link
 
-    async def link_factory(options):
-        link = await default_link(options)
+    async def link_factory(options: PlayOptions) -> NetLink:
+        link = await embedded_link(options)  # what `default_link` opens for a hosted table (no --join, no --local)
         doors.open_table(bind, link.port)
         return link
 
@@ -238,7 +248,7 @@ class DoorsClosed(Exception):
     """`--ssh`/`--web` could not open; the message says why in one line."""
 
 
-def open_doors(args: argparse.Namespace, code: str | None, table_id: str):
+def open_doors(args: argparse.Namespace, code: str | None, table_id: str) -> FrontDoors | None:
     """The SSH and web doors when asked for (None when not). A saved table keeps its visitors'
     seat tokens with it (by table id), so they take their seats back after `host --load`."""
     if args.ssh is None and args.web is None:
@@ -253,15 +263,17 @@ def open_doors(args: argparse.Namespace, code: str | None, table_id: str):
     return doors
 
 
-def build_host(args: argparse.Namespace):
+def build_host(args: argparse.Namespace) -> tuple[Host, MemoryLog | SaveWriter]:
     from cthulhu.core import Game, Setup
     from cthulhu.net.host import Host
     from cthulhu.net.log import MemoryLog
+    from cthulhu.net.saves import SaveWriter
 
     table_id, code, save = _table(args)
     players = None
+    log: MemoryLog | SaveWriter
     if save is not None:
-        from cthulhu.net.saves import SaveWriter, resume
+        from cthulhu.net.saves import resume
 
         game = resume(save)
         if args.no_save:  # the log so far stays in memory, so joiners can still verify every roll
@@ -279,18 +291,20 @@ def build_host(args: argparse.Namespace):
         if args.no_save:
             log = MemoryLog()
         else:
-            from cthulhu.net.saves import SaveWriter, default_saves_dir, new_save_path
+            from cthulhu.net.saves import default_saves_dir, new_save_path
             from cthulhu.net.savedir import autosave_folder
             from cthulhu.net.textclean import clean_text
 
             folder, warning = (None, None) if args.save else autosave_folder(default_saves_dir(args.saves))
             if warning:
                 print(f"cthulhu host: {clean_text(warning)}", file=sys.stderr, flush=True)
-            if args.save or folder is not None:
-                log = SaveWriter(args.save or new_save_path(folder, f"net-{args.mode}"), game)
+            if args.save:
+                log = SaveWriter(args.save, game)
+            elif folder is not None:
+                log = SaveWriter(new_save_path(folder, f"net-{args.mode}"), game)
             else:
                 log = MemoryLog()
-    if hasattr(log, "table"):
+    if isinstance(log, SaveWriter):  # a MemoryLog keeps no table id
         log.table = table_id
         if save is not None and save.header.table is None:
             log.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
@@ -317,7 +331,7 @@ def build_host(args: argparse.Namespace):
     return host, log
 
 
-async def serve_headless(host, log, args: argparse.Namespace) -> int:
+async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse.Namespace) -> int:
     import trio
 
     from cthulhu.net.invite import join_address, join_command

@@ -17,7 +17,7 @@ import sys
 from .common import add_interface_options, default_name, refuse, theme_of
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "join",
         help="join a table hosted with `cthulhu host`",
@@ -112,7 +112,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     shown: list[str] = []
 
     def on_welcome(session: PeerSession) -> None:
-        if session.token and session.token not in shown:
+        if session.token and session.seat is not None and session.token not in shown:  # a token without a seat is no seat
             shown.append(session.token)
             print(clean_text(f"Seat {session.seat + 1}; seat token {session.token}; come back with: "
                              f"{join_command(args.address, args.code, token=session.token)}"), file=sys.stderr, flush=True)
@@ -138,7 +138,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
 
     try:
         session = await attempt(token)
-        if stored is not None and session.closed is not None and session.closed.code == "bad_token":
+        if store is not None and stored is not None and session.closed is not None and session.closed.code == "bad_token":
             store.forget(stored)  # a seat from another game at this address, or one since freed
             session = await attempt(None)
     except OSError as exc:

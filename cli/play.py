@@ -6,13 +6,17 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cthulhu.tui.options import PlayOptions
 
 from .common import add_interface_options, choice_problem, given_choices, refuse, theme_of
 
 from . import mode_names
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "play",
         help="play at this terminal (the default command)",
@@ -44,7 +48,7 @@ def _saves_dir(arg: str | None) -> Path | None:
     return default_saves_dir(arg)
 
 
-def options_from(args: argparse.Namespace):
+def options_from(args: argparse.Namespace) -> PlayOptions:
     from cthulhu.tui.options import PlayOptions
 
     if args.players < 1 or args.players > 5:
@@ -86,7 +90,7 @@ def options_from(args: argparse.Namespace):
     )
 
 
-def setup_problem(options, content) -> str | None:
+def setup_problem(options: PlayOptions, content: Any) -> str | None:
     """Why a new game cannot start with these choices (one line), or None when it can."""
     from cthulhu.core import Game
 

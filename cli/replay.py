@@ -16,7 +16,7 @@ from cthulhu.net.textclean import clean_text
 from .common import add_interface_options, theme_of
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "replay",
         help="replay a save, verify its hashes, show a step",
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat + 1})' for p in h.players)}")  # seats count from 1, as the table shows
     if args.verify:
         _say(f"Verified: all {save.last_step} steps replay to their recorded hashes.")
-        if committed:
+        if committed and save.dice is not None:  # True only for a save that keeps a commitment
             _say(f"Dice verified: the seed opens the commitment {save.dice.commit[:16]}... sent to every player at the start.")
         else:
             _say("Dice: this save keeps no commitment to its seed (written before format 2), so only the hashes were checked.")

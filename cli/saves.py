@@ -10,7 +10,7 @@ from typing import Any
 from cthulhu.net.textclean import clean_text
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("saves", help="list saved games", description="List the saved games in the saves folder.")
     p.add_argument("--saves", metavar="DIR", help="the saves folder (default: saves/ in a checkout, else the user data dir)")
     p.add_argument("--json", action="store_true", help="print one JSON object per save instead of a table")
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print(clean_text(f"No saves in {folder}"))
         return 0
     print(clean_text(f"Saves in {folder}"))
-    table = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
+    table: list[tuple[str, ...]] = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
     damaged = []
     for entry, row in zip(entries, rows):
         if entry.save is None:

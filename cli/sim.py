@@ -8,11 +8,15 @@ import json
 import sys
 import time
 from collections import Counter
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from cthulhu.core import Event
 
 from . import mode_names
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "sim",
         help="play many seeded games with bots and summarise them",
@@ -81,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
         seed = game_seed(args.seed, n)
         setup = setup_for(seed)
 
-        def write(step: int, evs, game_no=n) -> None:
+        def write(step: int, evs: list[Event], game_no: int = n, out: TextIO | None = events_out) -> None:
+            assert out is not None  # only handed to `play` when there is an events file
             for e in evs:
-                events_out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
+                out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
 
         try:
             played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None, coverage=entries is not None)

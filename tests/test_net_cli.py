@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+from functools import partial
 
 import pytest
 
@@ -56,3 +58,37 @@ def test_wrong_code_is_refused_by_the_join_command():
         proc.kill()
         proc.communicate()
     assert j.returncode == 1 and "bad_code" in j.stderr
+
+
+@pytest.mark.trio
+async def test_a_token_without_a_seat_from_a_host_is_not_taken_for_a_seat(tmp_path):
+    """A host may only give a token with a seat; one that sends a token for no seat (a hostile or
+    broken host) gets no 'Seat 0' line and no traceback from `join --headless`, just its refusal."""
+    import trio
+
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.delta import view_hash
+    from cthulhu.net.frames import encode_frame
+    from cthulhu.net.messages import PROTOCOL_VERSION
+
+    view = Game.new(Setup(seed=1)).view(None)
+    table = {"mode": "main", "started": True, "seats": [{"seat": 0, "kind": "human", "name": "x", "connected": True}]}
+
+    async def serve(stream: trio.SocketStream) -> None:
+        await stream.receive_some(4096)  # the hello
+        await stream.send_all(encode_frame({"t": "welcome", "proto": PROTOCOL_VERSION, "seat": None, "token": "stray-token",
+                                            "table": table, "seq": 0, "view": view, "hash": view_hash(view)}))
+        await stream.send_all(encode_frame({"t": "error", "code": "full", "reason": "go away", "fatal": True, "details": []}))
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, serve, 0, host="127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}  # the seat store, if a token were kept
+        with trio.fail_after(60):
+            j = await trio.run_process([*CLI, "join", f"127.0.0.1:{port}", "--name", "ann", "--bot", "random", "--headless"],
+                                       capture_stdout=True, capture_stderr=True, check=False, env=env)
+        nursery.cancel_scope.cancel()
+    err = j.stderr.decode()
+    assert "Traceback" not in err and "stray-token" not in err, err
+    assert j.returncode == 1 and "refused: go away (full)" in err, err

@@ -251,3 +251,15 @@ def test_a_hosted_games_header_keeps_the_turn_at_80_columns(tmp_path):
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_seat_the_host_did_not_list_before_is_no_crash():
+    """The seat news compares each seat with how it was last listed; a seat that first shows up
+    later (only a broken or hostile host lists one) has no past, so it is news, not a TypeError."""
+    from cthulhu.net.messages import SeatInfo, Table
+
+    link = NetLink("127.0.0.1", 1, name="Bob")
+    ann = SeatInfo(seat=0, kind="human", name="Ann", connected=True)
+    assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
+    news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
+    assert news == ["Cy sits at seat 3."]

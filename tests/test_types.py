@@ -1,8 +1,9 @@
 """The type checker runs with the tests: mypy, strict on the rules core, the network layer, the
-interface's mode packages (the renderers and narrators that read the declared views and events) and
-the host's front doors (`serve/`).
+whole interface (the app, its screens and widgets, the table links, and the mode packages whose
+renderers and narrators read the declared views and events), the host's front doors (`serve/`)
+and the command line (`cli/`).
 
-The four folders are mapped into the `cthulhu` namespace only by the install
+The folders are mapped into the `cthulhu` namespace only by the install
 (`package-dir`), so the check runs over a folder of links laid out as that
 namespace, with the settings in pyproject.toml.
 """
@@ -26,7 +27,7 @@ def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
     cache = ROOT / ".mypy_cache"
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
-         "-p", "cthulhu.core", "-p", "cthulhu.net", "-p", "cthulhu.tui.modes", "-p", "cthulhu.serve"],
+         "-p", "cthulhu.core", "-p", "cthulhu.net", "-p", "cthulhu.tui", "-p", "cthulhu.serve", "-p", "cthulhu.cli"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPY_FORCE_COLOR": "0"},
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -35,6 +35,7 @@ from .screens.game import GameScreen
 from .screens.title import TitleScreen
 from .terminal import DiffUpdate, PlainScrollBarRender, Terminal, speaks_utf8
 from .themes import THEMES, VGA
+from .widgets.panes import ViewPane
 
 LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
 
@@ -74,7 +75,7 @@ class CthulhuApp(App[None]):
     def __init__(self, options: PlayOptions | None = None, link_factory: LinkFactory | None = None) -> None:
         super().__init__()
         self.options = options or PlayOptions()
-        self.link_factory = link_factory or default_link
+        self.link_factory: LinkFactory = link_factory or default_link
         self.terminal = Terminal(no_color=self.no_color)
         for theme in THEMES.values():
             self.register_theme(theme)
@@ -94,7 +95,7 @@ class CthulhuApp(App[None]):
 
     # -- start and screens --------------------------------------------------
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
         self.use_theme(self.options.theme)
         if self.options.skip_title or self.options.load is not None or self.options.join is not None:
             self.call_later(self.start_game, self.options)
@@ -175,7 +176,7 @@ class CthulhuApp(App[None]):
         if self.is_running:
             for screen in self.screen_stack:
                 for pane in screen.query(".pane"):
-                    if hasattr(pane, "ascii"):
+                    if isinstance(pane, ViewPane):  # the panes with an ASCII form (the Log has none)
                         pane.ascii = on
                         pane.redraw()
             self.screen.refresh()
@@ -193,7 +194,7 @@ class CthulhuApp(App[None]):
             self.screen.refresh()
 
     def action_command_palette(self) -> None:
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]  # Textual asks for App[object]; App is invariant in its result
             placeholder = "Search for commands..." if self.ascii_mode else "Search for commands…"
             self.push_screen(CommandPalette(id="--command-palette", placeholder=placeholder))
 
@@ -205,7 +206,7 @@ class CthulhuApp(App[None]):
 
     # -- the terminal ----------------------------------------------------------
 
-    def _display(self, screen: Screen, renderable: Any) -> None:
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
         """Every frame goes out through `self.terminal`: only the cells that changed are sent."""
         if isinstance(renderable, CompositorUpdate) and not isinstance(renderable, DiffUpdate) and not self.is_inline:
             renderable = self.terminal.update(renderable, *self.size)
@@ -233,7 +234,7 @@ class CthulhuApp(App[None]):
 
     # -- command palette ---------------------------------------------------
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield SystemCommand("Help", "Keys and a short summary of the rules", self.action_help)
         if isinstance(screen, GameScreen):
             yield SystemCommand("Save game", "Write the save file now", screen.action_save)

@@ -22,6 +22,7 @@ import asyncio
 import shlex
 import threading
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ class _Conn:
     session: PeerSession
     reader: asyncio.StreamReader | None = None
     writer: asyncio.StreamWriter | None = None
-    task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
     welcomed: asyncio.Event = field(default_factory=asyncio.Event)
     up: bool = False  # welcomed on the current connection
     was_up: bool = False  # welcomed at least once: a later drop is a reconnect, not a refusal
@@ -71,7 +72,7 @@ class NetLink(QueuedUpdates):
         *,
         name: str = "player",
         code: str | None = None,
-        seats: list[int | None] | None = None,
+        seats: Sequence[int | None] | None = None,
         watch: bool = False,
         seed: int | None = None,
         embedded: "EmbeddedHost | None" = None,
@@ -231,7 +232,8 @@ class NetLink(QueuedUpdates):
                 except Exception as exc:  # the host's framing is broken: drop and reconnect
                     if primary:
                         self._put(notice=f"bad data from the host ({exc}); reconnecting")
-                    conn.writer.close()
+                    if conn.writer is not None:  # set with the reader that just gave us data
+                        conn.writer.close()
                     continue
                 try:
                     await self._flush(conn)
@@ -301,8 +303,8 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Lobby):
                 begins = self._waiting is not None and msg.table.started
                 self._follow_start(msg.table)
-                for news in self._seat_news(msg.table):
-                    self._put(notice=news)
+                for line in self._seat_news(msg.table):
+                    self._put(notice=line)
                 if begins:
                     self._put(notice="Every seat is taken: the game begins.")
             elif isinstance(msg, GameOverMsg):
@@ -382,7 +384,7 @@ class NetLink(QueuedUpdates):
             if first or before == now:
                 continue
             if s.kind == "bot":
-                if before[0] == "open":
+                if before is not None and before[0] == "open":  # a seat not seen before has no past
                     news.append(f"A bot takes seat {s.seat + 1} for the whole game.")
                 continue
             who = s.name or "a player"
@@ -490,7 +492,7 @@ class NetLink(QueuedUpdates):
         views = {c.session.seat: c.session.mirror for c in self._conns}
         first = self._conns[0].session.mirror if self._conns else None
         prompt = first.prompt if first is not None else None
-        if prompt is not None and prompt.get("seat") in views:
+        if first is not None and prompt is not None and prompt.get("seat") in views:
             mirror = views[prompt.get("seat")]
             if mirror.view is not None and not mirror.stale and mirror.seq == first.seq:
                 self._last_view = mirror.view

@@ -6,7 +6,10 @@ import json
 import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cthulhu.core import Setup
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
 # (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
@@ -111,10 +114,10 @@ class PlayOptions:
         """A table others join: `cthulhu host`, or any game started with seats left open for them."""
         return self.host_table or self.remote_seats > 0
 
-    def with_(self, **changes) -> "PlayOptions":
+    def with_(self, **changes: Any) -> "PlayOptions":
         return replace(self, **changes)
 
-    def setup(self):
+    def setup(self) -> Setup:
         """The `Setup` of a new game with these choices (a fresh seed when none was given)."""
         from cthulhu.core import Setup
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cthulhu.core import Command, Game
+
+if TYPE_CHECKING:
+    from cthulhu.net.saves import SaveFile
 
 from .link import QueuedUpdates, Update
 
@@ -20,7 +23,7 @@ from .link import QueuedUpdates, Update
 class Replayer:
     """The game at any step of a save."""
 
-    def __init__(self, save: Any, content: Any = None, *, allow_other_content: bool = False, step: int = 0) -> None:
+    def __init__(self, save: SaveFile, content: Any = None, *, allow_other_content: bool = False, step: int = 0) -> None:
         from cthulhu.net.saves import seek
 
         if content is None:
@@ -140,6 +143,9 @@ class ReplayLink(QueuedUpdates):
 
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         return None  # a replay is only watched
+
+    async def undo(self, seat: int, version: int | None) -> None:
+        return None  # no seat is local to a replay (`local_seats` is empty), so nothing is ever taken back
 
     async def chat(self, text: str) -> None:
         return None

@@ -69,7 +69,7 @@ class PlainScrollBarRender(ScrollBarRender):
     THUMB = "#"
 
     @classmethod
-    def render_bar(  # type: ignore[override]
+    def render_bar(
         cls,
         size: int = 25,
         virtual_size: float = 50,
@@ -152,12 +152,12 @@ def update_pieces(update: CompositorUpdate) -> Iterator[tuple[int, int, Strip]]:
                 x += strip.cell_length
     elif isinstance(update, ChopsUpdate):
         for y, x1, x2 in update.spans:
-            for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items()):
-                if strip is None or x > x2 or end <= x1:
+            for end, (x, chop) in zip(update.chop_ends[y], update.chops[y].items()):
+                if chop is None or x > x2 or end <= x1:
                     continue
                 if not (x2 > x >= x1 and end <= x2):
-                    strip = strip.crop(0, min(end, x2) - x)
-                yield y, x, strip
+                    chop = chop.crop(0, min(end, x2) - x)
+                yield y, x, chop
 
 
 class Terminal:

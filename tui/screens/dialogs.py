@@ -59,7 +59,7 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(self.text, markup=False)
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)
 
 
@@ -116,7 +116,7 @@ class ChoiceScreen(ModalScreen[int | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(int(event.option.id or 0))
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         key = event.character or ""
         if key and key in self.keys and self.keys.index(key) < len(self.labels):
             event.stop()

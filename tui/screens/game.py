@@ -7,7 +7,7 @@ is a plain method call: nothing blocks and nothing crosses threads.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import events, work
@@ -28,6 +28,12 @@ from ..hints import Hints
 from ..widgets.log_strip import LogStrip
 from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
+
+if TYPE_CHECKING:
+    from ..app import CthulhuApp
+
+# Textual types `self.app` as App[object]; its `getters.app(CthulhuApp)` would need the app
+# module, which imports this one, so the few calls into CthulhuApp cast instead.
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
 PANES = ("map", "investigators", "story", "log")  # the focus order of Tab
@@ -361,7 +367,7 @@ class GameScreen(Screen[None]):
 
     # -- choosing ----------------------------------------------------------
 
-    async def on_key(self, event) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if self.query_one(ChatInput).has_focus:
             return
         bar = self.query_one(PromptBar)
@@ -458,7 +464,7 @@ class GameScreen(Screen[None]):
                 except Exception as exc:  # a failed save must not trap the player in the game
                     self.say("error", f"Not saved: {exc}")
             if what in ("save", "quit"):
-                await self.app.leave()
+                await cast("CthulhuApp", self.app).leave()  # typed as any App: see the note on CthulhuApp above
 
         self.app.push_screen(QuitScreen(str(where) if where else None, comeback), decided)
 
@@ -468,7 +474,7 @@ class GameScreen(Screen[None]):
 
         async def decided(what: str | None) -> None:
             if what == "quit":
-                await self.app.leave()
+                await cast("CthulhuApp", self.app).leave()  # typed as any App: see the note on CthulhuApp above
             elif what == "new":
                 await self.action_new_game()
 
@@ -478,4 +484,4 @@ class GameScreen(Screen[None]):
 
     async def action_new_game(self) -> None:
         await self.link.close()
-        await self.app.new_game()
+        await cast("CthulhuApp", self.app).new_game()  # typed as any App: see the note on CthulhuApp above

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -99,6 +100,7 @@ def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
     table = info.get("table")
     if table is not None and hasattr(table, "model_dump"):
         table = table.model_dump()
+    seat: dict[str, Any]
     for seat in (table or {}).get("seats") or []:
         if seat.get("seat") == index and seat.get("kind") == "human" and not seat.get("connected"):
             return seat
@@ -174,7 +176,7 @@ class LobbyScreen(ModalScreen[None]):
         keys.append("escape: close", style="dim")
         self.query_one("#lobby-keys", Static).update(keys)
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         key = event.character or ""
         if self.info.get("hosting") and key.isdigit() and 1 <= int(key) <= len(self._seats()):
             event.stop()

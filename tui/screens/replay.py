@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 
 from ..app import CthulhuApp
@@ -89,7 +90,7 @@ class ReplayScreen(GameScreen):
 
         self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
 
-    async def action_quit_menu(self) -> None:
+    async def action_quit_menu(self) -> None:  # type: ignore[override]  # Textual runs sync and async actions alike; closing awaits the link
         """Close the viewer: back to the title screen, or out of a viewer-only app."""
         await self.link.close()
         if isinstance(self.app, ReplayApp):
@@ -106,7 +107,7 @@ class ReplayApp(CthulhuApp):
         self.replayer = replayer
         self.replay_name = name
 
-    def on_mount(self, event: Any) -> None:
+    def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # not the title screen nor a game
         self.use_theme(self.options.theme)
         self.push_screen(ReplayScreen(ReplayLink(self.replayer, name=self.replay_name)))

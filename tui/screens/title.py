@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -155,7 +156,7 @@ class TitleScreen(Screen[PlayOptions]):
         self.seed_text = str(random_seed())
         self.redraw()
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         if self.rows[self.cursor].key != "seed":
             return
         if event.character and event.character.isdigit() and len(self.seed_text) < 18:

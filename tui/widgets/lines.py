@@ -12,16 +12,19 @@ scrollbar reactives already ask for.
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
-from textual.geometry import Size
+from rich.style import Style
+from rich.text import Span, Text
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
 from ..safe import safe_text
 
+LineCache = dict[tuple[str, str | Style, tuple[Span, ...]], list[Strip]]  # a line's text, style and spans -> its strips
 
-def text_strips(console: Console, text: Text, width: int, cache: dict | None = None) -> list[Strip]:
+
+def text_strips(console: Console, text: Text, width: int, cache: LineCache | None = None) -> list[Strip]:
     """`text` as one strip a line, wrapped to `width` columns (cleaned: this is every pane's sink).
 
     Lines that already fit (the renderers lay their text out to the width) skip Rich's
@@ -30,7 +33,7 @@ def text_strips(console: Console, text: Text, width: int, cache: dict | None = N
     """
     strips: list[Strip] = []
     options = None
-    seen: dict = {}
+    seen: LineCache = {}
     for line in safe_text(text).split("\n", allow_blank=True):
         key = (line.plain, line.style, tuple(line.spans))
         done = seen.get(key) or (cache.get(key) if cache is not None else None)
@@ -54,7 +57,7 @@ class LinesView(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.lines: list[Strip] = []
-        self._cache: dict = {}
+        self._cache: LineCache = {}
         self._cache_width = 0
 
     @property
@@ -96,7 +99,7 @@ class LinesView(ScrollView, can_focus=True):
             self.set_reactive(Widget.virtual_size, size)
             self._scroll_update(size)  # scrollbars; shows or hides one with a layout only if needed
 
-    def render_lines(self, crop):
+    def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once per paint, not once per line
         return super().render_lines(crop)
 
