@@ -120,7 +120,6 @@ def test_a_joiner_who_comes_before_the_host_waits_for_it():
             port = probe.getsockname()[1]
         app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
         async with app.run_test(size=(100, 30)) as pilot:
-            screen = app.screen
             await wait_for(pilot, lambda: "attempt 2" in str(getattr(app.screen, "note", "")), tries=600)
             screen = app.screen
             assert f"cannot reach 127.0.0.1:{port}: nothing is listening there" in str(screen.note)

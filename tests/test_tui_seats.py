@@ -244,7 +244,7 @@ def test_a_hosted_games_header_keeps_the_turn_at_80_columns(tmp_path):
     async def main():
         app = _hosting(tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
-            screen = await started(pilot)
+            await started(pilot)
             await pilot.pause(0.1)
             header = screen_text(app).split("\n")[0]
             assert "The Wexley Mill Fire turn 1 step 0 hosting on port" in " ".join(header.split()), header
