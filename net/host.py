@@ -283,9 +283,14 @@ class Host:
             self.started.set()
             self._broadcast_lobby()
 
-    def _maybe_start(self) -> None:
+    def _maybe_start(self, *, quietly: bool = False) -> None:
+        """Start once no seat is open. `quietly`: only mark it started (a welcome being written
+        says so itself, and the lobby broadcast after it tells everyone else)."""
         if self.autostart and all(s.kind != "open" for s in self.seats):
-            self.start()
+            if quietly:
+                self.started.set()
+            else:
+                self.start()
 
     def flush_log(self) -> bool:
         """Write the save now, from any thread (the final save). False if the disk refused (reported once)."""
@@ -684,6 +689,7 @@ class Host:
         if seat is not None:
             seat.peer, seat.name = peer, name
         self.peers.append(peer)
+        self._maybe_start(quietly=True)  # the last to sit down is welcomed to a game under way, not a waiting table
         table = self.table().model_dump()
         welcome = dict(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table)
         welcome.update(commit=self.dice.commit, setup=public_setup(self.game.setup))
@@ -694,7 +700,6 @@ class Host:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
         seat_changed = seat is not None and self._record_players()
-        self._maybe_start()
         log.info("peer %d (%s) at %s joined as %s", peer.id, name, address, "spectator" if seat is None else f"seat {seat.index + 1}")
         return peer, seat_changed
 

@@ -195,3 +195,19 @@ async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided()
             await _until(b, lambda: bool(b.session.rejections))
             assert "a bot decided for this seat" in b.session.rejections[-1].reason and game.step == step + 1
             nursery.cancel_scope.cancel()
+
+
+async def test_the_last_player_to_sit_down_is_welcomed_to_a_game_under_way():
+    """The welcome of whoever takes the last open seat already says the game has started, so their
+    interface never shows a moment of "waiting for players" (and the first one's says it waits)."""
+    game = make_game("main", seed=3, players=2)
+    async with trio.open_nursery() as nursery:
+        host = Host(game, code="c")
+        await nursery.start(host.serve)
+        with trio.fail_after(SAFETY):
+            a = await _connect(host.port, "Ann", code="c")
+            assert a.session.table.started is False
+            b = await _connect(host.port, "Bob", code="c")
+            assert b.session.table.started is True and host.started.is_set()
+            await _until(a, lambda: a.session.table.started)
+        nursery.cancel_scope.cancel()

@@ -128,6 +128,7 @@ def test_a_joiner_who_comes_before_the_host_waits_for_it():
             await host.start()
             try:
                 await wait_for(pilot, lambda: screen.updates_seen > 0 and screen.link.local_seats == frozenset({0}), tries=600)
+                assert screen.link_status is None  # welcomed to a game under way: no "waiting for players" first
                 await choose(pilot, screen, "Run")
                 await wait_for(pilot, lambda: host.game.step == 1)
                 await pilot.press("ctrl+q")
