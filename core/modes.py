@@ -10,14 +10,14 @@ is playing: it asks the mode.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, TypeAdapter
+
+from .registry import Registry
 
 if TYPE_CHECKING:
     from .bots import Bot
@@ -115,46 +115,22 @@ class Mode:
         return sorted({"random", *self.bots})
 
 
-_MODES: dict[str, Mode] = {}
-_discovered = False
+_MODES: Registry[Mode] = Registry("cthulhu.core", "MODE", Mode, lambda m: m.name, "a mode named {name!r} is already registered")
 
 
 def register(mode: Mode) -> Mode:
     """Add a mode (a plug-in, or a test's own); the same name twice is an error."""
-    _discover()
-    old = _MODES.get(mode.name)
-    if old is not None and old is not mode:
-        raise ValueError(f"a mode named {mode.name!r} is already registered")
-    _MODES[mode.name] = mode
-    return mode
+    return _MODES.register(mode)
 
 
 def unregister(name: str) -> None:
     """Remove a mode added with `register` (tests clean up after themselves)."""
-    _MODES.pop(name, None)
-
-
-def _discover() -> None:
-    """Import every sub-package of `cthulhu.core` that declares a `MODE`."""
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    import cthulhu.core as core
-
-    for info in sorted(pkgutil.iter_modules(core.__path__), key=lambda i: i.name):
-        if not info.ispkg:
-            continue
-        module = importlib.import_module(f"cthulhu.core.{info.name}")
-        mode = getattr(module, "MODE", None)
-        if isinstance(mode, Mode):
-            _MODES.setdefault(mode.name, mode)
+    _MODES.unregister(name)
 
 
 def get(name: str) -> Mode:
     """The mode called `name`; `ValueError` naming the known ones otherwise."""
-    _discover()
-    mode = _MODES.get(name)
+    mode = _MODES.find(name)
     if mode is None:
         raise ValueError(f"unknown mode {name!r} (choose from {', '.join(names())})")
     return mode
@@ -162,9 +138,8 @@ def get(name: str) -> Mode:
 
 def names() -> list[str]:
     """Every registered mode's name: the built-in ones first (in package order), then the others."""
-    _discover()
-    return list(_MODES)
+    return _MODES.names()
 
 
 def all_modes() -> list[Mode]:
-    return [_MODES[n] for n in names()]
+    return [get(n) for n in names()]

@@ -10,8 +10,6 @@ interface package (a plug-in, the tests' toy) is drawn by `generic`.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 from rich.text import Text
 
 from cthulhu.core import modes as core_modes
+from cthulhu.core.registry import Registry
 
 Told = tuple[str, str]  # (kind of line, for its color; the sentence)
 
@@ -45,41 +44,22 @@ class TuiMode:
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
 
 
-_TUI: dict[str, TuiMode] = {}
-_discovered = False
+_TUI: Registry[TuiMode] = Registry(__name__, "TUI", TuiMode, lambda m: m.name,
+                                   "an interface for mode {name!r} is already registered")
 
 
 def register(mode: TuiMode) -> TuiMode:
     """Add a mode's interface (a plug-in's, a test's); the same name twice is an error."""
-    _discover()
-    old = _TUI.get(mode.name)
-    if old is not None and old is not mode:
-        raise ValueError(f"an interface for mode {mode.name!r} is already registered")
-    _TUI[mode.name] = mode
-    return mode
+    return _TUI.register(mode)
 
 
 def unregister(name: str) -> None:
-    _TUI.pop(name, None)
-
-
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.ispkg:
-            module = importlib.import_module(f"{__name__}.{info.name}")
-            tui = getattr(module, "TUI", None)
-            if isinstance(tui, TuiMode):
-                _TUI.setdefault(tui.name, tui)
+    _TUI.unregister(name)
 
 
 def tui_mode(name: str) -> TuiMode:
     """The interface of mode `name`: its own package's, or the generic one for a mode without it."""
-    _discover()
-    found = _TUI.get(name)
+    found = _TUI.find(name)
     if found is not None:
         return found
     from .generic import generic
