@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any, NoReturn
 
-SUBCOMMANDS = ("play", "sim", "content", "saves", "replay", "host", "join")
+SUBCOMMANDS = ("play", "sim", "odds", "content", "saves", "replay", "host", "join")
 
 
 def mode_names() -> list[str]:
