@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cthulhu.core.search import Thinking
 
 NAME_LIMIT = 24
 THEME_NAMES = ("dark", "ansi")  # the themes of cthulhu.tui.themes (named here: headless commands import no Textual)
@@ -78,3 +82,51 @@ def choice_problem(mode_name: str, chosen: dict[str, list[str]]) -> str | None:
             if known and value not in known:
                 return f"{option}: unknown {what} {value!r}; choose from {', '.join(known)}"
     return None
+
+
+def add_house_rules(p: argparse.ArgumentParser) -> None:
+    """The house rules a new table is created with (kept in its setup, shown in every header)."""
+    p.add_argument("--no-advice", action="store_true",
+                   help="house rule: nobody at the table can open the odds panel (a): no roll odds, no win chances")
+
+
+def house_rules_problem(args: argparse.Namespace) -> str | None:
+    if args.no_advice and args.load:
+        return "--no-advice: a loaded game keeps the house rules it was created with"
+    return None
+
+
+def bot_kinds() -> list[str]:
+    """Every bot kind some mode has ("random" for all of them), for `--bot`."""
+    from cthulhu.core import modes
+
+    return sorted({kind for mode in modes.all_modes() for kind in mode.bot_kinds})
+
+
+def add_bot_options(p: argparse.ArgumentParser, *, default: str | None, about: str) -> None:
+    """`--bot KIND` and a search bot's budget (`--think SECONDS` or `--sims N`): every command that takes a bot."""
+    from cthulhu.core.search import DEFAULT_SECONDS
+
+    kinds = bot_kinds()
+    p.add_argument("--bot", choices=kinds, default=default, help=f"{about}: {', '.join(kinds)}" + (f" (default {default})" if default else ""))
+    p.add_argument("--think", type=float, metavar="SECONDS",
+                   help=f"how long a search bot thinks per decision (default {DEFAULT_SECONDS:g}; it thinks off the host's loop)")
+    p.add_argument("--sims", type=int, metavar="N",
+                   help="a search bot's simulations per decision instead of a time: the same game on any machine")
+
+
+def thinking_problem(args: argparse.Namespace) -> str | None:
+    """One line on a bad `--think`/`--sims`, or None."""
+    if args.think is not None and args.sims is not None:
+        return "--think and --sims: give one of them (a time, or a number of simulations)"
+    if args.think is not None and not 0 < args.think <= 600:
+        return "--think must be more than 0 and at most 600 seconds"
+    if args.sims is not None and not 1 <= args.sims <= 1_000_000:
+        return "--sims must be 1 to 1000000"
+    return None
+
+
+def thinking_of(args: argparse.Namespace) -> Thinking:
+    from cthulhu.core.search import DEFAULT_SECONDS, Thinking
+
+    return Thinking(sims=args.sims, seconds=args.think if args.think is not None else DEFAULT_SECONDS)

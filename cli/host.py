@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from cthulhu.tui.netlink import NetLink
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
+from .common import (add_bot_options, add_house_rules, add_interface_options, choice_problem, default_name, given_choices, house_rules_problem,
+                     refuse, theme_of, thinking_of, thinking_problem)
 
 from . import mode_names
 
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--investigators", help="investigators (main game), one per seat, comma-separated: {ids:investigators}")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
+    add_bot_options(p, default="heuristic", about="the kind of those bots (and of stand-ins)")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so people can follow it (default 0.5; 0: at once)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
     p.add_argument("--ssh", type=int, metavar="PORT", help="also serve the game over SSH: friends type `ssh -p PORT CODE@HOST` (0: any free port)")
     p.add_argument("--web", type=int, metavar="PORT", help="also serve the game to browsers at http://HOST:PORT/ (0: any free port)")
+    add_house_rules(p)
     add_interface_options(p)
     p.set_defaults(func=run)
 
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
     if not 0 <= args.bot_delay <= 60:
         return refuse("host", "--bot-delay must be 0 to 60 seconds")
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = thinking_problem(args) or house_rules_problem(args) or choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("host", problem)
     if args.away_bot is not None and args.away_bot < 0:
@@ -186,6 +188,8 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         bots=0 if args.load else args.bots,
         bot_kind=args.bot,
         bot_delay=args.bot_delay,
+        thinking=thinking_of(args),
+        advice=not args.no_advice,
         hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme_of(args),
@@ -286,7 +290,8 @@ def build_host(args: argparse.Namespace) -> tuple[Host, MemoryLog | SaveWriter]:
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode,
-                      investigators=given_choices(args).get("investigators", []), difficulty=args.difficulty)
+                      investigators=given_choices(args).get("investigators", []), difficulty=args.difficulty,
+                      advice=not args.no_advice)
         game = Game.new(setup)
         if args.no_save:
             log = MemoryLog()
@@ -327,6 +332,7 @@ def build_host(args: argparse.Namespace) -> tuple[Host, MemoryLog | SaveWriter]:
         away_bot=args.away_bot,
         stand_in_kind=args.bot,
         limits=limits,
+        thinking=thinking_of(args),
     )
     return host, log
 

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from .common import add_interface_options, default_name, refuse, theme_of
+from .common import add_bot_options, add_interface_options, bot_kinds, default_name, refuse, theme_of, thinking_of, thinking_problem
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seat", type=int, help="the seat to ask for, numbered as the table shows it (1 is the first)")
     p.add_argument("--token", help="a seat token, to take a seat back from another machine")
     p.add_argument("--watch", action="store_true", help="spectate, even if a seat is free")
-    p.add_argument("--bot", choices=["random", "heuristic"], help="let a bot play the seat")
+    add_bot_options(p, default=None, about="let a bot play the seat (with --headless)")
     p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         if args.bot is not None:
             return refuse("join", "--bot plays without an interface; add --headless")
+        if args.think is not None or args.sims is not None:
+            return refuse("join", "--think and --sims are for a bot (--headless --bot search)")
         from cthulhu.tui.app import run as run_app
         from cthulhu.tui.app import run_visitor
         from cthulhu.tui.options import PlayOptions
@@ -87,7 +89,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return run_visitor(options) if args.kiosk else run_app(options)
     if args.bot is None and not args.watch:
-        return refuse("join", "--headless needs --bot random|heuristic (or --watch)")
+        return refuse("join", f"--headless needs --bot {'|'.join(bot_kinds())} (or --watch)")
+    problem = thinking_problem(args)
+    if problem is not None:
+        return refuse("join", problem)
     return trio.run(_headless, host, port, args)
 
 
@@ -133,7 +138,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
 
     async def attempt(token: str | None) -> PeerSession:
         session = PeerSession(name, code=args.code, seat=args.seat, token=token, watch=args.watch)
-        return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, session=session,
+        return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, thinking=thinking_of(args), session=session,
                               reconnect_for=RECONNECT_FOR, on_welcome=on_welcome, on_retry=on_retry)
 
     try:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, given_choices, refuse, theme_of
+from .common import (add_bot_options, add_house_rules, add_interface_options, choice_problem, given_choices, house_rules_problem, refuse,
+                     theme_of, thinking_of, thinking_problem)
 
 from . import mode_names
 
@@ -31,11 +32,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
     p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="which bot plays the bot seats")
+    add_bot_options(p, default="heuristic", about="which bot plays the bot seats")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so you can follow it (default 0.5; 0: at once)")
     p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
     p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
+    add_house_rules(p)
     add_interface_options(p)
     p.add_argument("--start", action="store_true", help="skip the title screen")
     p.add_argument("--local", action="store_true", help="play in this process without the embedded host (no sockets)")
@@ -80,6 +82,8 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         bots=args.bots,
         bot_kind=args.bot,
         bot_delay=args.bot_delay,
+        thinking=thinking_of(args),
+        advice=not args.no_advice,
         hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme,
@@ -114,7 +118,7 @@ def one_line(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = thinking_problem(args) or house_rules_problem(args) or choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("play", problem)
     options = options_from(args)

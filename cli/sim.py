@@ -11,9 +11,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from cthulhu.core import Event
+    from cthulhu.core import Command, Event, Game
+    from cthulhu.core.bots import Bot
 
 from . import mode_names
+from .common import add_bot_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
     p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
     p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="random", help="the bot that plays every seat (default random)")
+    add_bot_options(p, default="random", about="the bot that plays every seat")
     p.add_argument("--episode", help="an episode (main game): {ids:episode}")
     p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
     p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
@@ -41,9 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup, modes
     from cthulhu.core.sim import coverage_report, game_seed, play
 
-    from .common import choice_problem, given_choices, refuse
+    from .common import choice_problem, given_choices, refuse, thinking_of, thinking_problem
 
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = thinking_problem(args) or choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("sim", problem)
     if args.games < 1:
@@ -80,6 +82,14 @@ def run(args: argparse.Namespace) -> int:
     digest = hashlib.blake2b(digest_size=16)
     used: Counter[str] = Counter()
     entries = _coverage_entries(args)
+    thinking = thinking_of(args)
+    decide = None
+    if args.bot == "search" and thinking.sims is None:  # a time budget: the clock is kept here, outside the core
+        from cthulhu.net.thinking import decide as timed
+
+        def decide(bot: Bot, game: Game, seat: int) -> Command:
+            return timed(bot, game, seat, thinking)
+
     started = time.perf_counter()
     for n in range(args.games):
         seed = game_seed(args.seed, n)
@@ -91,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
                 out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
 
         try:
-            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None, coverage=entries is not None)
+            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None,
+                          coverage=entries is not None, sims=thinking.sims, decide=decide)
         except Exception as exc:  # a crash is counted and reported, never hidden
             errors.append(f"game {n} (seed {seed}): {type(exc).__name__}: {exc}")
             continue
@@ -113,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         "mode": args.mode,
         **({"difficulty": level} if level is not None else {}),
         "bot": args.bot,
+        **({"sims": thinking.sims} if args.bot == "search" and thinking.sims is not None else {}),
+        **({"think": thinking.seconds} if args.bot == "search" and thinking.sims is None else {}),
         "games": args.games,
         "finished": finished,
         "errors": len(errors),

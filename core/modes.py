@@ -22,6 +22,7 @@ from .registry import Registry
 if TYPE_CHECKING:
     from .bots import Bot
     from .game import Game, Rules
+    from .search import Searchable
     from .setup import Setup
 
 
@@ -51,6 +52,8 @@ class Mode:
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
     `listing` gives, for each of `choices`, the ids a setup may name there with a short
     description of each, the default first (`cthulhu content list`, the command line's checks).
+    `search` is what the search bot needs to play the mode (`core.search.Searchable`: worlds
+    dealt from a view, the value of a view, the policy it searches on top of).
     """
 
     name: str
@@ -67,6 +70,7 @@ class Mode:
     choices: frozenset[str] = frozenset()
     describe: Callable[[Any], str] | None = None
     listing: Callable[[Any], Mapping[str, list[tuple[str, str]]]] | None = None
+    search: Searchable | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

@@ -29,6 +29,9 @@ class Setup(BaseModel):
     seed: int = Field(default=0, ge=0, lt=2**63)
     # A Shamblers difficulty level by id (content/shamblers/difficulty.toml); None: the default level.
     difficulty: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    # A house rule, not a rule of the game: False switches the advice (the odds panel: roll odds and the
+    # search bot's win chances) off for every player at the table. The rules core never reads it.
+    advice: bool = True
 
     @field_validator("mode")
     @classmethod
@@ -53,11 +56,13 @@ class Setup(BaseModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # No difficulty, no key: every setup made before there were levels keeps its dump, and so
-        # its state hashes and saves.
+        # No difficulty, no key (and advice on, no key): every setup made before there were levels
+        # (or house rules) keeps its dump, and so its state hashes and saves.
         data: dict[str, Any] = handler(self)
         if data.get("difficulty") is None:
             data.pop("difficulty", None)
+        if data.get("advice") is True:
+            data.pop("advice", None)
         return data
 
     @model_validator(mode="after")

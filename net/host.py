@@ -42,7 +42,9 @@ from typing import Any, Literal
 import trio
 
 from cthulhu.core import Command, Game, Rejected
+from cthulhu.core import modes
 from cthulhu.core.bots import make_bot
+from cthulhu.core.search import SearchBot, Thinking
 
 from .autosave import HostSave
 from .commitment import Dice, public_setup
@@ -70,6 +72,7 @@ from .messages import (
     parse_to_host,
 )
 from .outbox import Outbox
+from .thinking import decide_off_loop
 from .textclean import clean_chat, clean_name
 
 log = logging.getLogger(__name__)
@@ -207,6 +210,7 @@ class Host:
         away_bot: float | None = None,
         stand_in_kind: str = "heuristic",
         dice: Dice | None = None,
+        thinking: Thinking | None = None,
     ) -> None:
         self.game = game
         self.code = code
@@ -214,6 +218,7 @@ class Host:
         self.away_bot = away_bot
         self.stand_in_kind = stand_in_kind
         self.bot_seed = bot_seed
+        self.thinking = thinking or Thinking()  # how long search bots think per decision (off the loop)
         self.log: CommandLog = log if log is not None else MemoryLog()
         self.saves = HostSave(self.log, on_save_trouble)
         # The commitment every welcome carries: the save's own (it outlives this process), else a new one.
@@ -234,7 +239,7 @@ class Host:
                 continue
             if record.token_hash:
                 saved.kind, saved.name, saved.token_hash = "human", clean_name(record.name) or "player", record.token_hash
-            elif getattr(record, "bot", None) in ("random", "heuristic"):
+            elif getattr(record, "bot", None) in modes.get(game.setup.mode).bot_kinds:
                 self._seat_bot(saved, record.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
@@ -364,7 +369,13 @@ class Host:
             bot = self.seats[prompt.seat].player
             if bot is None:
                 return  # the seat changed hands while the bot waited
-            command = bot.choose(self.game, prompt.seat)
+            if isinstance(bot, SearchBot):
+                # It thinks in a worker thread: the loop goes on serving everyone meanwhile.
+                command = await decide_off_loop(bot, self.game, prompt.seat, self.thinking)
+                if self.seats[prompt.seat].player is not bot:
+                    continue  # its player came back while it thought: the move is theirs to make
+            else:
+                command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
 
     async def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:

@@ -10,11 +10,14 @@ the same updates, so the screens cannot tell them apart.
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
 from cthulhu.core import Command, Game, Rejected, Setup
+from cthulhu.core.search import SearchBot, Thinking
+from cthulhu.net.thinking import decide_view
 
 from .english import plural
 
@@ -157,9 +160,12 @@ class LocalLink(QueuedUpdates):
         bot_seats: dict[int, Any] | None = None,
         autosave: _Autosave | None = None,
         bot_delay: float = 0.0,
+        thinking: Thinking | None = None,
     ) -> None:
         self.game = game
         self.bot_delay = bot_delay
+        self.thinking = thinking or Thinking()
+        self._stop_thinking = threading.Event()  # set on close: a search bot's thread stops at its next batch
         seats = set(range(game.setup.players))
         self.bots = dict(bot_seats or {})
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
@@ -179,6 +185,7 @@ class LocalLink(QueuedUpdates):
         bot_kind: str = "heuristic",
         saves_dir: Path | None = None,
         bot_delay: float = 0.0,
+        thinking: Thinking | None = None,
     ) -> "LocalLink":
         """A fresh game; the last `bots` seats are played by bots (a move every `bot_delay` seconds);
         autosaved into `saves_dir` if given."""
@@ -188,15 +195,16 @@ class LocalLink(QueuedUpdates):
         bot_seats = _make_bots(game, bots, bot_kind)
         folder, warning = autosave_folder(saves_dir) if saves_dir else (None, None)
         autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
-        link = cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
+        link = cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay, thinking=thinking)
         link.warning = warning
         return link
 
     @classmethod
-    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
+    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0,
+             thinking: Thinking | None = None) -> "LocalLink":
         game, save = load_game(path)
         autosave = _Autosave.resume(Path(path), save, game)
-        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay)
+        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay, thinking=thinking)
 
     @property
     def viewer(self) -> int:
@@ -268,7 +276,15 @@ class LocalLink(QueuedUpdates):
             await self.pace()
             if self._closed:
                 return
-            cmd = self.bots[prompt.seat].choose(self.game, prompt.seat)
+            bot = self.bots[prompt.seat]
+            if isinstance(bot, SearchBot):  # it thinks in a worker thread, from a view built here
+                view = self.game.view(prompt.seat)
+                wire = await asyncio.to_thread(decide_view, bot, view, self.game.content, self.thinking, self._stop_thinking)
+                if self._closed:
+                    return
+                cmd = Command.from_wire(wire)
+            else:
+                cmd = bot.choose(self.game, prompt.seat)
             events = self.game.apply(prompt.seat, cmd)
             self._record(prompt.seat, cmd)
             await self._queue.put(Update(self._view(), [e.wire() for e in events]))
@@ -295,6 +311,7 @@ class LocalLink(QueuedUpdates):
     async def close(self) -> None:
         if not self._closed:
             self._closed = True
+            self._stop_thinking.set()
             if self.autosave is not None:
                 try:
                     self.autosave.flush()

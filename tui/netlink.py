@@ -609,9 +609,11 @@ class EmbeddedHost:
         away_bot: float | None = None,
         bot_delay: float = 0.0,
         limits: Any = None,
+        thinking: Any = None,
     ) -> None:
         self.game = game
         self.bot_delay = bot_delay
+        self.thinking = thinking
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
@@ -652,6 +654,7 @@ class EmbeddedHost:
                     bot_delay=self.bot_delay,
                     limits=self.limits,
                     on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
+                    thinking=self.thinking,
                 )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
@@ -828,6 +831,7 @@ async def embedded_link(options: Any) -> NetLink:
         away_bot=options.away_bot,
         bot_delay=options.bot_delay,
         limits=_limits(options),
+        thinking=options.thinking,
     )
     try:
         port = await embedded.start()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cthulhu.core import Setup
+    from cthulhu.core.search import Thinking
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
 # (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
@@ -103,6 +104,8 @@ class PlayOptions:
     token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
     bot_delay: float = 0.5  # seconds before each bot move, so people can follow them (0: at once)
+    thinking: Thinking | None = None  # how long search bots think per decision (None: the default second)
+    advice: bool = True  # the house rule of a new game: the odds panel (`a`) is open to everyone
     hints: bool = True  # a line of help the first time each kind of decision comes up
     kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
     kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
@@ -129,4 +132,5 @@ class PlayOptions:
             investigators=list(self.investigators),
             players=max(1, self.players + self.bots),
             difficulty=self.difficulty,
+            advice=self.advice,
         )

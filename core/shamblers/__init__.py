@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..game import Game
 from ..modes import Mode
+from ..search import Searchable, SearchBot
 from .content import ShamblersContent, load_shamblers
 from .events import ShamblersEvent
+from . import sample, value
 from .heuristic import HeuristicBot
 from .prompts import PROMPTS
 from .rules import ShamblerRules
@@ -23,6 +27,10 @@ def _scramble(state: ShamblerState) -> None:
     state.track.reverse()
     state.rng.seed ^= 0x5EC12E7
     state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
+
+
+def _policy(seed: int, content: Any) -> HeuristicBot:
+    return HeuristicBot(seed)
 
 
 def _describe(sh: ShamblersContent) -> str:
@@ -43,10 +51,11 @@ MODE = Mode(
     events=ShamblersEvent,
     prompts=PROMPTS,
     content=load_shamblers,
-    bots={"heuristic": HeuristicBot},
+    bots={"heuristic": HeuristicBot, "search": SearchBot},
     summary=_summary,
     scramble=_scramble,
     choices=frozenset({"difficulty"}),
     describe=_describe,
     listing=_listing,
+    search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
 )
