@@ -119,3 +119,30 @@ def test_replay_counts_seats_from_1_as_the_table_does(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "waiting for seat 1:" in out or "waiting for seat 2:" in out
     assert "seat 0" not in out
+
+
+BOT_MISUSE = [
+    (["sim", "--bot", "search", "--think", "1", "--sims", "3"], "cthulhu sim: --think and --sims: give one of them (a time, or a number of simulations)"),
+    (["sim", "--bot", "search", "--think", "0"], "cthulhu sim: --think must be more than 0 and at most 600 seconds"),
+    (["sim", "--bot", "search", "--sims", "0"], "cthulhu sim: --sims must be 1 to 1000000"),
+    (["host", "--headless", "--no-save", "--port", "0", "--sims", "-2"], "cthulhu host: --sims must be 1 to 1000000"),
+    (["play", "--think", "900"], "cthulhu play: --think must be more than 0 and at most 600 seconds"),
+    (["join", "127.0.0.1:9", "--sims", "5"], "cthulhu join: --think and --sims are for a bot (--headless --bot search)"),
+    (["join", "127.0.0.1:9", "--headless", "--bot", "search", "--think", "-1"], "cthulhu join: --think must be more than 0 and at most 600 seconds"),
+    (["play", "--no-advice", "--load", "x.save"], "cthulhu play: --no-advice: a loaded game keeps the house rules it was created with"),
+]
+
+
+@pytest.mark.parametrize(("argv", "line"), BOT_MISUSE, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_a_bad_thinking_budget_or_house_rule_is_one_line_and_exit_2(argv, line, capsys):
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [line] and captured.out == ""
+
+
+@pytest.mark.parametrize("command", ["play", "host", "join", "sim"])
+def test_every_command_that_takes_a_bot_takes_every_kind(command, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "heuristic, random, search" in out and "--think SECONDS" in out and "--sims N" in out

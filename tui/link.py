@@ -59,6 +59,10 @@ class TableLink(Protocol):
     seed: int | None
     """Shown on screen so a game can be replayed; None when the host keeps it secret."""
 
+    @property
+    def advice(self) -> bool:
+        """The table's house rule: may its players open the odds panel (`Setup.advice`)."""
+
     async def open(self) -> Update: ...
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     async def undo(self, seat: int, version: int | None) -> None:
@@ -170,6 +174,7 @@ class LocalLink(QueuedUpdates):
         self.bots = dict(bot_seats or {})
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
         self.seed: int | None = game.setup.seed
+        self.advice = game.setup.advice
         self.autosave = autosave
         self._save_trouble = False
         self.warning: str | None = None  # told with the first update (an unwritable saves folder)
@@ -280,8 +285,8 @@ class LocalLink(QueuedUpdates):
             if isinstance(bot, SearchBot):  # it thinks in a worker thread, from a view built here
                 view = self.game.view(prompt.seat)
                 wire = await asyncio.to_thread(decide_view, bot, view, self.game.content, self.thinking, self._stop_thinking)
-                if self._closed:
-                    return
+                if self._stop_thinking.is_set():
+                    return  # closed while it thought
                 cmd = Command.from_wire(wire)
             else:
                 cmd = bot.choose(self.game, prompt.seat)

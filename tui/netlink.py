@@ -123,6 +123,12 @@ class NetLink(QueuedUpdates):
         self.dice: Any = None
         """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
 
+    @property
+    def advice(self) -> bool:
+        """The table's house rule, from the setup the host sent with its welcome (on unless it says off)."""
+        setup = self._conns[0].session.record.setup if self._conns else None
+        return not (isinstance(setup, dict) and setup.get("advice") is False)
+
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:

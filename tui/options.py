@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from cthulhu.core.search import Thinking
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
-# (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
-RESERVED = set("qsohlcuz")
+# (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom, a the odds are taken).
+RESERVED = set("qsohlcuza")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
 
 

@@ -42,6 +42,7 @@ class TuiMode:
     defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # row -> the value first selected
     stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
+    odds: Callable[[Any, Any], list[str]] = field(default=lambda view, content: [])  # (view, content) -> the odds panel's roll lines
 
 
 _TUI: Registry[TuiMode] = Registry(__name__, "TUI", TuiMode, lambda m: m.name,

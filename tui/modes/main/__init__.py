@@ -12,6 +12,7 @@ from .. import TuiMode
 from .help import HINTS, rules_in_brief
 from .map import render_legend, render_map_and_overflow
 from .narrate import tell
+from .odds import roll_lines
 from .panes import render_investigators, render_story
 from .prompt import dice_line, option_labels
 
@@ -74,4 +75,5 @@ TUI = TuiMode(
     choices=_choices,
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
+    odds=roll_lines,
 )
