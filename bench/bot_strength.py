@@ -1,0 +1,197 @@
+"""How much stronger the search bot is than the heuristic bot, row by row, over the same seeds.
+
+    python bench/bot_strength.py --games 10 --sims 48 --out strength.jsonl     # every row, both bots
+    python bench/bot_strength.py --report strength.jsonl                       # the Markdown table of a run
+    python bench/bot_strength.py --calibrate                                   # simulations per second here
+
+The rows are the balance table's (every Elder One x episode, solo and with two players) and
+every Shamblers level (solo and two players). Game i of a row has the seed `cthulhu sim
+--seed S` gives its game i, for both bots, so the heuristic column is exactly what
+`cthulhu sim --games N --seed S --bot heuristic --elder-one E --episode P --players K` plays.
+Each finished game is appended to `--out` as one JSON line, and a run given the same file
+skips the games already in it, so a long run can be stopped and carried on. Games are
+interleaved row by row, so a run cut short still covers every row.
+
+Win rates come with Wilson 95% intervals; the difference per row (search - heuristic, in
+points) with a normal interval on the paired per-game differences, and the average over the
+rows with its own. `--sims N` is the deterministic budget per decision; `--think SECONDS`
+a time budget instead (on this machine's clock, so not reproducible).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from cthulhu.content import builtin
+from cthulhu.core import Game, Setup
+from cthulhu.core.bots import make_bot
+from cthulhu.core.search import SearchBot, Thinking
+from cthulhu.core.sim import game_seed, play
+
+Row = tuple[str, str, str, int]  # (mode, elder one or "", episode or level, players)
+
+
+def rows() -> list[Row]:
+    c = builtin()
+    main = c.main
+    episodes = sorted(main.episodes, key=lambda e: (main.episodes[e].difficulty, e))
+    out: list[Row] = [("main", eo, ep, players) for players in (1, 2) for eo in sorted(main.elder_ones) for ep in episodes]
+    out += [("shamblers", "", lv.id, players) for players in (1, 2) for lv in c.part("shamblers").levels]
+    return out
+
+
+def setup_of(row: Row, seed: int) -> Setup:
+    mode, elder, where, players = row
+    if mode == "main":
+        return Setup(mode=mode, seed=seed, elder_one=elder, episode=where, players=players)
+    return Setup(mode=mode, seed=seed, difficulty=where, players=players)
+
+
+def row_name(row: Row) -> str:
+    mode, elder, where, players = row
+    c = builtin()
+    if mode == "main":
+        name = f"{c.main.elder_ones[elder].name} / {c.main.episodes[where].name} ({c.main.episodes[where].difficulty})"
+    else:
+        name = f"Shamblers / {next(lv.name for lv in c.part('shamblers').levels if lv.id == where)}"
+    return f"{name}, {'solo' if players == 1 else f'{players} players'}"
+
+
+def one_game(row: Row, index: int, base_seed: int, bot: str, sims: int | None, think: float | None) -> dict[str, Any]:
+    seed = game_seed(base_seed, index)
+    started = time.process_time()
+    decide = None
+    if bot == "search" and think is not None:
+        from cthulhu.net.thinking import decide as timed
+
+        thinking = Thinking(seconds=think)
+
+        def decide(b: Any, g: Game, s: int) -> Any:
+            return timed(b, g, s, thinking)
+
+    played = play(setup_of(row, seed), bot=bot, sims=sims if bot == "search" else None, decide=decide)
+    return {"row": list(row), "index": index, "seed": seed, "bot": bot, "sims": sims if bot == "search" else None,
+            "think": think if bot == "search" else None, "outcome": played.outcome, "turns": played.turns,
+            "cause": played.cause, "cpu": round(time.process_time() - started, 2)}
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def report(path: Path, out: Any = sys.stdout) -> None:
+    games: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = defaultdict(dict)
+    budget = set()
+    for line in path.read_text().splitlines():
+        g = json.loads(line)
+        games[(tuple(g["row"]), g["index"])][g["bot"]] = g
+        if g["bot"] == "search":
+            budget.add(f"--sims {g['sims']}" if g["sims"] is not None else f"--think {g['think']}")
+    print(f"Search bot budget: {', '.join(sorted(budget)) or '?'}; {path.name}\n", file=out)
+    print("| row | games | heuristic wins [95%] | search wins [95%] | search - heuristic (points) [95%] | search CPU s/game |", file=out)
+    print("|---|---:|---|---|---|---:|", file=out)
+    diffs_by_row = []
+    for row in rows():
+        pairs = [v for (r, _), v in sorted(games.items()) if r == row and "heuristic" in v and "search" in v]
+        if not pairs:
+            continue
+        n = len(pairs)
+        h = sum(p["heuristic"]["outcome"] == "won" for p in pairs)
+        s = sum(p["search"]["outcome"] == "won" for p in pairs)
+        d = [(p["search"]["outcome"] == "won") - (p["heuristic"]["outcome"] == "won") for p in pairs]
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 1.0
+        half = 1.96 * math.sqrt(var / n)
+        diffs_by_row.append((mean, var / n))
+        hl, hh = wilson(h, n)
+        sl, sh = wilson(s, n)
+        cpu = sum(p["search"]["cpu"] for p in pairs) / n
+        print(f"| {row_name(row)} | {n} | {h / n:.0%} [{hl:.0%}-{hh:.0%}] | {s / n:.0%} [{sl:.0%}-{sh:.0%}] "
+              f"| {100 * mean:+.0f} [{100 * (mean - half):+.0f} to {100 * (mean + half):+.0f}] | {cpu:.0f} |", file=out)
+    if diffs_by_row:
+        k = len(diffs_by_row)
+        avg = sum(m for m, _ in diffs_by_row) / k
+        half = 1.96 * math.sqrt(sum(v for _, v in diffs_by_row)) / k
+        worse = sum(1 for m, _ in diffs_by_row if m < 0)
+        print(f"\nAverage over {k} rows: search - heuristic = {100 * avg:+.1f} points [{100 * (avg - half):+.1f} to "
+              f"{100 * (avg + half):+.1f}]; rows where search won fewer games: {worse}", file=out)
+
+
+def calibrate(seconds: float = 3.0) -> None:
+    """Simulations per second of CPU on this machine, per mode, over decisions taken from real games (best of 3)."""
+    content = builtin()
+    for mode in ("main", "shamblers"):
+        views = []
+        for seed in range(8):
+            game = Game.new(Setup(mode=mode, seed=seed), content)
+            bot = make_bot("heuristic", mode, seed)
+            while game.outcome is None and len(views) < 6 * (seed + 1):
+                prompt = game.prompt
+                view = game.view(prompt.seat)
+                if game.step > 10 and len(prompt.options) > 1 and SearchBot(0).begin(view, content).searchable:
+                    views.append(view)
+                game.apply(prompt.seat, bot.choose(game, prompt.seat))
+        best = 0.0
+        for _ in range(3):
+            sims, start = 0, time.process_time()
+            while time.process_time() - start < seconds / 3:
+                for view in views[:8]:
+                    sims += SearchBot(1).begin(view, content).run(24).sims
+            best = max(best, sims / (time.process_time() - start))
+        print(f"{mode}: {best:.0f} simulations per CPU second ({len(views)} decisions sampled)")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=10, help="games per row and bot")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--sims", type=int, default=48, help="the search bot's simulations per decision")
+    p.add_argument("--think", type=float, help="a time budget per decision instead of --sims (not reproducible)")
+    p.add_argument("--jobs", type=int, default=1, help="games played side by side (each on one core)")
+    p.add_argument("--only", help="rows whose name contains this (e.g. 'Shamblers', 'solo')")
+    p.add_argument("--out", type=Path, default=Path("strength.jsonl"), help="one JSON line per game (a run carries on from it)")
+    p.add_argument("--report", type=Path, help="print the table of an earlier run and stop")
+    p.add_argument("--calibrate", action="store_true", help="print simulations per second on this machine and stop")
+    args = p.parse_args()
+    if args.calibrate:
+        calibrate()
+        return 0
+    if args.report:
+        report(args.report)
+        return 0
+    done = set()
+    if args.out.exists():
+        for line in args.out.read_text().splitlines():
+            g = json.loads(line)
+            done.add((tuple(g["row"]), g["index"], g["bot"]))
+    chosen = [r for r in rows() if not args.only or args.only in row_name(r)]
+    sims = None if args.think is not None else args.sims
+    tasks = [(row, i, bot) for i in range(args.games) for row in chosen for bot in ("heuristic", "search") if (row, i, bot) not in done]
+    print(f"{len(tasks)} games to play ({len(done)} already in {args.out})", file=sys.stderr)
+    with args.out.open("a") as out, ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(one_game, row, i, args.seed, bot, sims, args.think) for row, i, bot in tasks]
+        for n, f in enumerate(as_completed(futures), 1):
+            g = f.result()
+            out.write(json.dumps(g) + "\n")
+            out.flush()
+            if n % 10 == 0:
+                print(f"{n}/{len(tasks)} games", file=sys.stderr, flush=True)
+    report(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
