@@ -329,7 +329,8 @@ class GameScreen(Screen[None]):
             self._version = None  # no hint while nobody can choose: it comes with the first choices
         elif update.events or version != self._version:
             self._version = version
-            self.hints.update(view, [str(ev.get("type")) for ev in update.events])
+            deciding = prompt is not None and prompt["seat"] in self.link.local_seats
+            self.hints.update(view, [str(ev.get("type")) for ev in update.events], deciding=deciding)
         self.redraw()
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
