@@ -342,7 +342,7 @@ class GameScreen(Screen[None]):
             self.query_one(pane).show(view)
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
-                                          hint=None if self.link_status else self.hints.line)
+                                          hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")

@@ -4,6 +4,7 @@ first-game hint."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
@@ -12,9 +13,10 @@ from textual.widgets import Static
 from ..modes import tui_mode
 from ..options import OPTION_KEYS, OptionKeys
 from ..safe import safe_text
+from ..who import characters, player, playing
 
-# What `PromptBar.show` was given: the view, the local seats, a note, paused, the hint line.
-Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, Text | None]
+# What `PromptBar.show` was given: the view, the local seats, a note, paused, the hint line, who sits where.
+Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, Text | None, Mapping[int, str]]
 
 
 class PromptBar(Static):
@@ -53,11 +55,12 @@ class PromptBar(Static):
         return self.keys.index(char) if char and char in self.keys else None
 
     def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False,
-             hint: Text | None = None, *, again: bool = False) -> None:
+             hint: Text | None = None, names: Mapping[int, str] | None = None, *, again: bool = False) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
         down (the note says why); the prompt is shown without its choices. `hint`: a first-game hint
-        line. `again`: the same bar, redrawn (at a new width)."""
-        shown: Shown = (view, local_seats, note, paused, hint)
+        line. `names`: who sits at the other seats (`TableLink.seat_names`). `again`: the same bar,
+        redrawn (at a new width)."""
+        shown: Shown = (view, local_seats, note, paused, hint, names or {})
         self._last = shown
         width = max(20, (self.size.width or self.app.size.width) - 2)
         prompt = view.get("prompt")
@@ -83,7 +86,7 @@ class PromptBar(Static):
     @staticmethod
     def compose_bar(shown: Shown, width: int, keys: list[str] | None) -> tuple[Text, list[dict[str, Any]], bool]:
         """The bar's text for `shown` at `width`, the options its keys pick, and whether this terminal decides."""
-        view, local_seats, note, paused, hint = shown
+        view, local_seats, note, paused, hint, names = shown
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
@@ -104,13 +107,13 @@ class PromptBar(Static):
             out.append(f"{line or prompt['text']}  (no choices until then)", style="dim")
         elif prompt["seat"] not in local_seats:
             line = mode.labels(prompt, view, width)[1] if mode is not None else ""
-            out.append(f"Waiting for seat {prompt['seat'] + 1}: {line or prompt['text']}", style="dim")
+            out.append(waiting_for(view, prompt["seat"], names, line or prompt["text"]), style="dim")
         else:
             local = True
             options = list(prompt["options"])
-            who = f"[Seat {prompt['seat'] + 1}] " if len(local_seats) > 1 else ""
             labels, line = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
-            out.append(who + (line or prompt["text"]), style="bold")
+            line = line or prompt["text"]
+            out.append((whose(view, prompt["seat"], line) if len(local_seats) > 1 else "") + line, style="bold")
             out.append_text(pack_options(labels, width, keys))
         return out, options, local
 
@@ -118,6 +121,21 @@ class PromptBar(Static):
     def text(self) -> str:
         """The bar as drawn (tests and tools)."""
         return self._shown.plain if self._shown is not None else ""
+
+
+def waiting_for(view: dict[str, Any], seat: int, names: Mapping[int, str], line: str) -> str:
+    """'Waiting for Ann (Mina Castellane): choose an action', the prompt's line without the name it
+    starts with when that is the one just given."""
+    for name in characters(view, seat):
+        if line.startswith(f"{name}: "):
+            line = line[len(name) + 2 :]
+            break
+    return f"Waiting for {player(view, seat, names)}: {line}"
+
+
+def whose(view: dict[str, Any], seat: int, line: str) -> str:
+    """Hot-seat: '[Mina Castellane] ' before a line that does not say whose decision it is."""
+    return "" if any(name in line for name in characters(view, seat)) else f"[{playing(view, seat)}] "
 
 
 def bar_rows(text: Text, width: int) -> int:
