@@ -4,10 +4,12 @@ first-game hint."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 from ..modes import tui_mode
@@ -30,6 +32,7 @@ class PromptBar(Static):
 
     MAX_ROWS = 9  # below the border line
     HOLD = 6
+    FLASH_SECONDS = 3.0  # how long a word about a key that picks nothing stays (`flash`)
 
     def __init__(self, *, id: str) -> None:
         super().__init__(Text("Setting up the table..."), id=id)
@@ -42,6 +45,8 @@ class PromptBar(Static):
         self._width = 0
         self.rows = 1
         self._keys = OptionKeys()
+        self._flash: Text | None = None
+        self._flash_timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.styles.height = self.rows + 1
@@ -49,6 +54,25 @@ class PromptBar(Static):
     def on_resize(self) -> None:
         if self._last is not None:
             self.show(*self._last, again=True)
+
+    def flash(self, message: str) -> None:
+        """A short word in the bar (a key that picks nothing): at the end of the prompt's line where it
+        fits, until the next prompt or for `FLASH_SECONDS`."""
+        self._flash = Text(message, style="bold bright_yellow")
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+        self._flash_timer = self.set_timer(self.FLASH_SECONDS, self.unflash)
+        if self._last is not None:
+            self.show(*self._last, again=True)
+
+    def unflash(self) -> None:
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+            self._flash_timer = None
+        if self._flash is not None:
+            self._flash = None
+            if self._last is not None:
+                self.show(*self._last, again=True)
 
     def key_for(self, char: str) -> int | None:
         """The index of the option `char` stands for, if any."""
@@ -68,14 +92,15 @@ class PromptBar(Static):
         local = bool(view.get("mode")) and not view.get("outcome") and prompt is not None and not paused and prompt["seat"] in local_seats
         if not again:
             self.keys = self._keys.assign(prompt, mode.stable_keys if mode is not None else frozenset()) if local and prompt else []
-        out, self.options, self.local = self.compose_bar(shown, width, self.keys)
+            self._flash = None  # a new prompt: the word about the last one is stale
+        out, self.options, self.local = self.compose_bar(shown, width, self.keys, self._flash)
         self.set_class(not self.local, "waiting")
         if width != self._width:  # the height each recent bar needs, at this width
             self._width = width
             self._recent = [(old, bar_rows(self.compose_bar(old, width, None)[0], width)) for old, _ in self._recent]
         if not again or not self._recent:
             self._recent = [*self._recent[-(self.HOLD - 1) :], (shown, bar_rows(out, width))]
-        rows = min(self.MAX_ROWS, max(needed for _, needed in self._recent))
+        rows = min(self.MAX_ROWS, max([bar_rows(out, width), *(needed for _, needed in self._recent)]))  # (a flash may need a row)
         if rows != self.rows:
             self.rows = rows
             self.styles.height = rows + 1  # a layout, but only when the reserved height changes
@@ -84,8 +109,8 @@ class PromptBar(Static):
             self.update(safe_text(out), layout=False)
 
     @staticmethod
-    def compose_bar(shown: Shown, width: int, keys: list[str] | None) -> tuple[Text, list[dict[str, Any]], bool]:
-        """The bar's text for `shown` at `width`, the options its keys pick, and whether this terminal decides."""
+    def compose_bar(shown: Shown, width: int, keys: list[str] | None, flash: Text | None = None) -> tuple[Text, list[dict[str, Any]], bool]:
+        """The bar's text for `shown` at `width` (with a `flash`), the options its keys pick, and whether this terminal decides."""
         view, local_seats, note, paused, hint, names = shown
         prompt = view.get("prompt")
         out = Text()
@@ -96,6 +121,7 @@ class PromptBar(Static):
             if part is not None:
                 out.append_text(part)
                 out.append("\n")
+        header = out.plain.count("\n")  # the line that says what is being decided
         options: list[dict[str, Any]] = []
         local = False
         if view.get("outcome"):
@@ -115,12 +141,24 @@ class PromptBar(Static):
             line = line or prompt["text"]
             out.append((whose(view, prompt["seat"], line) if len(local_seats) > 1 else "") + line, style="bold")
             out.append_text(pack_options(labels, width, keys))
-        return out, options, local
+        return (out if flash is None else with_flash(out, flash, header, width)), options, local
 
     @property
     def text(self) -> str:
         """The bar as drawn (tests and tools)."""
         return self._shown.plain if self._shown is not None else ""
+
+
+def with_flash(bar: Text, flash: Text, header: int, width: int) -> Text:
+    """`flash` at the end of the bar's `header` line, else of its last line, else on a line of its own."""
+    lines = bar.split("\n", allow_blank=True)
+    for n in (header, len(lines) - 1):
+        if 0 <= n < len(lines) and len(lines[n].plain) + 3 + len(flash.plain) <= width:
+            lines[n] = Text.assemble(lines[n], "   ", flash)
+            break
+    else:
+        lines.append(flash)
+    return Text("\n").join(lines)
 
 
 def waiting_for(view: dict[str, Any], seat: int, names: Mapping[int, str], line: str) -> str:
@@ -144,12 +182,14 @@ def bar_rows(text: Text, width: int) -> int:
 
 
 def pack_options(labels: list[str], width: int, keys: list[str] | None = None) -> Text:
-    """' 1  Run    2  Attack' lines, never splitting an option across two lines (unless it alone is wider)."""
+    """' 1  Run    2  Attack' lines, never splitting an option across two lines unless it alone is wider:
+    then its words wrap and carry on under its text (a hanging indent), never under its key."""
     out = Text()
     line_len = 0
     for n, label in enumerate(labels):
         key = (keys[n] if keys is not None and n < len(keys) else (OPTION_KEYS[n] if n < len(OPTION_KEYS) else "")) or "?"
-        piece_len = len(key) + 2 + 1 + len(label)
+        indent = len(key) + 3  # ' 1 ' and the space after it
+        piece_len = indent + len(label)
         if line_len == 0 or line_len + 3 + piece_len > width:
             out.append("\n")
             line_len = 0
@@ -157,6 +197,13 @@ def pack_options(labels: list[str], width: int, keys: list[str] | None = None) -
             out.append("   ")
             line_len += 3
         out.append(f" {key} ", style="bold reverse")
-        out.append(" " + label)
-        line_len += piece_len
+        if piece_len <= width:
+            out.append(" " + label)
+            line_len += piece_len
+            continue
+        lines = textwrap.wrap(label, max(1, width - indent), break_on_hyphens=False) or [""]
+        out.append(" " + lines[0])
+        for more in lines[1:]:
+            out.append("\n" + " " * indent + more)
+        line_len = width  # the next option starts a line of its own
     return out
