@@ -129,6 +129,7 @@ def test_a_bots_seat_and_a_line_that_names_nobody():
     view = Game.new(Setup(seed=SEED, players=2)).view(1)
     assert waiting_for(view, 0, {0: BOT}, "Ada Whitlock: choose an action") == "Waiting for a bot (Ada Whitlock): choose an action"
     assert waiting_for(view, 0, {}, "Trade: who gives what to whom?") == "Waiting for Ada Whitlock: Trade: who gives what to whom?"
+    assert waiting_for(view, 1, {1: "Bob"}, "Mina Castellane, Robe on a Hook: choose one") == "Waiting for Bob (Mina Castellane): Robe on a Hook: choose one"
     assert whose(view, 1, "Trade: who gives what to whom?") == "[Mina Castellane] "  # hot-seat: whose decision
     assert whose(view, 1, "Mina Castellane runs: 3 spaces left") == ""  # the line says so already
 

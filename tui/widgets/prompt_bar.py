@@ -163,9 +163,9 @@ def with_flash(bar: Text, flash: Text, header: int, width: int) -> Text:
 
 def waiting_for(view: dict[str, Any], seat: int, names: Mapping[int, str], line: str) -> str:
     """'Waiting for Ann (Mina Castellane): choose an action', the prompt's line without the name it
-    starts with when that is the one just given."""
+    starts with ('Mina Castellane: ', 'Mina Castellane, ') when that is the one just given."""
     for name in characters(view, seat):
-        if line.startswith(f"{name}: "):
+        if line.startswith((f"{name}: ", f"{name}, ")):
             line = line[len(name) + 2 :]
             break
     return f"Waiting for {player(view, seat, names)}: {line}"
