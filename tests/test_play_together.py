@@ -119,7 +119,7 @@ def test_a_joiner_whose_terminal_is_killed_runs_the_same_command_and_has_the_sam
             before = seen_view(term)
             term.kill(signal.SIGKILL)
         with Terminal(join) as term:
-            term.wait_for("you play Ada Whitlock (your", "kept on this machine")
+            term.wait_for("you play Ada Whitlock", "(your seat, kept on this machine)")
             assert seen_view(term) == before == (before[0], view_at(save, before[0], 0))
             press_first_option(term, 1)  # and the game goes on
             assert load(save).last_step == before[0] + 1

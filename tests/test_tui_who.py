@@ -80,6 +80,8 @@ def test_a_joiner_is_told_what_they_play_and_whom_they_wait_for():
                 assert bar.text == "Waiting for Ann (Ada Whitlock): choose an action (3 actions left)", bar.text
                 table = await _table_dialog(pilot)
                 assert "1 Ann plays Ada Whitlock" in table and "2 Bob plays Mina Castellane (you)" in table, table
+                await pilot.press("1")  # a key is not silence: it is Ann's decision
+                await wait_for(pilot, lambda: "No choice on 1: not your decision" in bar.text)
                 await pilot.press("ctrl+q")
         finally:
             await ann.close()
@@ -116,7 +118,7 @@ def test_a_hosted_hot_seat_table_lists_each_local_player_once_by_investigator(tm
             await started(pilot)
             table = await _table_dialog(pilot)
             assert "1 Ada Whitlock (you)" in table and "2 Mina Castellane (you)" in table, table
-            assert "3 open : nobody plays Osric Vane yet" in table and "you 2" not in table, table
+            assert "3 open for Osric Vane - anyone with the code may take it" in table and "you 2" not in table, table
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
@@ -143,3 +145,14 @@ def test_every_built_in_mode_names_what_each_seat_plays():
         assert all(n and not n.startswith("seat ") for n in named) and len(set(named)) == 3, (name, named)
     solo = Game.new(Setup(seed=SEED)).view(None)
     assert modes.get("main").playing(solo, 0) == "Ada Whitlock and Mina Castellane"
+
+
+def test_a_hot_seat_terminal_tells_no_news_of_its_own_second_seat_sitting_down():
+    """The first connection can hear the second one sit down before the second has been welcomed
+    (under load it did: 'Mina Castellane sits down to play Mina Castellane.')."""
+    from cthulhu.net.messages import SeatInfo, Table
+
+    link = NetLink("127.0.0.1", 1, seats=[0, 1], names=["Ada Whitlock", "Mina Castellane"])
+    ada = SeatInfo(seat=0, kind="human", name="Ada Whitlock", connected=True)
+    assert link._seat_news(Table(mode="main", seats=[ada, SeatInfo(seat=1, kind="open")])) == []
+    assert link._seat_news(Table(mode="main", seats=[ada, SeatInfo(seat=1, kind="human", name="Mina Castellane", connected=True)])) == []

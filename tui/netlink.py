@@ -395,15 +395,17 @@ class NetLink(QueuedUpdates):
             now = (s.kind, s.name, s.connected, s.stand_in)
             before = self._seats_seen.get(s.seat)
             self._seats_seen[s.seat] = now
-            if first or before == now or s.seat in self.local_seats:  # this terminal's own seats are no news to it
-                continue
+            if first or before == now or s.seat in self.local_seats or s.seat in self._wanted:
+                continue  # this terminal's own seats are no news to it (hot-seat: nor those it is still sitting down at)
             what = self._playing([s.seat])
             if s.kind == "bot":
                 if before is not None and before[0] == "open":  # a seat not seen before has no past
                     news.append(f"A bot plays {what} for the whole game.")
                 continue
             who = s.name or "a player"
-            if s.kind == "human" and s.connected:
+            if s.kind == "human" and s.connected and who in characters(self._view(), s.seat):  # hot-seat players elsewhere
+                news.append(f"{who} is back." if before and before[1] == s.name else f"{who} sits down.")
+            elif s.kind == "human" and s.connected:
                 news.append(f"{who} is back ({what})." if before and before[1] == s.name else f"{who} sits down to play {what}.")
             elif s.kind == "human" and s.stand_in:
                 news.append(f"{who} is away; a bot plays {what} until they are back.")

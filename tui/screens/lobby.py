@@ -65,7 +65,7 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
         what = playing(info, n)
         if kind == "open":
             line.append("open", style="green")
-            line.append(f": nobody plays {what} yet - anyone with the code may take it", style="dim")
+            line.append(f" for {what} - anyone with the code may take it", style="dim")
         elif kind == "bot":
             line.append(f"{clean_text(seat.get('name') or 'bot')} (bot) plays {what}")
         else:
