@@ -54,6 +54,8 @@ class Mode:
     description of each, the default first (`cthulhu content list`, the command line's checks).
     `search` is what the search bot needs to play the mode (`core.search.Searchable`: worlds
     dealt from a view, the value of a view, the policy it searches on top of).
+    `characters` names, from any seat's view, what each seat plays (its investigators, its
+    Player Mat): people are told seats by these names, never by a bare number (`playing`).
     """
 
     name: str
@@ -71,6 +73,7 @@ class Mode:
     describe: Callable[[Any], str] | None = None
     listing: Callable[[Any], Mapping[str, list[tuple[str, str]]]] | None = None
     search: Searchable | None = None
+    characters: Callable[[Any], Mapping[int, list[str]]] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""
@@ -82,6 +85,14 @@ class Mode:
                 return RandomBot(seed)
             raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
         return factory(seed)
+
+    def playing(self, view: Any, seat: int) -> str:
+        """What `seat` plays, for people: 'Mina Castellane', 'Mina Castellane and Ada Whitlock'
+        ('seat 2' only for a mode that does not declare its `characters`)."""
+        names = list(self.characters(view).get(seat, [])) if self.characters is not None else []
+        if not names:
+            return f"seat {seat + 1}"
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     @cached_property
     def _view_adapter(self) -> TypeAdapter[Any]:

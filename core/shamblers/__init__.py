@@ -22,6 +22,14 @@ def _summary(game: Game) -> dict[str, str | int | bool | None]:
     return {"turn": view["turn"], "phase": view["phase"]}
 
 
+def _characters(view: ShamblersView) -> dict[int, list[str]]:
+    """Each seat's Player Mat."""
+    out: dict[int, list[str]] = {}
+    for mat in view["mats"]:
+        out.setdefault(mat["seat"], []).append(mat["name"])
+    return out
+
+
 def _scramble(state: ShamblerState) -> None:
     state.bag.reverse()
     state.track.reverse()
@@ -58,4 +66,5 @@ MODE = Mode(
     describe=_describe,
     listing=_listing,
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
+    characters=_characters,
 )
