@@ -56,11 +56,11 @@ def test_the_panel_opens_at_a_roll_with_the_exact_odds():
             await wait_for(pilot, lambda: "No win chances at this decision" in panel_text(app))  # mid-fight: not searched
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
-            # The choices still work: keep the dice.
+            # The choices still work, and the screen follows the table: keep the dice.
             step = game.step
             keep = next(n for n, o in enumerate(screen.view["prompt"]["options"]) if o["command"]["kind"] == "keep")
             await pilot.press(screen.query_one("#prompt").keys[keep])
-            await wait_for(pilot, lambda: game.step > step)
+            await wait_for(pilot, lambda: screen.view["step"] > step)
 
     asyncio.run(main())
 
@@ -78,12 +78,17 @@ def test_the_panel_thinks_at_a_decision_without_holding_up_a_key():
             text = panel_text(app)
             assert "Win chances, the search bot's estimate" in text and "(its choice)" in text
             assert 0 < panel.sims < MAX_SIMS and not panel.done
-            worker = next(iter(panel.workers))
+            (worker,) = [w for w in app.workers if w.node is panel]
             assert worker.is_running  # still thinking ...
             await pilot.press("escape")  # ... and the key is taken at once
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
             await wait_for(pilot, lambda: worker.is_finished or worker.is_cancelled)
             assert not any(isinstance(s, OddsScreen) for s in app.screen_stack)
+            # The table goes on: the first choice, by its key, reaches the screen.
+            screen = app.screen
+            step = screen.view["step"]
+            await pilot.press(screen.query_one("#prompt").keys[0])
+            await wait_for(pilot, lambda: screen.view["step"] > step)
 
     asyncio.run(main())
 

@@ -116,5 +116,5 @@ class OddsScreen(ModalScreen[None]):
         return lines
 
     def action_close(self) -> None:
-        self.workers.cancel_all()
+        self.workers.cancel_node(self)  # its own worker only (`workers` is the whole app's)
         self.dismiss(None)
