@@ -13,8 +13,8 @@ skips the games already in it, so a long run can be stopped and carried on. Game
 interleaved row by row, so a run cut short still covers every row.
 
 Win rates come with Wilson 95% intervals; the difference per row (search - heuristic, in
-points) with a normal interval on the paired per-game differences, and the average over the
-rows with its own. `--sims N` is the deterministic budget per decision; `--think SECONDS`
+points) with Agresti and Min's interval for paired games, and the average over the rows with
+its own (the rows' variances summed). `--sims N` is the deterministic budget per decision; `--think SECONDS`
 a time budget instead (on this machine's clock, so not reproducible).
 """
 
@@ -92,6 +92,18 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def paired(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float]:
+    """(search - heuristic, the half-width of its 95% interval, its variance) over paired games, the
+    interval by Agresti and Min's adjustment (half a game added to each cell of the 2x2 table), which
+    stays honest when a handful of games all went the same way."""
+    n = len(pairs)
+    only_s = sum(1 for h, s in pairs if s and not h)
+    only_h = sum(1 for h, s in pairs if h and not s)
+    p01, p10 = (only_s + 0.5) / (n + 2), (only_h + 0.5) / (n + 2)
+    var = (p01 + p10 - (p01 - p10) ** 2) / (n + 2)
+    return (only_s - only_h) / n, 1.96 * math.sqrt(var), var
+
+
 def report(path: Path, out: Any = sys.stdout) -> None:
     games: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = defaultdict(dict)
     budget = set()
@@ -111,16 +123,13 @@ def report(path: Path, out: Any = sys.stdout) -> None:
         n = len(pairs)
         h = sum(p["heuristic"]["outcome"] == "won" for p in pairs)
         s = sum(p["search"]["outcome"] == "won" for p in pairs)
-        d = [(p["search"]["outcome"] == "won") - (p["heuristic"]["outcome"] == "won") for p in pairs]
-        mean = sum(d) / n
-        var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 1.0
-        half = 1.96 * math.sqrt(var / n)
-        diffs_by_row.append((mean, var / n))
+        mean, half, var = paired([(p["heuristic"]["outcome"] == "won", p["search"]["outcome"] == "won") for p in pairs])
+        diffs_by_row.append((mean, var))
         hl, hh = wilson(h, n)
         sl, sh = wilson(s, n)
         cpu = sum(p["search"]["cpu"] for p in pairs) / n
         print(f"| {row_name(row)} | {n} | {h / n:.0%} [{hl:.0%}-{hh:.0%}] | {s / n:.0%} [{sl:.0%}-{sh:.0%}] "
-              f"| {100 * mean:+.0f} [{100 * (mean - half):+.0f} to {100 * (mean + half):+.0f}] | {cpu:.0f} |", file=out)
+              f"| {100 * mean:+.0f} [{100 * max(-1, mean - half):+.0f} to {100 * min(1, mean + half):+.0f}] | {cpu:.0f} |", file=out)
     if diffs_by_row:
         k = len(diffs_by_row)
         avg = sum(m for m, _ in diffs_by_row) / k
