@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .content import MainContent
-from .heuristic import HeuristicBot, json_key, prompt_of
+from .heuristic import HeuristicBot, prompt_of
 from .odds import face_value, held_mods, symbols
 from .view import InvestigatorView, MainView
 
@@ -25,6 +25,40 @@ WOUND = 0.6  # a wound an enemy's or the Fire's roll does
 HIT = 0.5  # a wound on the enemy attacked (and a kill is worth 1 more)
 STRESS = 0.12  # a point of stress spent on a reroll ...
 LAST_STRESS = 0.3  # ... and the last point before the maximum, which ends the rerolls
+
+
+Counts = tuple[int, int]  # (hits, tentacles) of one face on one kind of roll
+
+
+FaceTable = dict[str, tuple[list[Counts], dict[str, Counts]]]
+# Keyed by id(content); each entry keeps its content alive so the id is never reused (as `mods` does).
+_TABLES: dict[tuple[Any, ...], tuple[MainContent, FaceTable]] = {}
+_FRENZIED: dict[int, tuple[MainContent, frozenset[str]]] = {}
+
+
+def _faces(c: MainContent, purpose: str, mods: tuple[tuple[str, Any], ...], frenzy: bool) -> FaceTable:
+    """Per die kind: what each face counts on this kind of roll, in face order and by face."""
+    key = (id(c), purpose, mods, frenzy)
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    given = dict(mods)
+    out: FaceTable = {}
+    for kind, faces in (("standard", c.dice.standard), ("bonus", c.dice.bonus)):
+        counts = [(face_value(f, purpose, given, frenzy), symbols(f).count("tentacle")) for f in faces]
+        out[kind] = (counts, dict(zip(faces, counts)))
+    if len(_TABLES) > 1024:
+        _TABLES.clear()
+    _TABLES[key] = (c, out)
+    return out
+
+
+def _frenzied(c: MainContent) -> frozenset[str]:
+    """The names of the enemies whose elder signs are hits too."""
+    hit = _FRENZIED.get(id(c))
+    if hit is None or hit[0] is not c:
+        hit = _FRENZIED[id(c)] = (c, frozenset(e.name for e in c.enemies.values() if e.ability is not None and e.ability.kind == "frenzy"))
+    return hit[1]
 
 
 class SearchPolicy(HeuristicBot):
@@ -39,14 +73,9 @@ class SearchPolicy(HeuristicBot):
         roller = view["investigators"][roll["inv"]]
         mods = held_mods(self.c, view, roller)
         purpose = roll["purpose"]
-        frenzy = purpose == "defend" and any(
-            e.name == roll["enemy"] and e.ability is not None and e.ability.kind == "frenzy" for e in self.c.enemies.values()
-        )
-        # What each face of each die counts on this roll: (hits, tentacles).
-        table = {kind: [(face_value(f, purpose, mods, frenzy), symbols(f).count("tentacle")) for f in faces]
-                 for kind, faces in (("standard", self.c.dice.standard), ("bonus", self.c.dice.bonus))}
-        shown = {kind: dict(zip(faces, table[kind])) for kind, faces in (("standard", self.c.dice.standard), ("bonus", self.c.dice.bonus))}
-        counted = [shown[kind][f] for kind, f in roll["dice"]]
+        frenzy = purpose == "defend" and roll["enemy"] in _frenzied(self.c)
+        table = _faces(self.c, purpose, tuple(sorted(mods.items())), frenzy)
+        counted = [table[kind][1][face] for kind, face in roll["dice"]]
         hits, tentacles = sum(s for s, _ in counted), sum(t for _, t in counted)
         calm = int(mods.get("calm", 0))
         armor = int(mods.get("armor", 0)) if purpose == "defend" else 0
@@ -62,16 +91,18 @@ class SearchPolicy(HeuristicBot):
             return -WOUND * max(0, s - armor) - cost
 
         now = worth(hits, tentacles)
-        data = {json_key(o["command"]): o["data"] for o in prompt_of(view)["options"]}
         best: dict[str, Any] | None = None
         gain = 0.0
-        for o in self.by_kind(options, "reroll"):
+        for option in prompt_of(view)["options"]:  # the same options, in order, with their data
+            o = option["command"]
+            if o["kind"] != "reroll":
+                continue
             n = o["die"]
             s0, t0 = counted[n]
-            die = table[roll["dice"][n][0]]
+            die = table[roll["dice"][n][0]][0]
             expect = sum(worth(hits - s0 + s, tentacles - t0 + t) for s, t in die) / len(die)
             price = 0.0
-            if data[json_key(o)]["stress"]:
+            if option["data"]["stress"]:
                 price = STRESS if roller["stress"] < roller["stress_max"] - 1 else LAST_STRESS
             if expect - now - price > gain + 1e-9:
                 best, gain = o, expect - now - price
