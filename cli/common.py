@@ -96,18 +96,12 @@ def house_rules_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def bot_kinds() -> list[str]:
-    """Every bot kind some mode has ("random" for all of them), for `--bot`."""
-    from cthulhu.core import modes
-
-    return sorted({kind for mode in modes.all_modes() for kind in mode.bot_kinds})
-
-
 def add_bot_options(p: argparse.ArgumentParser, *, default: str | None, about: str) -> None:
     """`--bot KIND` and a search bot's budget (`--think SECONDS` or `--sims N`): every command that takes a bot."""
+    from cthulhu.core import modes
     from cthulhu.core.search import DEFAULT_SECONDS
 
-    kinds = bot_kinds()
+    kinds = modes.bot_kinds()
     p.add_argument("--bot", choices=kinds, default=default, help=f"{about}: {', '.join(kinds)}" + (f" (default {default})" if default else ""))
     p.add_argument("--think", type=float, metavar="SECONDS",
                    help=f"how long a search bot thinks per decision (default {DEFAULT_SECONDS:g}; it thinks off the host's loop)")

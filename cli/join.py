@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from .common import add_bot_options, add_interface_options, bot_kinds, default_name, refuse, theme_of, thinking_of, thinking_problem
+from .common import add_bot_options, add_interface_options, default_name, refuse, theme_of, thinking_of, thinking_problem
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return run_visitor(options) if args.kiosk else run_app(options)
     if args.bot is None and not args.watch:
-        return refuse("join", f"--headless needs --bot {'|'.join(bot_kinds())} (or --watch)")
+        from cthulhu.core import modes
+
+        return refuse("join", f"--headless needs --bot {'|'.join(modes.bot_kinds())} (or --watch)")
     problem = thinking_problem(args)
     if problem is not None:
         return refuse("join", problem)

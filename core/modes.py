@@ -158,3 +158,8 @@ def names() -> list[str]:
 
 def all_modes() -> list[Mode]:
     return [get(n) for n in names()]
+
+
+def bot_kinds() -> list[str]:
+    """Every bot kind some mode has ("random" for all of them): what `--bot` and a bot peer accept."""
+    return sorted({kind for mode in all_modes() for kind in mode.bot_kinds})

@@ -285,7 +285,7 @@ class ViewBot:
     """
 
     def __init__(self, kind: str, seed: int, thinking: Thinking | None = None) -> None:
-        kinds = sorted({k for mode in modes.all_modes() for k in mode.bot_kinds})
+        kinds = modes.bot_kinds()
         if kind not in kinds:
             raise ValueError(f"unknown bot {kind!r} ({', '.join(kinds)})")
         self.kind = kind
