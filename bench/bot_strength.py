@@ -3,6 +3,7 @@
     python bench/bot_strength.py --games 10 --sims 48 --out strength.jsonl     # every row, both bots
     python bench/bot_strength.py --report strength.jsonl                       # the Markdown table of a run
     python bench/bot_strength.py --calibrate                                   # simulations per second here
+    python bench/bot_strength.py --mode main --only solo --games 2 --sims 400 --out one_second.jsonl
 
 The rows are the balance table's (every Elder One x episode, solo and with two players) and
 every Shamblers level (solo and two players). Game i of a row has the seed `cthulhu sim
@@ -170,7 +171,8 @@ def main() -> int:
     p.add_argument("--sims", type=int, default=48, help="the search bot's simulations per decision")
     p.add_argument("--think", type=float, help="a time budget per decision instead of --sims (not reproducible)")
     p.add_argument("--jobs", type=int, default=1, help="games played side by side (each on one core)")
-    p.add_argument("--only", help="rows whose name contains this (e.g. 'Shamblers', 'solo')")
+    p.add_argument("--mode", choices=["main", "shamblers"], help="only this mode's rows")
+    p.add_argument("--only", help="rows whose name contains this (e.g. 'Hastur', 'solo')")
     p.add_argument("--out", type=Path, default=Path("strength.jsonl"), help="one JSON line per game (a run carries on from it)")
     p.add_argument("--report", type=Path, help="print the table of an earlier run and stop")
     p.add_argument("--calibrate", action="store_true", help="print simulations per second on this machine and stop")
@@ -186,7 +188,7 @@ def main() -> int:
         for line in args.out.read_text().splitlines():
             g = json.loads(line)
             done.add((tuple(g["row"]), g["index"], g["bot"]))
-    chosen = [r for r in rows() if not args.only or args.only in row_name(r)]
+    chosen = [r for r in rows() if (not args.only or args.only in row_name(r)) and (not args.mode or r[0] == args.mode)]
     sims = None if args.think is not None else args.sims
     tasks = [(row, i, bot) for i in range(args.games) for row in chosen for bot in ("heuristic", "search") if (row, i, bot) not in done]
     print(f"{len(tasks)} games to play ({len(done)} already in {args.out})", file=sys.stderr)
