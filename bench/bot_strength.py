@@ -2,6 +2,7 @@
 
     python bench/bot_strength.py --games 10 --sims 48 --out strength.jsonl     # every row, both bots
     python bench/bot_strength.py --report strength.jsonl                       # the Markdown table of a run
+    python bench/bot_strength.py --bots heuristic,policy --games 200 --out policy.jsonl   # the policy alone
     python bench/bot_strength.py --calibrate                                   # simulations per second here
     python bench/bot_strength.py --mode main --only solo --games 2 --sims 400 --out one_second.jsonl
 
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from cthulhu.content import builtin
-from cthulhu.core import Game, Setup
+from cthulhu.core import Game, Setup, modes
 from cthulhu.core.bots import make_bot
 from cthulhu.core.search import SearchBot, Thinking
 from cthulhu.core.sim import game_seed, play
@@ -67,10 +68,21 @@ def row_name(row: Row) -> str:
 
 
 def one_game(row: Row, index: int, base_seed: int, bot: str, sims: int | None, think: float | None) -> dict[str, Any]:
+    """One game of `bot` ("heuristic", "search", or "policy": the search bot's policy alone, not searching)."""
     seed = game_seed(base_seed, index)
     started = time.process_time()
     decide = None
-    if bot == "search" and think is not None:
+    if bot == "policy":
+        content = builtin()
+        hooks = modes.get(row[0]).search
+        assert hooks is not None
+        policies: dict[int, Any] = {}
+
+        def decide(b: Any, g: Game, s: int) -> Any:
+            policy = policies.get(s) or policies.setdefault(s, hooks.policy(game_seed(seed, s + 1), content))
+            return policy.choose(g, s)
+
+    elif bot == "search" and think is not None:
         from cthulhu.net.thinking import decide as timed
 
         thinking = Thinking(seconds=think)
@@ -78,7 +90,7 @@ def one_game(row: Row, index: int, base_seed: int, bot: str, sims: int | None, t
         def decide(b: Any, g: Game, s: int) -> Any:
             return timed(b, g, s, thinking)
 
-    played = play(setup_of(row, seed), bot=bot, sims=sims if bot == "search" else None, decide=decide)
+    played = play(setup_of(row, seed), bot="random" if bot == "policy" else bot, sims=sims if bot == "search" else None, decide=decide)
     return {"row": list(row), "index": index, "seed": seed, "bot": bot, "sims": sims if bot == "search" else None,
             "think": think if bot == "search" else None, "outcome": played.outcome, "turns": played.turns,
             "cause": played.cause, "cpu": round(time.process_time() - started, 2)}
@@ -105,7 +117,9 @@ def paired(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float]:
     return (only_s - only_h) / n, 1.96 * math.sqrt(var), var
 
 
-def report(path: Path, out: Any = sys.stdout) -> None:
+def report(path: Path, compare: tuple[str, str] = ("heuristic", "search"), out: Any = sys.stdout) -> None:
+    """The Markdown table of a run: `compare[1]` against `compare[0]`, over the games both played."""
+    base, other = compare
     games: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = defaultdict(dict)
     budget = set()
     for line in path.read_text().splitlines():
@@ -113,31 +127,32 @@ def report(path: Path, out: Any = sys.stdout) -> None:
         games[(tuple(g["row"]), g["index"])][g["bot"]] = g
         if g["bot"] == "search":
             budget.add(f"--sims {g['sims']}" if g["sims"] is not None else f"--think {g['think']}")
-    print(f"Search bot budget: {', '.join(sorted(budget)) or '?'}; {path.name}\n", file=out)
-    print("| row | games | heuristic wins [95%] | search wins [95%] | search - heuristic (points) [95%] | search CPU s/game |", file=out)
+    print(f"Search bot budget: {', '.join(sorted(budget)) or '(no search games)'}; {path.name}\n", file=out)
+    print(f"| row | games | {base} wins [95%] | {other} wins [95%] | {other} - {base} (points) [95%] | {other} CPU s/game |", file=out)
     print("|---|---:|---|---|---|---:|", file=out)
     diffs_by_row = []
     for row in rows():
-        pairs = [v for (r, _), v in sorted(games.items()) if r == row and "heuristic" in v and "search" in v]
+        pairs = [v for (r, _), v in sorted(games.items()) if r == row and base in v and other in v]
         if not pairs:
             continue
         n = len(pairs)
-        h = sum(p["heuristic"]["outcome"] == "won" for p in pairs)
-        s = sum(p["search"]["outcome"] == "won" for p in pairs)
-        mean, half, var = paired([(p["heuristic"]["outcome"] == "won", p["search"]["outcome"] == "won") for p in pairs])
+        h = sum(p[base]["outcome"] == "won" for p in pairs)
+        s = sum(p[other]["outcome"] == "won" for p in pairs)
+        mean, half, var = paired([(p[base]["outcome"] == "won", p[other]["outcome"] == "won") for p in pairs])
         diffs_by_row.append((mean, var))
         hl, hh = wilson(h, n)
         sl, sh = wilson(s, n)
-        cpu = sum(p["search"]["cpu"] for p in pairs) / n
+        cpu = sum(p[other]["cpu"] for p in pairs) / n
         print(f"| {row_name(row)} | {n} | {h / n:.0%} [{hl:.0%}-{hh:.0%}] | {s / n:.0%} [{sl:.0%}-{sh:.0%}] "
-              f"| {100 * mean:+.0f} [{100 * max(-1, mean - half):+.0f} to {100 * min(1, mean + half):+.0f}] | {cpu:.0f} |", file=out)
+              f"| {100 * mean:+.0f} [{100 * max(-1, mean - half):+.0f} to {100 * min(1, mean + half):+.0f}] | {cpu:.{0 if cpu >= 1 else 2}f} |",
+              file=out)
     if diffs_by_row:
         k = len(diffs_by_row)
         avg = sum(m for m, _ in diffs_by_row) / k
         half = 1.96 * math.sqrt(sum(v for _, v in diffs_by_row)) / k
         worse = sum(1 for m, _ in diffs_by_row if m < 0)
-        print(f"\nAverage over {k} rows: search - heuristic = {100 * avg:+.1f} points [{100 * (avg - half):+.1f} to "
-              f"{100 * (avg + half):+.1f}]; rows where search won fewer games: {worse}", file=out)
+        print(f"\nAverage over {k} rows: {other} - {base} = {100 * avg:+.1f} points [{100 * (avg - half):+.1f} to "
+              f"{100 * (avg + half):+.1f}]; rows where {other} won fewer games: {worse}", file=out)
 
 
 def calibrate(seconds: float = 3.0) -> None:
@@ -174,14 +189,20 @@ def main() -> int:
     p.add_argument("--mode", choices=["main", "shamblers"], help="only this mode's rows")
     p.add_argument("--only", help="rows whose name contains this (e.g. 'Hastur', 'solo')")
     p.add_argument("--out", type=Path, default=Path("strength.jsonl"), help="one JSON line per game (a run carries on from it)")
+    p.add_argument("--bots", default="heuristic,search", help="the bots to play: heuristic, search, policy (the search bot's policy alone)")
+    p.add_argument("--compare", default=None, help="the two bots the table compares (default: the first two of --bots)")
     p.add_argument("--report", type=Path, help="print the table of an earlier run and stop")
     p.add_argument("--calibrate", action="store_true", help="print simulations per second on this machine and stop")
     args = p.parse_args()
     if args.calibrate:
         calibrate()
         return 0
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    compare = tuple((args.compare or ",".join(bots[:2])).split(","))
+    if len(compare) != 2 or not set(bots) <= {"heuristic", "search", "policy"}:
+        p.error("--bots takes heuristic, search and policy; --compare two of them")
     if args.report:
-        report(args.report)
+        report(args.report, compare)  # type: ignore[arg-type]
         return 0
     done = set()
     if args.out.exists():
@@ -190,7 +211,7 @@ def main() -> int:
             done.add((tuple(g["row"]), g["index"], g["bot"]))
     chosen = [r for r in rows() if (not args.only or args.only in row_name(r)) and (not args.mode or r[0] == args.mode)]
     sims = None if args.think is not None else args.sims
-    tasks = [(row, i, bot) for i in range(args.games) for row in chosen for bot in ("heuristic", "search") if (row, i, bot) not in done]
+    tasks = [(row, i, bot) for i in range(args.games) for row in chosen for bot in bots if (row, i, bot) not in done]
     print(f"{len(tasks)} games to play ({len(done)} already in {args.out})", file=sys.stderr)
     with args.out.open("a") as out, ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(one_game, row, i, args.seed, bot, sims, args.think) for row, i, bot in tasks]
@@ -200,7 +221,7 @@ def main() -> int:
             out.flush()
             if n % 10 == 0:
                 print(f"{n}/{len(tasks)} games", file=sys.stderr, flush=True)
-    report(args.out)
+    report(args.out, compare)  # type: ignore[arg-type]
     return 0
 
 
