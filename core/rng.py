@@ -4,6 +4,10 @@ Each draw is BLAKE2b(seed, stream name, counter), so a save replays bit for bit
 on any Python version and machine: nothing depends on `random`, hash seeds or
 the clock. Public dice and hidden shuffles use separate streams, so that a
 change in how often one is drawn never shifts the other.
+
+The text hashed is "<seed>:<stream>:<counter>"; each stream keeps a BLAKE2b that
+has already absorbed "<seed>:<stream>:" and copies it per draw, which gives the
+same digests as hashing the whole text and skips its formatting.
 """
 
 from __future__ import annotations
@@ -22,19 +26,28 @@ class Rng:
     counters: dict[str, int] = field(default_factory=dict)
     # Faces queued by tests (`Game.script_dice`); consumed before any stream.
     scripted: list[Any] = field(default_factory=list)
+    # Not state (neither canonical nor compared): draws so far from any stream, for `core.undo`,
+    # and each stream's pre-absorbed hash, with the seed it was made for (a scramble changes it).
+    draws: int = field(default=0, compare=False, repr=False)
+    _streams: dict[str, tuple[int, Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def next64(self, stream: str) -> int:
         n = self.counters.get(stream, 0)
         self.counters[stream] = n + 1
-        digest = hashlib.blake2b(
-            f"{self.seed}:{stream}:{n}".encode(), digest_size=8
-        ).digest()
-        return int.from_bytes(digest, "big")
+        self.draws += 1
+        pre = self._streams.get(stream)
+        if pre is None or pre[0] != self.seed:
+            pre = self._streams[stream] = (self.seed, hashlib.blake2b(f"{self.seed}:{stream}:".encode(), digest_size=8))
+        h = pre[1].copy()
+        h.update(b"%d" % n)
+        return int.from_bytes(h.digest(), "big")
 
     def below(self, stream: str, n: int) -> int:
         """A uniform integer in [0, n), by rejection so no value is favoured."""
         if n <= 0:
             raise ValueError("below() needs a positive bound")
+        if n & (n - 1) == 0:  # a power of two divides 2**64: nothing to reject
+            return self.next64(stream) & (n - 1)
         limit = _MASK64 - (_MASK64 + 1) % n
         while True:
             x = self.next64(stream)

@@ -85,7 +85,7 @@ class History:
         rng = getattr(game.state, "rng", None)
         if rng is None:
             return 0, (), _secret(game)
-        return sum(rng.counters.values()), tuple(rng.scripted) if rng.scripted else (), _secret(game)
+        return rng.draws, tuple(rng.scripted) if rng.scripted else (), _secret(game)
 
     def after(self, game: "Game", seat: int, command: Command, label: str, before: tuple[int, tuple[Any, ...], Any]) -> None:
         """Called by `Game.apply` right after the step; moves the line if the step revealed anything."""
@@ -96,7 +96,7 @@ class History:
         if rng is not None:
             if scripted:
                 faces = scripted[: len(scripted) - len(rng.scripted)]
-            chance = bool(faces) or sum(rng.counters.values()) != draws
+            chance = bool(faces) or rng.draws != draws
         self.entries.append(Entry(seat, command, label, faces))
         step = game.step
         now = _secret(game)

@@ -11,7 +11,6 @@ from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
 from .prompts import option_data
-from .tasks import Pending
 from .view import MainView
 from .state import Figure, Investigator, MainState
 from .view import build_view
@@ -59,7 +58,6 @@ class MainRules:
     def __init__(self) -> None:
         self.c: MainContent | None = None
         self.adj: dict[str, list[str]] = {}
-        self._prompt: tuple[Pending, Prompt] | None = None
         self.memo: dict[Any, Any] = {}
 
     def bind(self, content: Any, episode: str) -> None:
@@ -130,12 +128,8 @@ class MainRules:
         p = state.pending
         if p is None or state.result is not None:
             return None
-        # Built once per question: the cache holds the pending dict, so its id cannot be reused.
-        cached = self._prompt
-        if cached is not None and cached[0] is p:
-            return cached[1]
         kind, engine = p["kind"], self.engine(state)
-        prompt = Prompt(
+        return Prompt(
             seat=p["seat"],
             kind=kind,
             text=p["text"],
@@ -143,8 +137,6 @@ class MainRules:
             actor=p["inv"],
             describe=lambda cmd: option_data(engine, kind, cmd),
         )
-        self._prompt = (p, prompt)
-        return prompt
 
     def resolve(self, state: MainState, command: Command) -> list[Event]:
         return self.engine(state).answer(command)
