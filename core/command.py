@@ -176,18 +176,19 @@ class Event:
 
     __slots__ = ("type", "_wire")
 
-    def __init__(self, type: str, data: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, type: str, data: Mapping[str, Any] | None = None, wire: dict[str, Any] | None = None) -> None:
         self.type = type
-        self._wire: dict[str, Any] = {"type": type, **(data or {})}
+        # `wire`: what `of` hands over whole (nobody else passes it).
+        self._wire: dict[str, Any] = wire if wire is not None else {"type": type, **(data or {})}
 
     @classmethod
     def of(cls, wire: Mapping[str, Any]) -> "Event":
         """From the wire form: the type plus the other fields (a mode's declared event).
-        The event keeps `wire` (a fresh dict, the type first, as every emitter writes it)."""
-        event = _new_event(cls)
-        event.type = wire["type"]
-        event._wire = wire if type(wire) is dict and next(iter(wire)) == "type" else {"type": wire["type"], **wire}
-        return event
+        The event keeps `wire` if it is a dict with the type first, as every emitter writes
+        it (a fresh literal): no copy."""
+        if type(wire) is dict and next(iter(wire)) == "type":
+            return cls(wire["type"], None, wire)
+        return cls(wire["type"], None, {"type": wire["type"], **wire})
 
     @property
     def data(self) -> dict[str, Any]:
@@ -215,5 +216,3 @@ class Event:
     def __repr__(self) -> str:
         return f"Event(type={self.type!r}, data={self.data!r})"
 
-
-_new_event = object.__new__

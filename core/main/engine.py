@@ -42,7 +42,8 @@ class Engine:
         self.memo = memo if memo is not None else {}
 
     def emit(self, event: MainEvent) -> None:
-        self.events.append(Event.of(event))
+        # Every event is a fresh literal with its type first: the event keeps it (`Event.of`).
+        self.events.append(Event(event["type"], None, event))  # type: ignore[arg-type]  # a MainEvent is a dict
 
     def push(self, *tasks: Task) -> None:
         """Push tasks so that the first one given runs first."""
@@ -79,7 +80,7 @@ class Engine:
         return self.s.investigators[i]
 
     def name(self, i: int) -> str:
-        return self.c.investigators[self.inv(i).id].name
+        return self.c.investigators[self.s.investigators[i].id].name
 
     def enemy_name(self, f: Figure) -> str:
         return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
@@ -166,7 +167,17 @@ class Engine:
 
     def mods(self, i: int) -> dict[str, Any]:
         """Skills (with Companions' levels) plus the modifiers of held cards."""
-        inv = self.inv(i)
+        inv = self.s.investigators[i]
+        # Asked several times a step: the last answer for this seat's investigator, while its levels
+        # and cards are what they were (checked by equality, so a memo shared by games stays right).
+        last = self.memo.get(("mods", i))
+        if last is not None and last[0] == inv.levels and last[1] == inv.cards:
+            return last[2]  # type: ignore[no-any-return]
+        total = self._mods(inv, i)
+        self.memo[("mods", i)] = (dict(inv.levels), [dict(h) for h in inv.cards], total)
+        return total
+
+    def _mods(self, inv: Investigator, i: int) -> dict[str, Any]:
         if not inv.cards:
             return mods_of(self.c, inv.levels)
         key = (tuple(sorted(inv.levels.items())), tuple((h["card"], h["side"]) for h in inv.cards))

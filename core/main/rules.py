@@ -50,6 +50,25 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
     return episode, elder, investigators
 
 
+# (id(content), episode, Elder One) -> (the content, the map's adjacency, the memo every game of them shares).
+# The memo holds what depends on the content alone (space names, causes, modifier sums, the views'
+# fixed parts): worked out in the first game, not in every `Game.new`. The entry keeps the content
+# alive, so its id is never reused.
+_PREPARED: dict[tuple[int, str, str], tuple[MainContent, dict[str, list[str]], dict[Any, Any]]] = {}
+
+
+def _prepared(c: MainContent, episode: str, elder_one: str) -> tuple[dict[str, list[str]], dict[Any, Any]]:
+    key = (id(c), episode, elder_one)
+    hit = _PREPARED.get(key)
+    if hit is None or hit[0] is not c:
+        if len(_PREPARED) > 256:
+            _PREPARED.clear()
+        hit = _PREPARED[key] = (c, c.adjacency(episode), {})
+    if len(hit[2]) > 8192:  # modifier sums of many hands of cards: start again rather than grow
+        hit[2].clear()
+    return hit[1], hit[2]
+
+
 class MainRules:
     """Bound to one game's content when the state is made or restored (one instance per game)."""
 
@@ -60,10 +79,9 @@ class MainRules:
         self.adj: dict[str, list[str]] = {}
         self.memo: dict[Any, Any] = {}
 
-    def bind(self, content: Any, episode: str) -> None:
+    def bind(self, content: Any, state: MainState) -> None:
         self.c = _main(content)
-        self.adj = self.c.adjacency(episode)
-        self.memo = {}
+        self.adj, self.memo = _prepared(self.c, state.episode, state.elder_one)
 
     def new_state(self, setup: Setup, content: Any) -> MainState:
         c = _main(content)
@@ -114,7 +132,7 @@ class MainRules:
         # A random starting player, from the hidden stream like every other secret draw.
         first = rng.below("hidden", len(invs))
         state.stack.append({"k": "turn", "inv": first})
-        self.bind(content, episode)
+        self.bind(content, state)
         return state
 
     def engine(self, state: MainState) -> Engine:
@@ -157,5 +175,5 @@ class MainRules:
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> MainState:
         state = MainState.from_canonical(data)
-        self.bind(content, state.episode)
+        self.bind(content, state)
         return state

@@ -384,9 +384,10 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
     """The seat's view. Parts that never change in a game are built once and shared between
     views (so a diff can skip them by identity): treat every view as read-only."""
     memo = {} if memo is None else memo
-    static = memo.get("view_static")
+    key = ("view_static", *(i.id for i in s.investigators))  # the memo is shared by every game of this episode
+    static = memo.get(key)
     if static is None:
-        static = memo["view_static"] = _static_parts(s, c, adj)
+        static = memo[key] = _static_parts(s, c, adj)
     return _dynamic(s, c, static, memo)
 
 
