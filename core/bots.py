@@ -28,7 +28,13 @@ class ViewBot:
         prompt = game.prompt
         if prompt is None or prompt.seat != seat or game.outcome is not None:
             raise ValueError(f"seat {seat} has nothing to decide")
-        return Command.from_wire(self.choose_view(game.view(seat)))
+        view = game.view(seat)
+        wire = self.choose_view(view)
+        # Usually one of the view's own option commands: then the option's command itself, unparsed.
+        for option, shown in zip(prompt.options, view["prompt"]["options"]):
+            if shown["command"] is wire:
+                return option.command
+        return Command.from_wire(wire)
 
     def choose_view(self, view: Any) -> dict[str, Any]:  # pragma: no cover - every bot overrides it
         raise NotImplementedError

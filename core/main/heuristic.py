@@ -30,6 +30,17 @@ def prompt_of(view: MainView) -> PromptWire:
 class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)
+        # Distances to a space, by map: (the map's adjacency, the target) -> distances. The map of a
+        # game never changes, so each is worked out once (the adjacency is kept, so its id stays its own).
+        self._distances: dict[tuple[int, str], tuple[dict[str, list[str]], dict[str, int]]] = {}
+
+    def distances(self, adj: dict[str, list[str]], target: str) -> dict[str, int]:
+        hit = self._distances.get((id(adj), target))
+        if hit is None or hit[0] is not adj:
+            if len(self._distances) > 4096:
+                self._distances.clear()
+            hit = self._distances[(id(adj), target)] = (adj, distances(adj, target))
+        return hit[1]
 
     # ------------------------------------------------------------------ reading the table
 
@@ -139,7 +150,7 @@ class HeuristicBot(ViewBot):
 
         def cost(o: dict[str, Any]) -> tuple[int, int, int, str]:
             to = o["to"]
-            far = min(distances(adj, to).get(g, 99) for g in goals) if goals else 0
+            far = min(self.distances(adj, to).get(g, 99) for g in goals) if goals else 0
             return (far, fire.get(to, 0), len(self.enemies_at(view, to)), to)
 
         best = min(moves, key=cost)

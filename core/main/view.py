@@ -316,6 +316,22 @@ def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
     return out
 
 
+def _investigator_cached(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef],
+                         memo: dict[Any, Any]) -> InvestigatorView:
+    """The view of investigator `n`, rebuilt only when something it shows changed: the key is
+    every field of `inv` that `_investigator` reads (the rest is content). Views are read-only,
+    so two views may share it (and a diff skips it by identity)."""
+    key = (inv.id, inv.seat, inv.space, inv.alive, inv.cause, inv.wounds, inv.stress, inv.sanity, tuple(inv.reached),
+           inv.bonus, inv.fire, inv.fire_wounds, tuple(inv.levels.items()), tuple(inv.tokens.items()),
+           tuple((h["card"], h["side"], h["wounds"]) for h in inv.cards), inv.insanity, tuple(inv.kept))
+    last = memo.get(("investigator_view", n))
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
+    view = _investigator(c, s, n, inv, skills)
+    memo[("investigator_view", n)] = (key, view)
+    return view
+
+
 def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef]) -> InvestigatorView:
     ref = c.investigators[inv.id]
     insanity = c.insanity.get(inv.insanity) if inv.insanity else None
@@ -445,11 +461,19 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
             "cause": cause,
             "free": last["free"],
         }
-    discard = [_mythos(c, s, card) for card in s.mythos_discard]
+    cards = memo.get("mythos_views")  # one read-only view per Mythos card of this episode and Elder One
+    if cards is None:
+        cards = memo["mythos_views"] = {}
+    discard = []
+    for card in s.mythos_discard:
+        shown = cards.get(card)
+        if shown is None:
+            shown = cards[card] = _mythos(c, s, card)
+        discard.append(shown)
     return {
         "mode": "main",
         "episode": static["episode"],
-        "investigators": [_investigator(c, s, n, inv, static["skills"]) for n, inv in enumerate(s.investigators)],
+        "investigators": [_investigator_cached(c, s, n, inv, static["skills"], memo) for n, inv in enumerate(s.investigators)],
         "enemies": [
             {
                 "id": f.id,
