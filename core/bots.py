@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from . import modes
 from .command import Command
 from .game import Game
@@ -21,6 +23,7 @@ class Bot(Protocol):
     def choose_view(self, view: Any) -> dict[str, Any]: ...
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a plug-in mode's bot may build on it, compiled core or not
 class ViewBot:
     """A bot that decides from its seat's view alone: `choose` is `choose_view(game.view(seat))`."""
 

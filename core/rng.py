@@ -51,8 +51,15 @@ class Rng:
         if n <= 0:
             raise ValueError("below() needs a positive bound")
         limit = _MASK64 - (_MASK64 + 1) % n
-        while True:
-            x = self.next64(stream)
+        fresh = self._absorbed(stream).copy
+        counters = self.counters
+        while True:  # `next64`, written out: dice and bots draw here
+            c = counters.get(stream, 0)
+            counters[stream] = c + 1
+            self.draws += 1
+            h = fresh()
+            h.update(b"%d" % c)
+            x = int.from_bytes(h.digest(), "big")
             if x <= limit:
                 return x % n
     def face(self, stream: str, faces: Sequence[Any]) -> int:

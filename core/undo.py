@@ -99,8 +99,7 @@ class History:
             chance = bool(faces) or rng.draws != draws
         self.entries.append(Entry(seat, command, label, faces))
         step = game.step
-        now = _secret(game)
-        if chance or now is _UNDECLARED or now != secret:
+        if chance or secret is _UNDECLARED or _secret(game) != secret:  # (no need to look at the secrets after a roll)
             self.floor, self.why = step, "the last step revealed something (a roll, a card, a draw or a shuffle)"
         elif self.floor < step - 1 and self.entries[-2].seat != seat:
             self.floor, self.why = step - 1, f"seat {self.entries[-2].seat + 1} decided since"

@@ -120,3 +120,27 @@ def test_sim_with_jobs_prints_and_writes_what_one_process_does(capsys, tmp_path)
 def test_sim_refuses_no_jobs(capsys):
     assert cli.main(["sim", "--games", "2", "--jobs", "0"]) == 2
     assert capsys.readouterr().err.strip() == "cthulhu sim: --jobs must be 1 or more"
+
+
+# `cthulhu sim --games 200 --seed 1 --json` before the speed work (issue 25): the games must not change.
+DIGESTS = {
+    ("main", "random"): "dbcedea1555b98af2bb9c34cc57497c9",
+    ("main", "heuristic"): "0564ddacb6b45d1d6531e502b612b8c0",
+    ("shamblers", "random"): "f0671a0a23f6a641f5d6ccda43f70009",
+    ("shamblers", "heuristic"): "dbeeee208464f04c05de66ae25c79273",
+}
+
+
+def test_the_sim_digests_are_the_ones_from_before(capsys):
+    for (mode, bot), digest in DIGESTS.items():
+        assert _sim(capsys, "--games", "200", "--seed", "1", "--mode", mode, "--bot", bot)["digest"] == digest
+
+
+def test_the_core_is_compiled_exactly_when_ci_says_so():
+    """CI tests the pure-Python core and the mypyc-compiled one (setup.py); each run checks which it has."""
+    import os
+
+    import cthulhu.core.main.engine as engine
+
+    compiled = not engine.__file__.endswith(".py")
+    assert compiled == (os.environ.get("CTHULHU_COMPILED") == "1"), engine.__file__

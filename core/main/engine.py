@@ -56,16 +56,20 @@ class Engine:
 
     def run(self) -> Events:
         s = self.s
+        stack = s.stack  # changed in place only (a death filters it with a slice assignment)
         while s.result is None:
-            if s.pending is not None:
-                if len(s.pending["options"]) != 1:
+            pending = s.pending
+            if pending is not None:
+                if len(pending["options"]) != 1:
                     break
-                # One way forward is no decision at all: take it.
-                self.answer(s.pending["options"][0][0])
+                # One way forward is no decision at all: take it (as `answer` would, without recursing).
+                s.pending = None
+                task = stack.pop()
+                ANSWERS[task["k"]](self, task, pending["options"][0][0])
                 continue
-            if not s.stack:
+            if not stack:
                 raise RuntimeError("the engine ran out of tasks")
-            task = s.stack.pop()
+            task = stack.pop()
             STEPS[task["k"]](self, task)
         return self.events
 

@@ -69,6 +69,9 @@ def _prepared(c: MainContent, episode: str, elder_one: str) -> tuple[dict[str, l
     return hit[1], hit[2]
 
 
+_option = tuple.__new__  # an `Option` made without its Python-level __new__: one per option of every prompt
+
+
 class MainRules:
     """Bound to one game's content when the state is made or restored (one instance per game)."""
 
@@ -151,7 +154,7 @@ class MainRules:
             seat=p["seat"],
             kind=kind,
             text=p["text"],
-            options=[Option(cmd, label, None) for cmd, label in p["options"]],
+            options=[_option(Option, (cmd, label, None)) for cmd, label in p["options"]],  # Option(cmd, label, None)
             actor=p["inv"],
             describe=lambda cmd: option_data(engine, kind, cmd),
         )
