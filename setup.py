@@ -21,7 +21,7 @@ from setuptools import setup
 # TypedDict pydantic validates (views, prompts' data, wire forms, the undo event): compiled, those
 # become `typing.TypedDict`s, which pydantic refuses before Python 3.12.
 COMPILED = [
-    "bots.py", "canon.py", "game.py", "rng.py",
+    "bots.py", "canon.py", "command.py", "game.py", "rng.py", "undo.py",
     "main/actions.py", "main/board.py", "main/describe.py", "main/effects.py", "main/engine.py", "main/fight.py",
     "main/harm.py", "main/heuristic.py", "main/mods.py", "main/rules.py", "main/state.py", "main/tasks.py",
     "main/turn.py",

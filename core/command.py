@@ -6,9 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from typing_extensions import NotRequired, TypedDict
-
 from .errors import MalformedCommand
+from .wiretypes import OptionWire as OptionWire, PromptWire as PromptWire  # declared apart: see `wiretypes`
 
 _SCALARS = (str, int, bool, type(None))
 
@@ -102,23 +101,6 @@ def _wire_of(command: Command) -> dict[str, Any]:
             _WIRES.clear()
         hit = _WIRES[id(command)] = (command, command.wire())
     return hit[1]
-
-
-class OptionWire(TypedDict):
-    command: dict[str, Any]  # `Command.wire()`: {"kind": ..., **arguments}
-    label: str  # for people: the Choices list shows it whole
-    data: dict[str, Any]  # what an interface needs, declared per prompt kind by the mode
-
-
-class PromptWire(TypedDict):
-    seat: int
-    kind: str
-    text: str
-    version: int
-    actor: int | None
-    options: list[OptionWire]
-    extra: dict[str, Any]
-    undo: NotRequired[int]  # how many of the deciding seat's decisions it may take back (`Game.view` adds it)
 
 
 class Option(NamedTuple):

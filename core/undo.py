@@ -20,12 +20,11 @@ or card. The history is not part of the state: hashes and saves ignore it.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
-
-from typing_extensions import TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .command import Command, Event
 from .errors import CannotUndo
+from .wiretypes import Undone as Undone  # declared apart: see `wiretypes`
 
 if TYPE_CHECKING:
     from .game import Game
@@ -33,15 +32,6 @@ if TYPE_CHECKING:
 REBASE = 64  # steps between history snapshots (taken only where nothing can be undone)
 
 _SETUP = "setup"  # base: rebuild from the setup itself (a game made by `Game.new`)
-
-
-class Undone(TypedDict):
-    """The event of a take-back, the same in every mode: who, back to which step, what was taken back."""
-
-    type: Literal["undone"]
-    seat: int
-    step: int
-    taken: list[str]  # the labels of the decisions taken back, oldest first
 
 
 class Entry(NamedTuple):
