@@ -89,18 +89,6 @@ class Command:
 
 _INTERNED: dict[tuple[Any, ...], Command] = {}  # (kind[, name, value, type(value)]) -> the one such command
 _INTERN_MAX = 1 << 16
-_WIRES: dict[int, tuple[Command, dict[str, Any]]] = {}  # id(command) -> (the command, kept alive; its wire form)
-
-
-def _wire_of(command: Command) -> dict[str, Any]:
-    """`command.wire()`, made once per command object for the prompts' options (views are read-only).
-    By identity, not equality: `True == 1`, and an interned command is one object per wire form."""
-    hit = _WIRES.get(id(command))
-    if hit is None or hit[0] is not command:
-        if len(_WIRES) >= _INTERN_MAX:
-            _WIRES.clear()
-        hit = _WIRES[id(command)] = (command, command.wire())
-    return hit[1]
 
 
 class Option(NamedTuple):
@@ -147,8 +135,9 @@ class Prompt:
         if self._options is None:  # built once per prompt and shared by every seat's view: read-only
             describe = self.describe
             self._options = [
-                {"command": _wire_of(o.command), "label": o.label,
-                 "data": o.data if o.data is not None else describe(o.command) if describe is not None else {}}
+                # The data copied: an option may be shared by many prompts (`core.shamblers.tables`).
+                {"command": o.command.wire(), "label": o.label,
+                 "data": dict(o.data) if o.data is not None else describe(o.command) if describe is not None else {}}
                 for o in self.options
             ]
         return {

@@ -102,6 +102,27 @@ def test_views_built_from_the_shared_memo_equal_fresh_ones():
             game.apply(seat, bots[seat].choose(game, seat))
 
 
+def _spoil(value) -> None:
+    """Overwrite every string in a view, in place, as a test making a hostile host's view does."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in list(items):
+        if isinstance(item, str):
+            value[key] = "spoilt"
+        else:
+            _spoil(item)
+
+
+def test_a_view_changed_by_whoever_holds_it_spoils_no_other_game():
+    """Views share parts from step to step within a game; never between games."""
+    for mode in ("main", "shamblers"):
+        for n in range(2):
+            game = Game.new(Setup(mode=mode, seed=1))
+            seat = game.prompt.seat
+            game.apply(seat, game.legal(seat)[-1])
+            _spoil(game.view(None))
+            assert "spoilt" not in json.dumps(Game.new(Setup(mode=mode, seed=1)).view(None)), (mode, n)
+
+
 def _sim(capsys, *argv: str) -> dict:
     assert cli.main(["sim", "--json", *argv]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -51,9 +51,9 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
 
 
 # (id(content), episode, Elder One) -> (the content, the map's adjacency, the memo every game of them shares).
-# The memo holds what depends on the content alone (space names, causes, modifier sums, the views'
-# fixed parts): worked out in the first game, not in every `Game.new`. The entry keeps the content
-# alive, so its id is never reused.
+# The memo holds what depends on the content alone and never leaves the engine (space names, causes,
+# modifier sums, options' commands and labels): worked out in the first game, not in every `Game.new`.
+# Nothing in it is handed out in a view. The entry keeps the content alive, so its id is never reused.
 _PREPARED: dict[tuple[int, str, str], tuple[MainContent, dict[str, list[str]], dict[Any, Any]]] = {}
 
 
@@ -81,10 +81,14 @@ class MainRules:
         self.c: MainContent | None = None
         self.adj: dict[str, list[str]] = {}
         self.memo: dict[Any, Any] = {}
+        # This game's own: the parts its views share from step to step. Never shared between games,
+        # so a view changed by whoever holds it (a test making a hostile host's view) spoils no other game.
+        self.view_memo: dict[Any, Any] = {}
 
     def bind(self, content: Any, state: MainState) -> None:
         self.c = _main(content)
         self.adj, self.memo = _prepared(self.c, state.episode, state.elder_one)
+        self.view_memo = {}
 
     def new_state(self, setup: Setup, content: Any) -> MainState:
         c = _main(content)
@@ -164,7 +168,7 @@ class MainRules:
 
     def view(self, state: MainState, seat: int | None) -> MainView:
         assert self.c is not None
-        return build_view(state, self.c, self.adj, seat, self.memo)
+        return build_view(state, self.c, self.adj, seat, self.view_memo)
 
     def outcome(self, state: MainState) -> str | None:
         return state.result

@@ -269,7 +269,7 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> EpisodeV
             {"id": t.id, "name": t.name, "pos": list(t.pos), "spaces": [{"id": s.id, "name": s.name} for s in t.spaces]}
             for t in m.tiles
         ],
-        "adjacent": adj,
+        "adjacent": {space: list(near) for space, near in adj.items()},  # the engine's own is shared by every game
         "staircases": list(m.staircases),
         "tunnels": list(m.tunnels),
         "gates": {color: space for color, space in m.gates.items()},
@@ -400,10 +400,9 @@ def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: in
     """The seat's view. Parts that never change in a game are built once and shared between
     views (so a diff can skip them by identity): treat every view as read-only."""
     memo = {} if memo is None else memo
-    key = ("view_static", *(i.id for i in s.investigators))  # the memo is shared by every game of this episode
-    static = memo.get(key)
+    static = memo.get("view_static")
     if static is None:
-        static = memo[key] = _static_parts(s, c, adj)
+        static = memo["view_static"] = _static_parts(s, c, adj)
     return _dynamic(s, c, static, memo)
 
 
