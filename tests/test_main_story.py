@@ -6,6 +6,7 @@ from pydantic import TypeAdapter
 
 from cthulhu.core import Command, script_dice
 from cthulhu.core.main import harm
+from cthulhu.core.main.board import distances
 from cthulhu.core.main.content import AnyOp, KeepMythosOp
 from cthulhu.core.main.state import Figure
 
@@ -437,3 +438,54 @@ def test_enemies_move_toward_the_investigator_the_effect_is_about():
     s.investigators[1].space = "clerk_office"  # Osric, not the active investigator
     run_ops(game, 1, [{"op": "move_enemies", "which": "closest", "kind": "any", "steps": 1}])
     assert s.figures[0].space == "clerk_office"
+
+
+# ------------------------------------------------------------------ the Elder One is an enemy (seed 001: "acts like any enemy")
+
+
+def _moves(events) -> list[tuple[str, str]]:
+    return [(e["figure"], e["to"]) for e in events if e.type == "enemy_moved"]
+
+
+def test_move_the_closest_enemy_reaches_the_elder_one_when_it_is_the_only_enemy():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    hastur_summoned(game, space="carding_room")  # 3 spaces from the Yard Gate
+    game.state.mythos_deck[:] = [mythos_id(game, "The Play's Second Act")]  # move the closest enemy 2 toward you
+    ev = do(game, "end_actions")
+    while game.prompt is not None and game.prompt.kind == "enemy_path":
+        ev += game.apply(game.prompt.seat, game.legal(game.prompt.seat)[0])
+    assert [fid for fid, _ in _moves(ev)] == ["elder_one", "elder_one"]
+    assert distances(game.rules.engine(game.state).adj, "yard_gate")[game.state.figure("elder_one").space] == 1
+
+
+def test_the_beacon_insanity_pulls_the_elder_one_too():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    hastur_summoned(game, space="spinning_floor")  # 2 spaces away
+    ops = TypeAdapter(list[AnyOp]).dump_python(game.content.main.insanity["beacon"].activate)
+    run_ops(game, 0, ops)
+    assert game.state.figure("elder_one").space == "yard_gate"
+
+
+def test_only_monster_and_cultist_effects_leave_the_elder_one_out():
+    for kind in ("monster", "cultist"):
+        game = new_game("ada_whitlock", "osric_vane")
+        setup_table(game)
+        hastur_summoned(game, space="spinning_floor")
+        assert not _moves(run_ops(game, 0, [{"op": "move_enemies", "which": "all", "kind": kind, "steps": 1}]))
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    hastur_summoned(game, space="spinning_floor")
+    assert _moves(run_ops(game, 0, [{"op": "move_enemies", "which": "all", "kind": "any", "steps": 1}])) == [("elder_one", "loading_dock")]
+
+
+def test_a_tie_for_closest_names_the_elder_one_without_an_article():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game, figures=[("cultist", "coal_cellar")])
+    hastur_summoned(game, space="spinning_floor")  # both 2 spaces from the Yard Gate
+    run_ops(game, 0, [{"op": "move_enemies", "which": "closest", "kind": "any", "steps": 1}])
+    pending = game.state.pending
+    assert pending is not None and pending["kind"] == "pick_enemy"
+    labels = [label for _, label in pending["options"]]
+    assert "Hastur in Spinning Floor" in labels and "The Cultist in Coal Cellar" in labels

@@ -84,6 +84,10 @@ class Engine:
     def enemy_name(self, f: Figure) -> str:
         return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
 
+    def the_enemy(self, f: Figure) -> str:
+        """'The Cultist' to open a sentence, or the Elder One's own name (a proper name takes no article)."""
+        return self.enemy_name(f) if f.kind == ELDER else f"The {self.enemy_name(f)}"
+
     def enemy_health(self, f: Figure) -> int:
         if f.kind == ELDER:
             return self.elder().stages[self.s.stage].health or 0
@@ -225,10 +229,14 @@ class Engine:
         return self.elder().minion if name == "minion" else name
 
     def matches(self, f: Figure, kind: str) -> bool:
-        if f.kind == "elder_one":
-            return False
+        """Whether an effect that names enemies of `kind` reaches figure `f`.
+
+        Once on the board the Elder One "acts like any enemy" (seed 001): "any" enemy includes it;
+        only effects that say cultist, monster or an enemy id leave it out (RULES.md, Enemies)."""
         if kind == "any":
             return True
+        if f.kind == ELDER:
+            return False
         if kind in ("cultist", "monster"):
             return self.c.enemies[f.kind].category == kind
         return f.kind == self.enemy_kind(kind)
