@@ -318,6 +318,43 @@ def test_a_companion_grants_a_skill_level_and_takes_it_away_when_lost():
     assert eng.levels(0)["brawling"] == 1 and not eng.mods(0)["attack_all"]
 
 
+def test_the_level_a_companion_grants_is_the_level_every_view_shows():
+    from cthulhu.tui.modes.main.panes import render_investigators
+
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    claim_companion(game, "Old Jory, Stoker")  # Brawling, which Ada has: level 2 while he is with her
+    claim_companion(game, "Nell Parry, Watchwoman")  # Marksman, which Ada lacks: level 1
+    eng = game.rules.engine(game.state)
+    ada = game.view(0)["investigators"][0]
+    shown = {sk["id"]: sk["level"] for sk in ada["skills"]}
+    assert shown == eng.levels(0) == {"smoke_eater": 1, "toughness": 1, "brawling": 2, "marksman": 1}
+    assert ada["mods"] == {k: v for k, v in eng.mods(0).items() if v} and ada["mods"]["attack_all"]
+    brawling = next(sk for sk in ada["skills"] if sk["id"] == "brawling")
+    assert brawling["own"] == 1 and brawling["granted"] == ["Old Jory, Stoker"]
+    board = render_investigators(game.view(0), width=70).plain
+    assert "Brawling 2 (1 + Old Jory, Stoker)" in board and "Marksman 1 (0 + Nell Parry, Watchwoman)" in board
+    level2 = game.content.main.skills["brawling"].levels[1].text
+    assert "2: " + " ".join(level2.split()[:4]) in board  # the level in effect is spelled out under the skill
+    brief = render_investigators(game.view(0), detail=False, width=70).plain
+    assert "Brawling 2" in brief
+
+
+def test_a_level_up_says_the_level_it_reaches_with_the_companion_held():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    claim_companion(game, "Old Jory, Stoker")
+    s = game.state
+    s.stack.append({"k": "level_up", "inv": 0})
+    s.pending = None
+    eng = game.rules.engine(s)
+    eng.run()
+    labels = [label for _, label in s.pending["options"]]
+    assert any(label.startswith("Brawling to level 3: ") for label in labels), labels
+    ev = eng.answer(Command.of("level_up", skill="brawling"))
+    assert [e["level"] for e in ev if e.type == "skill_leveled"] == [3]
+
+
 def test_companions_can_take_wounds_and_are_lost_at_their_value():
     game = new_game("ada_whitlock", "osric_vane")
     setup_table(game)
