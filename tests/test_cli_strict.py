@@ -46,6 +46,17 @@ def test_every_investigator_is_checked(command, capsys):
     ]
 
 
+@pytest.mark.parametrize("command", ["play", "sim", "host"])
+@pytest.mark.parametrize("investigators", ["ada_whitlock", "ada_whitlock,osric_vane,mina_castellane"])
+def test_a_one_player_table_takes_exactly_two_investigators(command, investigators, capsys):
+    extra = ["--headless", "--no-save", "--port", "0", "--seats", "1"] if command == "host" else []
+    assert cli.main([command, "--investigators", investigators, *extra]) == 2
+    n = investigators.count(",") + 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"cthulhu {command}: a one-player game is played with exactly 2 investigators (you play both, taking turns), not {n}"
+    ]
+
+
 def test_a_host_seats_the_investigators_it_is_given(capsys):
     from cthulhu.cli.host import build_host
 
