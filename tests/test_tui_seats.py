@@ -8,6 +8,7 @@ import asyncio
 
 from tui_drive import SEED, screen_text, started, wait_for
 
+from cthulhu.net.saves import load
 from cthulhu.net.seatstore import SeatStore
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.netlink import NetLink
@@ -263,3 +264,45 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
     assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
     news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
     assert news == ["Cy sits at seat 3."]
+
+
+def test_a_loaded_bot_game_keeps_its_bots(tmp_path):
+    """`play --bots 1`, a move, ctrl+q, `play --load`: the bot's seat is the bot's again (embedded host and --local)."""
+
+    async def main():
+        for local in (False, True):
+            folder = tmp_path / ("local" if local else "embedded")
+            app = CthulhuApp(PlayOptions(seed=SEED, bots=1, bot_kind="random", skip_title=True, saves_dir=folder, local=local, bot_delay=0))
+            async with app.run_test(size=(120, 40)) as pilot:
+                screen = await started(pilot)
+                assert screen.title_text == "1 here, 1 bot"
+                await pilot.press("1")
+                await wait_for(pilot, lambda: screen.view.get("step", 0) >= 1)
+                await pilot.press("ctrl+q")
+            (save,) = [p for p in folder.iterdir() if p.suffix == ".save"]
+            assert [(p.seat, p.bot) for p in load(save).header.players if p.bot] == [(1, "random")]
+            again = CthulhuApp(PlayOptions(load=save, bot_delay=0, local=local))
+            async with again.run_test(size=(120, 40)) as pilot:
+                screen = await started(pilot)
+                assert isinstance(screen, GameScreen) and screen.title_text == "1 here, 1 bot", local
+                assert screen.link.local_seats == frozenset({0})
+                await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_hosted_table_loaded_again_keeps_its_bot_seats(tmp_path):
+    from cthulhu import cli
+    from cthulhu.cli.host import build_host
+
+    save = tmp_path / "bots.save"
+    args = cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--seats", "2", "--bots", "1", "--bot", "random",
+                                          "--seed", str(SEED), "--save", str(save)])
+    host, log = build_host(args)
+    host._record_players()
+    log.write()
+    log.close()
+    assert [(p.seat, p.bot) for p in load(save).header.players] == [(1, "random")]
+    again, log = build_host(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)]))
+    assert [(s.kind, s.bot_kind) for s in again.seats] == [("open", None), ("bot", "random")]
+    log.close()

@@ -103,6 +103,10 @@ class _Autosave:
     def path(self) -> Path:
         return Path(self.writer.path)
 
+    def record_bots(self, kinds: dict[int, str]) -> None:
+        """Which seats bots play, in the save's header (written with the next step), so a load seats them again."""
+        self.writer.set_players([{"seat": seat, "name": f"{kind} bot", "bot": kind} for seat, kind in sorted(kinds.items())])
+
     def record(self, seat: int, command: Command, state_hash: str) -> None:
         self.writer.append(seat, command.wire(), state_hash)
 
@@ -185,18 +189,28 @@ class LocalLink(QueuedUpdates):
         from cthulhu.net.savedir import autosave_folder
 
         game = Game.new(setup)
-        bot_seats = _make_bots(game, bots, bot_kind)
+        kinds = last_seats(game, bots, bot_kind)
         folder, warning = autosave_folder(saves_dir) if saves_dir else (None, None)
         autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
-        link = cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
+        if autosave is not None:
+            autosave.record_bots(kinds)
+        link = cls(game, bot_seats=_make_bots(game, kinds), autosave=autosave, bot_delay=bot_delay)
         link.warning = warning
         return link
 
     @classmethod
-    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
+    def load(cls, path: str | Path, *, bot_delay: float = 0.0) -> "LocalLink":
+        """A saved game carried on: the seats its bots played are theirs again (the save's header says which)."""
         game, save = load_game(path)
         autosave = _Autosave.resume(Path(path), save, game)
-        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay)
+        kinds = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
+        autosave.record_bots(kinds)
+        return cls(game, bot_seats=_make_bots(game, kinds), autosave=autosave, bot_delay=bot_delay)
+
+    @property
+    def label(self) -> str:
+        """What the title bar calls this table: 'solo', or '2 here, 1 bot'."""
+        return table_label(len(self.local_seats), len(self.bots))
 
     @property
     def viewer(self) -> int:
@@ -304,16 +318,26 @@ class LocalLink(QueuedUpdates):
             await self._queue.put(None)
 
 
-def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
+def last_seats(game: Game, bots: int, kind: str) -> dict[int, str]:
+    """The last `bots` seats, each with the kind of bot that plays it (one the mode has)."""
     if bots <= 0:
         return {}
-    from cthulhu.core.bots import make_bot
-
     seats = list(range(game.setup.players))
     if bots >= len(seats):
         raise ValueError(f"{plural(bots, 'bot')} would leave no seat for a person ({plural(len(seats), 'seat')} at this table)")
     kind = usable_bot(kind, game.setup.mode)
-    return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat in seats[-bots:]}
+    return {seat: kind for seat in seats[-bots:]}
+
+
+def _make_bots(game: Game, kinds: dict[int, str]) -> dict[int, Any]:
+    from cthulhu.core.bots import make_bot
+
+    return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat, kind in kinds.items()}
+
+
+def table_label(here: int, bots: int) -> str:
+    """'solo' for one seat at this terminal and no bots, else '2 here, 1 bot'."""
+    return "solo" if here <= 1 and not bots else f"{here} here, {plural(bots, 'bot')}"
 
 
 def usable_bot(kind: str, mode: str) -> str:

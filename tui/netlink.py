@@ -763,12 +763,6 @@ def _limits(options: Any) -> Any:
     return Limits().but(door_visitors=options.door_visitors)
 
 
-def _label(options: Any, humans: list[int], bots: int) -> str:
-    if options.hosting:
-        return "hosting"
-    if len(humans) <= 1 and not bots:
-        return "solo"
-    return f"{len(humans)} here, {plural(bots, 'bot')}"
 
 
 async def embedded_link(options: Any) -> NetLink:
@@ -780,17 +774,18 @@ async def embedded_link(options: Any) -> NetLink:
     from cthulhu.core import Game
     from cthulhu.net.invite import new_table_id
 
-    from .link import load_game, usable_bot
+    from .link import last_seats, load_game, table_label, usable_bot
 
     save = None
     if options.load is not None:
         game, save = load_game(options.load)
+        # The seats bots played are theirs again (the save's header says which and what kind).
+        bot_seats = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
     else:
         game = Game.new(options.setup())
+        bot_seats = last_seats(game, options.bots, options.bot_kind)
     writer, warning = _writer_for(options, game, save)
     seats = game.setup.players
-    kind = usable_bot(options.bot_kind, game.setup.mode)
-    bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
     humans = [s for s in range(seats) if s not in bot_seats]
     players = None
     table_id = None
@@ -854,7 +849,7 @@ async def embedded_link(options: Any) -> NetLink:
         hosting=options.hosting,
         table=table_id,
         store=store,
-        label=_label(options, humans, len(bot_seats)),
+        label="hosting" if options.hosting else table_label(len(humans), len(bot_seats)),
         save_hint=save_hint,
         doors=options.doors,
     )
