@@ -389,4 +389,10 @@ async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse
     g = host.game
     print(f"{'Interrupted' if stopped_by else 'Game over'} at step {g.step}: outcome={g.outcome} state_hash={g.state_hash()}"
           + (f" seed={g.setup.seed}" if g.outcome else ""), flush=True)
+    if g.outcome:
+        from cthulhu.net.playagain import play_again_command
+
+        again = play_again_command(g.setup, {s.index: s.bot_kind for s in host.seats if s.kind == "bot"})
+        if again is not None:
+            print(f"Play it again: {again}", flush=True)
     return 128 + stopped_by if stopped_by else 0  # 130 after Ctrl+C, 143 after SIGTERM, as shells expect

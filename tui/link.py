@@ -64,6 +64,8 @@ class TableLink(Protocol):
     async def chat(self, text: str) -> None: ...
     async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
+    def play_again(self) -> str | None:
+        """The `cthulhu play` line that starts this table again (`net.playagain`); None until the seed is known."""
 
 
 class QueuedUpdates:
@@ -158,14 +160,17 @@ class LocalLink(QueuedUpdates):
         game: Game,
         *,
         local_seats: frozenset[int] | None = None,
-        bot_seats: dict[int, Any] | None = None,
+        bot_seats: dict[int, str] | None = None,
         autosave: _Autosave | None = None,
         bot_delay: float = 0.0,
     ) -> None:
+        from cthulhu.core.bots import make_bot
+
         self.game = game
         self.bot_delay = bot_delay
         seats = set(range(game.setup.players))
-        self.bots = dict(bot_seats or {})
+        self.bot_kinds = dict(bot_seats or {})  # seat -> the kind of bot that plays it
+        self.bots = {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat, kind in self.bot_kinds.items()}
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
         self.seed: int | None = game.setup.seed
         self.autosave = autosave
@@ -194,7 +199,7 @@ class LocalLink(QueuedUpdates):
         autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
         if autosave is not None:
             autosave.record_bots(kinds)
-        link = cls(game, bot_seats=_make_bots(game, kinds), autosave=autosave, bot_delay=bot_delay)
+        link = cls(game, bot_seats=kinds, autosave=autosave, bot_delay=bot_delay)
         link.warning = warning
         return link
 
@@ -205,7 +210,12 @@ class LocalLink(QueuedUpdates):
         autosave = _Autosave.resume(Path(path), save, game)
         kinds = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
         autosave.record_bots(kinds)
-        return cls(game, bot_seats=_make_bots(game, kinds), autosave=autosave, bot_delay=bot_delay)
+        return cls(game, bot_seats=kinds, autosave=autosave, bot_delay=bot_delay)
+
+    def play_again(self) -> str | None:
+        from cthulhu.net.playagain import play_again_command
+
+        return play_again_command(self.game.setup, self.bot_kinds)
 
     @property
     def label(self) -> str:
@@ -327,12 +337,6 @@ def last_seats(game: Game, bots: int, kind: str) -> dict[int, str]:
         raise ValueError(f"{plural(bots, 'bot')} would leave no seat for a person ({plural(len(seats), 'seat')} at this table)")
     kind = usable_bot(kind, game.setup.mode)
     return {seat: kind for seat in seats[-bots:]}
-
-
-def _make_bots(game: Game, kinds: dict[int, str]) -> dict[int, Any]:
-    from cthulhu.core.bots import make_bot
-
-    return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat, kind in kinds.items()}
 
 
 def table_label(here: int, bots: int) -> str:

@@ -567,6 +567,22 @@ class NetLink(QueuedUpdates):
             raise ValueError("only the host can change the seats")
         await self.embedded.call(method, *args)
 
+    def play_again(self) -> str | None:
+        """From the setup every peer is sent (all but the seed), the seed revealed at game over and the
+        table's bot seats (their kinds when the host is ours and seated them at the start)."""
+        from cthulhu.core import Setup
+        from cthulhu.net.playagain import play_again_command
+
+        session = self._conns[0].session if self._conns else None
+        if session is None or self.seed is None or session.record.setup is None or session.table is None:
+            return None
+        try:
+            setup = Setup.model_validate({**session.record.setup, "seed": self.seed})
+        except ValueError:  # a setup this program cannot make: no line to offer
+            return None
+        known = self.embedded.bots if self.embedded is not None else {}
+        return play_again_command(setup, {s.seat: known.get(s.seat) for s in session.table.seats if s.kind == "bot"})
+
     async def close(self) -> None:
         if self._closed:
             return
