@@ -171,7 +171,7 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
     if args.bots >= args.seats and not args.load:
         return refuse("host", "leave at least one seat for yourself (or use --headless)")
     try:
-        table_id, code, _ = _table(args)
+        table_id, code, save = _table(args)
     except Exception as exc:
         return refuse("host", str(exc))
     humans = args.seats - args.bots
@@ -193,7 +193,7 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         save_to=Path(args.save) if args.save else None,
         no_save=args.no_save,
         saves_dir=default_saves_dir(args.saves),
-        name=args.name or default_name(),
+        name=host_name(args, save, table_id),
         code=code,
         host_table=True,
         host_bind=args.bind,
@@ -230,6 +230,22 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
 
         for path in held:
             release(path)
+
+
+def host_name(args: argparse.Namespace, save: SaveFile | None, table_id: str) -> str:
+    """The hosting player's name: `--name`; else, carrying a table on, the name their seat has in the
+    save (found by the seat token this machine keeps for the table); else the login name."""
+    if args.name:
+        return str(args.name)
+    if save is not None:
+        from cthulhu.net.seatstore import SeatStore
+        from cthulhu.net.textclean import clean_name
+
+        mine = SeatStore().find(name=None, table=table_id, hosting=True)
+        if mine is not None:
+            saved = {r.seat: r.name for r in save.header.players}
+            return clean_name(saved.get(mine.seat) or mine.name) or default_name()
+    return default_name()
 
 
 def _opening(doors: FrontDoors, bind: str) -> LinkFactory:

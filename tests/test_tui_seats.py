@@ -306,3 +306,36 @@ def test_a_hosted_table_loaded_again_keeps_its_bot_seats(tmp_path):
     again, log = build_host(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)]))
     assert [(s.kind, s.bot_kind) for s in again.seats] == [("open", None), ("bot", "random")]
     log.close()
+
+
+def test_a_host_restarted_with_load_keeps_the_saved_host_name(tmp_path):
+    """`cthulhu host --name Ann`, a move, quit; `cthulhu host --load` without --name is Ann again (not the
+    login name), in her own seat, found by the token this machine keeps."""
+    from cthulhu import cli
+    from cthulhu.cli.common import default_name
+    from cthulhu.cli.host import host_name
+
+    async def main():
+        target = tmp_path / "ann.save"
+        app = _hosting(tmp_path, save_to=target)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            bob = await _joiner(screen.link.port, SeatStore(tmp_path / "bob" / "seats.json"))
+            await wait_for(pilot, lambda: screen.link_status is None and bool(screen.query_one("#prompt").options))
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view.get("step") == 1)
+            await bob.close()
+            await pilot.press("ctrl+q")
+        save = load(target)
+        args = cli.build_parser().parse_args(["host", "--load", str(target)])
+        name = host_name(args, save, save.header.table)
+        assert name == "Ann" != default_name()
+        assert host_name(cli.build_parser().parse_args(["host", "--load", str(target), "--name", "Zed"]), save, save.header.table) == "Zed"
+        again = _hosting(tmp_path, load=target, name=name, remote_seats=0, table_id=save.header.table)
+        async with again.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.link.local_seats == frozenset({0})
+            assert screen.link.embedded.host.seats[0].name == "Ann"
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
