@@ -362,6 +362,7 @@ async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse
                 nonlocal stopped_by
                 async for signum in signals:
                     stopped_by = signum
+                    await host.close_table()  # joiners hear that it closed on purpose (not a lost connection)
                     nursery.cancel_scope.cancel()
                     return
 

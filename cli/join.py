@@ -144,6 +144,9 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    if session.closed is not None and session.closed.code == "host_closed":
+        print(clean_text(f"cthulhu join: {session.closed.reason}"), file=sys.stderr)  # on purpose: not a refusal
+        return 1
     if session.closed is not None:
         print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)
         return 1

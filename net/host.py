@@ -292,6 +292,22 @@ class Host:
             else:
                 self.start()
 
+    async def close_table(self, grace: float = 1.0) -> None:
+        """The host closes the table on purpose (quit, Ctrl+C, SIGTERM): every peer is told so, in a
+        fatal `host_closed` error, before its connection ends (a joiner then stops reconnecting and
+        says why, instead of "connection lost"). Waits at most `grace` seconds for the words to leave."""
+        if self.game.outcome is not None:
+            return  # the ending was the last word
+        saved = self.saves.enabled and self.saves.path is not None
+        reason = ("the host closed the table; it is saved, and the same join command takes your seat back "
+                  "when it is open again") if saved else "the host closed the table"
+        frame = self._error_frame("host_closed", reason, fatal=True)
+        for peer in list(self.peers):
+            peer.close_with(frame, grace)
+        with trio.move_on_after(grace):
+            while self.peers:  # each leaves once its last frame is out
+                await trio.sleep(0.01)
+
     def flush_log(self) -> bool:
         """Write the save now, from any thread (the final save). False if the disk refused (reported once)."""
         if self.saves.enabled:

@@ -92,3 +92,32 @@ async def test_a_token_without_a_seat_from_a_host_is_not_taken_for_a_seat(tmp_pa
     err = j.stderr.decode()
     assert "Traceback" not in err and "stray-token" not in err, err
     assert j.returncode == 1 and "refused: go away (full)" in err, err
+
+
+def test_a_joiner_is_told_when_the_host_closes_the_table_on_purpose(tmp_path):
+    """SIGTERM (as Ctrl+C) is the host closing on purpose: the joiner says so and stops, where a
+    host that just vanished would be retried for 15 minutes."""
+    import signal
+
+    save = tmp_path / "closed.save"
+    proc = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--save", str(save), "--seats", "2", "--seed", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        m = re.match(r"Join with:\s+cthulhu join (\S+) --code (\S+)", proc.stdout.readline())
+        assert m
+        join = subprocess.Popen([*CLI, "join", m.group(1), "--code", m.group(2), "--bot", "random", "--headless"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seated = join.stderr.readline()
+        assert seated.startswith("Seat 1; seat token"), seated  # sat down; the game waits for seat 2
+        proc.send_signal(signal.SIGTERM)
+        out, err = join.communicate(timeout=30)
+        host_out, host_err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        for p in (proc, join):
+            p.kill()
+    assert join.returncode == 1 and "Traceback" not in err
+    assert err.splitlines() == ["cthulhu join: the host closed the table; it is saved, and the same join command takes "
+                                "your seat back when it is open again"], err
+    assert "reconnecting" not in err and proc.returncode == 128 + signal.SIGTERM, host_err

@@ -260,6 +260,11 @@ class NetLink(QueuedUpdates):
             session.token = None
             if primary:
                 self._put(notice="The host gave your seat up while you were away; joining again as a new player.")
+        elif refused is not None and refused.code == "host_closed":  # on purpose: nothing to reconnect to
+            if primary:
+                self._put(notice=f"{refused.reason[:1].upper()}{refused.reason[1:]}.", headline=True,
+                          status="The host closed the table (q quits).")
+            return False
         elif refused is not None:
             if primary:
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
@@ -705,7 +710,18 @@ class EmbeddedHost:
         return await asyncio.to_thread(in_trio)
 
     async def stop(self) -> None:
-        """Cancel the host (its autosave is already on disk) and wait for the thread."""
+        """Tell the joiners the table is closing, cancel the host (its autosave is already on disk) and
+        wait for the thread."""
+        if self._token is not None and self.host is not None and self._thread.is_alive():
+            import trio
+
+            def in_trio() -> None:
+                trio.from_thread.run(self.host.close_table, trio_token=self._token)
+
+            try:
+                await asyncio.to_thread(in_trio)
+            except (RuntimeError, trio.RunFinishedError):
+                pass  # trio already finished
         if self._token is not None and self._scope is not None and self._thread.is_alive():
             try:
                 self._token.run_sync_soon(self._scope.cancel)
