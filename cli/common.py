@@ -31,6 +31,16 @@ def default_name() -> str:
     return name or "player"
 
 
+def check_save(path: object) -> None:
+    """Read and replay a save to carry on, every hash checked: a damaged or edited one is a `SaveError`
+    here, so `play --load` and `host --load` say so in one line before any screen opens."""
+    from pathlib import Path
+
+    from cthulhu.net.saves import load, resume
+
+    resume(load(Path(str(path))))
+
+
 def refuse(command: str, message: str) -> int:
     """One cleaned line on stderr (it may quote a file or a peer) and the exit status for a refusal (2)."""
     from cthulhu.net.textclean import clean_text

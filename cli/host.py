@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from cthulhu.tui.netlink import NetLink
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
+from .common import add_interface_options, check_save, choice_problem, default_name, given_choices, refuse, theme_of
 
 from . import mode_names
 
@@ -172,6 +172,8 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         return refuse("host", "leave at least one seat for yourself (or use --headless)")
     try:
         table_id, code, save = _table(args)
+        if args.load:
+            check_save(args.load)  # damaged or edited: one line, before any screen (as headless)
     except Exception as exc:
         return refuse("host", str(exc))
     humans = args.seats - args.bots

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, given_choices, refuse, theme_of
+from .common import add_interface_options, check_save, choice_problem, given_choices, refuse, theme_of
 
 from . import mode_names
 
@@ -66,6 +66,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         try:
             load = find_save(args.load, args.saves)
             hold(load)  # before the terminal check: a second process is told who has the save
+            check_save(load)  # damaged or edited: one line, before any screen
         except SaveError as exc:
             raise SystemExit(refuse("play", str(exc))) from None
     theme = theme_of(args)

@@ -165,3 +165,31 @@ def test_saves_json_has_one_object_per_file(folder, capsys):
 def test_saves_in_an_empty_or_missing_folder(tmp_path, capsys):
     assert main(["saves", "--saves", str(tmp_path / "none")]) == 0
     assert "No saves in" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["short.save", "edited.save", "other.save"])
+@pytest.mark.parametrize("command", ["play", "host"])
+def test_loading_a_bad_save_in_a_terminal_is_one_line_and_exit_2(folder, name, command):
+    """`play --load` and `host --load` in a real terminal: no screen, one line naming the file and why."""
+    import os
+    import time
+
+    from pty_term import CLI, PtyTerm
+
+    path, _, _ = folder
+    extra = ["--port", "0", "--no-save"] if command == "host" else []
+    term = PtyTerm([*CLI, command, "--load", str(path / name), *extra])
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        term._read(0.05)
+        pid, status = os.waitpid(term.pid, os.WNOHANG)
+        if pid:
+            term.status = os.waitstatus_to_exitcode(status)
+            break
+    term.settle(0.2)
+    os.close(term.fd)
+    text = term.data.decode(errors="replace")
+    assert term.status == 2, text
+    assert "\x1b" not in text, "a screen was drawn"
+    lines = text.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cthulhu {command}: ") and BAD[name] in lines[0], lines
