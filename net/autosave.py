@@ -53,8 +53,8 @@ class HostSave:
 
         with self._lock:
             path = self.path
-            if version <= self._written or path is None:
-                return  # a newer state is already on disk (or there is no file to write)
+            if version <= self._written or path is None or not getattr(self.log, "started", True):
+                return  # a newer state is already on disk (or no file to write, or nothing played yet)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, data, fsync=bool(getattr(self.log, "fsync", True)))
             self._written = version

@@ -1,6 +1,6 @@
 """Save files: the public surface (format, autosave writer, replay, folders).
 
-    writer = SaveWriter(path, game, players=[...])      # autosave from step 0
+    writer = SaveWriter(path, game, players=[...])      # autosave from the first command
     writer.append(seat, command.wire(), game.state_hash())  # after every apply
     save = load(path)                                   # checks the file; SaveError if damaged
     game = replay(save, content, verify=True, seek=None)  # checks every hash

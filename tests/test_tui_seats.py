@@ -110,10 +110,16 @@ def test_saving_a_hosted_game_and_what_a_joiner_is_told(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             await pilot.press("s")
-            await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
+            await wait_for(pilot, lambda: "Nothing to save yet: the game is saved from its first move on." in _log(screen))
+            assert not target.exists()
             joined = CthulhuApp(PlayOptions(join=("127.0.0.1", screen.link.port), code="owl-17", name="Bob"))
             async with joined.run_test(size=(120, 40)) as jp:
                 theirs = await started(jp)
+                await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options))
+                await pilot.press("1")
+                await wait_for(pilot, lambda: screen.view.get("step") == 1)
+                await pilot.press("s")
+                await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
                 await jp.press("s")
                 await wait_for(jp, lambda: "The host keeps the save of this game (ask them to press s)." in _log(theirs))
                 await jp.press("ctrl+q")
@@ -137,6 +143,8 @@ def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.title_text == "2 here, 0 bots"
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view.get("step") == 1)
             await pilot.press("ctrl+q")
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         again = CthulhuApp(PlayOptions(load=save))
@@ -300,7 +308,10 @@ def test_a_hosted_table_loaded_again_keeps_its_bot_seats(tmp_path):
                                           "--seed", str(SEED), "--save", str(save)])
     host, log = build_host(args)
     host._record_players()
-    log.write()
+    first = host.game.legal(0)[0]
+    host.game.apply(0, first)  # a first command: from then on the autosave writes
+    log.append(0, first.wire(), host.game.state_hash())
+    log.write()  # what the host's own autosave (net/autosave.py) does after each command
     log.close()
     assert [(p.seat, p.bot) for p in load(save).header.players] == [(1, "random")]
     again, log = build_host(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)]))

@@ -47,6 +47,9 @@ class SaveUnavailable(Exception):
     """`save()` cannot save this game here; the message tells the player why (and who can)."""
 
 
+NOTHING_YET = "Nothing to save yet: the game is saved from its first move on."
+
+
 class TableLink(Protocol):
     """The app's only way to the game."""
 
@@ -104,6 +107,11 @@ class _Autosave:
     @property
     def path(self) -> Path:
         return Path(self.writer.path)
+
+    @property
+    def started(self) -> bool:
+        """Anything on disk to carry on: nothing before a new game's first command."""
+        return bool(self.writer.started)
 
     def record_bots(self, kinds: dict[int, str]) -> None:
         """Which seats bots play, in the save's header (written with the next step), so a load seats them again."""
@@ -307,12 +315,15 @@ class LocalLink(QueuedUpdates):
     @property
     def comeback(self) -> str | None:
         """One line for after the game closes: how to carry on."""
-        return play_hint(self.autosave.path) if self.autosave is not None and self.game.outcome is None else None
+        saved = self.autosave
+        return play_hint(saved.path) if saved is not None and saved.started and self.game.outcome is None else None
 
     async def save(self) -> str | None:
         """Write the save now and return its file name."""
         if self.autosave is None:
             raise SaveUnavailable("This game is not being saved.")
+        if not self.autosave.started:
+            raise SaveUnavailable(NOTHING_YET)
         self.autosave.flush()
         return str(self.autosave.path)
 

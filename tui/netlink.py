@@ -31,7 +31,7 @@ from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
 from .english import plural
-from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
 
 WELCOME_TIMEOUT = 10.0
 
@@ -453,7 +453,8 @@ class NetLink(QueuedUpdates):
         """One line for after the game closes: how to carry on."""
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
-            return self.save_hint if session is not None and session.game_over is None else None
+            started = self.embedded.writer is not None and self.embedded.writer.started
+            return self.save_hint if session is not None and session.game_over is None and started else None
         if self.visitor is not None:
             return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
@@ -547,6 +548,8 @@ class NetLink(QueuedUpdates):
             raise SaveUnavailable("The host keeps the save of this game (ask them to press s).")
         if self.embedded.writer is None:
             raise SaveUnavailable("This game is not being saved (--no-save).")
+        if not self.embedded.writer.started:
+            raise SaveUnavailable(NOTHING_YET)
         return await self.embedded.save()
 
     @property

@@ -456,7 +456,8 @@ class GameScreen(Screen[None]):
         self.say("info", f"Saved to {where}.")
 
     def action_quit_menu(self) -> None:
-        where = getattr(getattr(self.link, "autosave", None), "path", None)
+        autosave = getattr(self.link, "autosave", None)
+        where = autosave.path if autosave is not None and autosave.started else None  # nothing saved before the first move
         comeback = getattr(self.link, "comeback", None)
 
         async def decided(what: str | None) -> None:
