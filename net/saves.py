@@ -9,6 +9,7 @@
 from .savedir import (
     SaveEntry,
     default_saves_dir,
+    delete_save,
     find_save,
     list_saves,
     new_save_path,
@@ -70,6 +71,7 @@ __all__ = [
     "check_dice",
     "decode",
     "default_saves_dir",
+    "delete_save",
     "encode",
     "find_save",
     "hold",
