@@ -43,7 +43,7 @@ from .savefile import (
     encode,
     load,
 )
-from .savereplay import check_dice, replay, resume, seek, verify
+from .savereplay import check_dice, replay, resume, seek, steps_told, verify
 from .savewriter import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
@@ -88,6 +88,7 @@ __all__ = [
     "resume",
     "save_game",
     "seek",
+    "steps_told",
     "sweep_temp_files",
     "token_matches",
     "user_saves_dir",

@@ -128,5 +128,5 @@ def test_replay_counts_seats_from_1_as_the_table_does(capsys, tmp_path):
     save = Path(__file__).resolve().parent.parent / "saves" / "example-midgame-main.save"
     assert cli.main(["replay", str(save)]) == 0
     out = capsys.readouterr().out
-    assert "waiting for seat 1:" in out or "waiting for seat 2:" in out
+    assert "waiting for seat 1 (" in out or "waiting for seat 2 (" in out
     assert "seat 0" not in out

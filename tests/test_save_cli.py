@@ -264,3 +264,37 @@ def test_saves_prune_deletes_finished_and_empty_saves_only(tmp_path, content, ca
     assert capsys.readouterr().out == "Deleted held.save (not started)\n"
     assert main(["saves", "--saves", str(tmp_path), "--prune"]) == 0
     assert "Nothing to prune" in capsys.readouterr().out
+
+
+def test_replay_tells_the_games_story_in_sentences_not_a_dump(capsys):
+    import re
+    from pathlib import Path
+
+    from test_play_again import setup_of
+
+    saves = Path(__file__).resolve().parent.parent / "saves"
+    assert main(["replay", str(saves / "example-won-main.save")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("example-won-main.save: The Wexley Mill Fire (Main game), 88 steps; saved ")
+    assert "Won on turn 9, after 88 steps." in lines and "  Hastur is put down: its Final Stage is defeated." in lines
+    assert "  Osric Vane: died (killed)" in lines
+    story = lines[lines.index("What happened:") + 1:]
+    for sentence in ("Turn 4: The ritual is disrupted (Seal the Furnace Doors)! Hastur can now be wounded.",
+                     "Turn 4: Hastur is summoned because the ritual was disrupted this turn!",
+                     "Turn 8: Osric Vane is killed at Vat Hall.",
+                     "Turn 9: The investigators win: Hastur is put down."):
+        assert f"  {sentence}" in story
+    assert not any("[*]" in line or "makes a roll" in line or "takes the action Run" in line for line in story)
+    assert len(story) < 30  # the key events of 88 steps, not every roll and move
+    assert not re.search(r"\w=\w|[{}]|\bid\b|_", "\n".join(lines[:-1])), out  # no field dump (the last line is a command)
+    again, _ = setup_of(lines[-1].removeprefix("Play it again: "))
+    assert again == load(saves / "example-won-main.save").setup
+
+    assert main(["replay", str(saves / "example-midgame-main.save")]) == 0
+    out = capsys.readouterr().out
+    assert "In play on turn 4, after 39 steps." in out and "waiting for seat 1 (Ann): Ada Whitlock" in out
+    assert "Play it again" not in out  # the seed of a game in play stays unsaid
+
+    assert main(["replay", str(saves / "example-won-main.save"), "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == {"file", "header", "setup", "steps", "step", "verified", "dice", "hash", "view"}
