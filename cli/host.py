@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from cthulhu.tui.netlink import NetLink
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, check_save, choice_problem, default_name, given_choices, refuse, theme_of
+from .common import (
+    PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, check_save, choice_problem, default_name, given_choices, out_of_range,
+    refuse, theme_of,
+)
 
 from . import mode_names
 
@@ -70,18 +73,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+RANGES: dict[str, Range] = {
+    "port": (0, PORT_MAX, ""),
+    "seats": (1, SEATS_MAX, ""),
+    "seed": (0, SEED_MAX, ""),
+    "bots": (0, SEATS_MAX, ""),
+    "bot_delay": (0, 60, " seconds"),
+    "away_bot": (0, 7 * 24 * 3600, " seconds"),
+    "ssh": (0, PORT_MAX, ""),
+    "web": (0, PORT_MAX, ""),
+}
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
+    problem = out_of_range(args, RANGES)
+    if problem is not None:
+        return refuse("host", problem)
+    if args.bots > args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
-    if not 0 <= args.bot_delay <= 60:
-        return refuse("host", "--bot-delay must be 0 to 60 seconds")
     problem = choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("host", problem)
-    if args.away_bot is not None and args.away_bot < 0:
-        return refuse("host", "--away-bot must be 0 seconds or more")
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
         return refuse("host", "--code must be 1-64 characters and not begin with '-'")
     try:

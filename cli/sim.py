@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from cthulhu.core import Event
 
 from . import mode_names
+from .common import SEATS_MAX, SEED_MAX, Range
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,17 +39,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+RANGES: dict[str, Range] = {
+    "games": (1, 10**7, ""),
+    "seed": (0, SEED_MAX, ""),
+    "players": (1, SEATS_MAX, ""),
+    "turn_limit": (1, 10**6, " turns"),
+}
+
+
 def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup, modes
     from cthulhu.core.sim import coverage_report, game_seed, play
 
-    from .common import choice_problem, given_choices, refuse
+    from .common import choice_problem, given_choices, out_of_range, refuse
 
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("sim", problem)
-    if args.games < 1:
-        return refuse("sim", "--games must be 1 or more")
 
     def setup_for(seed: int) -> Setup:
         return Setup(
