@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def log_warnings_to_stderr() -> None:
-    """A headless host says what it refused, evicted or could not save: one cleaned line each."""
+    """A headless host says what it refused, evicted or could not save, and who sat down or left
+    (the seat news): one cleaned line each."""
     import logging
 
     from cthulhu.net.textclean import CleanFormatter
@@ -139,6 +140,7 @@ def log_warnings_to_stderr() -> None:
         logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
+    logging.getLogger("cthulhu.net.host").setLevel(logging.INFO)  # and the seat news: who sat down, who left
 
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:

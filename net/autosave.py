@@ -44,6 +44,12 @@ class HostSave:
     def path(self) -> Path | None:
         return getattr(self.log, "path", None)
 
+    def keep(self) -> None:
+        """Something worth keeping before the first command: a seat whose token another terminal now
+        holds (it must outlive a crash). A new game's save is written from then on (`SaveWriter.started`)."""
+        if self.enabled:
+            self.log.started = True
+
     def _build(self) -> tuple[int, bytes]:
         self._version += 1
         return self._version, self.log.to_bytes()

@@ -121,3 +121,49 @@ def test_a_joiner_is_told_when_the_host_closes_the_table_on_purpose(tmp_path):
     assert err.splitlines() == ["cthulhu join: the host closed the table; it is saved, and the same join command takes "
                                 "your seat back when it is open again"], err
     assert "reconnecting" not in err and proc.returncode == 128 + signal.SIGTERM, host_err
+
+
+@pytest.mark.trio
+async def test_a_headless_host_logs_who_sits_down_and_who_leaves(tmp_path):
+    """One line each on stderr, names cleaned; spectators and the closing of the table are not seat news."""
+    import signal
+
+    import trio
+
+    from cthulhu.net.client import PeerSession, TrioPeer
+    from test_host_crash import CODE, HostProcess
+
+    host = HostProcess(tmp_path, "--seats", "3", "--seed", "2", "--save", str(tmp_path / "news.save"))
+    try:
+        with trio.fail_after(60):
+            port, _ = await host.start()
+
+            async def sit(name: str, **kw) -> tuple[PeerSession, TrioPeer]:
+                session = PeerSession(name, code=CODE, **kw)
+                peer = await TrioPeer.connect("127.0.0.1", port, session)
+                while not session.welcomed:
+                    assert await peer.receive()
+                return session, peer
+
+            ann, ann_link = await sit("Ann")
+            eve, eve_link = await sit("Eve\x1b]0;owned\x07\u202e")
+            _, watcher = await sit("Wat", watch=True)
+            await eve_link.aclose()
+            await trio.sleep(0.3)
+            eve, eve_link = await sit("Eve", token=eve.token)
+            await watcher.aclose()
+            await trio.sleep(0.3)
+            host.proc.send_signal(signal.SIGTERM)
+            await host.wait()
+            for link in (ann_link, eve_link):
+                await link.aclose()
+    finally:
+        host.close()
+    news = [line for line in host.stderr().splitlines() if line.startswith("cthulhu host: ")]
+    assert news == [
+        "cthulhu host: Ann sat down at seat 1 (from 127.0.0.1)",
+        "cthulhu host: Eve]0;owned sat down at seat 2 (from 127.0.0.1)",
+        "cthulhu host: Eve]0;owned left seat 2; it waits for them",
+        "cthulhu host: Eve is back at seat 2 (from 127.0.0.1)",
+    ], host.stderr()
+    assert "\x1b" not in host.stderr() and "\u202e" not in host.stderr()

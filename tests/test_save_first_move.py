@@ -48,17 +48,27 @@ def test_starting_and_quitting_at_once_leaves_no_file(tmp_path, local):
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
-def test_a_hosted_table_where_people_sat_down_but_nobody_played_leaves_no_file(tmp_path):
+def test_a_hosted_table_is_saved_once_a_friend_holds_a_seat_token(tmp_path):
+    """The hosting player alone, quitting at once: no file. A friend who sat down holds a seat token,
+    which must outlive a crash of the host: from then on the table is saved, before any command."""
+
     async def main():
-        app = CthulhuApp(PlayOptions(seed=SEED, players=2, remote_seats=1, host_table=True, code="owl-17", skip_title=True,
-                                     saves_dir=tmp_path / "saves", name="Ann"))
+        options = PlayOptions(seed=SEED, players=2, remote_seats=1, host_table=True, code="owl-17", skip_title=True,
+                              saves_dir=tmp_path / "saves", name="Ann")
+        async with CthulhuApp(options).run_test(size=(120, 40)) as pilot:
+            await started(pilot)
+            await pilot.press("ctrl+q")
+        assert _files(tmp_path / "saves") == []
+
+        app = CthulhuApp(options)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             bob = NetLink("127.0.0.1", screen.link.port, name="Bob", code="owl-17", store=SeatStore(tmp_path / "bob.json"))
             await bob.open()
             await wait_for(pilot, lambda: screen.link_status is None and bool(screen.query_one("#prompt").options))
+            (save,) = [p for p in (tmp_path / "saves").iterdir() if p.suffix == ".save"]
+            assert load(save).last_step == 0 and [p.seat for p in load(save).header.players] == [0, 1]
             await bob.close()
             await pilot.press("ctrl+q")
-        assert _files(tmp_path / "saves") == []
 
     asyncio.run(asyncio.wait_for(main(), 60))

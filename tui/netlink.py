@@ -633,9 +633,11 @@ class EmbeddedHost:
         away_bot: float | None = None,
         bot_delay: float = 0.0,
         limits: Any = None,
+        own_seats: Sequence[int] = (),
     ) -> None:
         self.game = game
         self.bot_delay = bot_delay
+        self.own_seats = tuple(own_seats)  # the seats this terminal plays (`Host.own_seats`)
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
@@ -676,6 +678,7 @@ class EmbeddedHost:
                     bot_delay=self.bot_delay,
                     limits=self.limits,
                     on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
+                    own_seats=self.own_seats,
                 )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
@@ -858,6 +861,7 @@ async def embedded_link(options: Any) -> NetLink:
         away_bot=options.away_bot,
         bot_delay=options.bot_delay,
         limits=_limits(options),
+        own_seats=humans,
     )
     try:
         port = await embedded.start()
