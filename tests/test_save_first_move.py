@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tui_drive import SEED, started, wait_for
+from tui_drive import SEED, first_move_then_quit, started, wait_for
 
 from cthulhu.net.seatstore import SeatStore
 from cthulhu.net.saves import load
@@ -38,10 +38,7 @@ def test_starting_and_quitting_at_once_leaves_no_file(tmp_path, local):
 
         again = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path, local=local))
         async with again.run_test(size=(80, 24)) as pilot:
-            screen = await started(pilot)
-            await pilot.press("1")
-            await wait_for(pilot, lambda: screen.view.get("step") == 1)
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, await started(pilot))
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         assert load(save).last_step == 1 and again.farewell and save.name in again.farewell
 

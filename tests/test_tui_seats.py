@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import SEED, screen_text, started, wait_for
+from tui_drive import SEED, first_move_then_quit, screen_text, started, wait_for
 
 from cthulhu.net.saves import load
 from cthulhu.net.seatstore import SeatStore
@@ -143,9 +143,7 @@ def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.title_text == "2 here, 0 bots"
-            await pilot.press("1")
-            await wait_for(pilot, lambda: screen.view.get("step") == 1)
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, screen)
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         again = CthulhuApp(PlayOptions(load=save))
         async with again.run_test(size=(120, 40)) as pilot:
@@ -163,10 +161,7 @@ def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
     async def main():
         solo = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
         async with solo.run_test(size=(120, 40)) as pilot:
-            screen = await started(pilot)
-            await pilot.press("1")
-            await wait_for(pilot, lambda: screen.view.get("step") == 1)
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, await started(pilot))
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         hosted = CthulhuApp(PlayOptions(load=save, host_table=True, code="owl-17", name="Ann", saves_dir=tmp_path))
         async with hosted.run_test(size=(120, 40)) as pilot:
@@ -284,9 +279,7 @@ def test_a_loaded_bot_game_keeps_its_bots(tmp_path):
             async with app.run_test(size=(120, 40)) as pilot:
                 screen = await started(pilot)
                 assert screen.title_text == "1 here, 1 bot"
-                await pilot.press("1")
-                await wait_for(pilot, lambda: screen.view.get("step", 0) >= 1)
-                await pilot.press("ctrl+q")
+                await first_move_then_quit(pilot, screen)
             (save,) = [p for p in folder.iterdir() if p.suffix == ".save"]
             assert [(p.seat, p.bot) for p in load(save).header.players if p.bot] == [(1, "random")]
             again = CthulhuApp(PlayOptions(load=save, bot_delay=0, local=local))
