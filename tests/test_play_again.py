@@ -175,3 +175,26 @@ async def test_a_headless_host_prints_the_line_at_the_end(tmp_path):
     (line,) = [line for line in out.splitlines() if line.startswith("Play it again: ")]
     again, options = setup_of(line.removeprefix("Play it again: "))
     assert again == Setup(seed=31, players=2) and (options.bots, options.bot_kind) == (1, "random")
+
+
+def test_a_loaded_finished_game_shows_its_ending_and_the_link_survives(tmp_path):
+    """`play --load` of a won game: the host's `game_over` comes with the welcome, before the table is
+    ours; the dialog still gets the line and the dice check, and nothing in the Log says a view or the
+    link broke (it used to: a view-less update, and a dialog updated before it was drawn)."""
+    import shutil
+
+    shutil.copy(SAVES / "example-won-main.save", tmp_path)
+
+    async def main():
+        app = CthulhuApp(PlayOptions(load=tmp_path / "example-won-main.save"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
+            dialog = app.screen
+            await wait_for(pilot, lambda: "every roll verified" in str(dialog.query_one("#dice").render()))
+            game = app.screen_stack[-2]
+            log = "\n".join(game.query_one("#log").lines_plain)
+            assert "cannot show" not in log and "No connection" not in log, log
+            assert "Play the same game again with:\ncthulhu play --start --mode main --seed 1" in str(dialog.query_one("#summary").render())
+            await pilot.press("q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -317,7 +317,7 @@ class NetLink(QueuedUpdates):
                     self._put(notice="Every seat is taken: the game begins.")
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
+                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...", source=session)
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
@@ -343,11 +343,15 @@ class NetLink(QueuedUpdates):
         else:
             self._status = waiting
 
-    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., **fields: Any) -> None:
-        """Queue an update over the latest view; `status` (the link's own state line) stays unless given."""
+    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., source: PeerSession | None = None,
+             **fields: Any) -> None:
+        """Queue an update over the latest view; `status` (the link's own state line) stays unless given.
+        `source`: the session the news came on, whose view stands in while `open()` is still seating us
+        (a finished game's `game_over` comes with its welcome, before any connection is ours)."""
         if status is not ...:
             self._status = status
-        self._queue.put_nowait(Update(self._view(), list(events or []), status=self._status, **fields))
+        view = self._view() or (source.mirror.view if source is not None and source.mirror.view is not None else {})
+        self._queue.put_nowait(Update(view, list(events or []), status=self._status, **fields))
 
     def _playing(self, seats: Iterable[int], view: dict[str, Any] | None = None) -> str:
         """'Ada Whitlock', 'Ada Whitlock and Mina Castellane': what these seats play, in `view` (default:
@@ -388,9 +392,9 @@ class NetLink(QueuedUpdates):
             return
         self.dice = verdict
         if verdict.verified:
-            self._put(notice=f"Dice: {verdict.message}.")
+            self._put(notice=f"Dice: {verdict.message}.", source=session)
         else:
-            self._put(rejected=f"Dice NOT verified: {verdict.message}")
+            self._put(rejected=f"Dice NOT verified: {verdict.message}", source=session)
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""

@@ -168,12 +168,14 @@ class GameOverScreen(ModalScreen[OverChoice]):
         """The line to play it again, once the host has revealed the seed (networked games)."""
         if again is not None and again != self.again:
             self.again = again
-            self.query_one("#summary", Static).update(self._summary())
+            for summary in self.query("#summary").results(Static):  # none yet before the dialog is composed
+                summary.update(self._summary())
 
     def show_dice(self, text: str) -> None:
         """The peer's own check of every roll, once it is done (networked games)."""
         self.dice = text
-        self.query_one("#dice", Static).update(plain(text))  # names what the host sent: never markup
+        for line in self.query("#dice").results(Static):  # none yet before the dialog is composed (compose shows `dice`)
+            line.update(plain(text))  # names what the host sent: never markup
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
