@@ -268,7 +268,7 @@ def test_after_the_summoning_one_death_is_not_the_end_but_all_deaths_are():
 
 
 def test_a_dead_investigators_later_turns_are_skipped():
-    game = new_game("ada_whitlock", "osric_vane", "tobias_grell")
+    game = new_game("ada_whitlock", "osric_vane", "tobias_grell", players=2)  # three investigators: not a solo table
     setup_table(game)
     s = game.state
     hastur_summoned(game, space="strongroom", disrupted=False)
@@ -410,7 +410,7 @@ def test_the_insanity_card_activates_at_every_threshold_before_the_level_up():
 
 
 def test_each_investigator_is_dealt_a_different_insanity_card():
-    game = new_game("ada_whitlock", "osric_vane", "tobias_grell", "mina_castellane")
+    game = new_game("ada_whitlock", "osric_vane", "tobias_grell", "mina_castellane", players=2)
     cards = [inv.insanity for inv in game.state.investigators]
     assert None not in cards and len(set(cards)) == 4
     view = game.view(0)
