@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from .common import add_interface_options, default_name, refuse, theme_of
+from .common import PORT_MAX, SEATS_MAX, SEED_MAX, add_interface_options, default_name, out_of_range, refuse, theme_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,9 +59,14 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_address(args.address)
     except ValueError:
         return refuse("join", f"bad address {args.address!r} (HOST[:PORT])")
+    if not 1 <= port <= PORT_MAX:
+        return refuse("join", f"bad address {args.address!r}: the port must be 1 to {PORT_MAX}")
+    if args.seat is not None and args.seat < 1:
+        return refuse("join", "--seat counts from 1, as the table shows the seats")
+    problem = out_of_range(args, {"seat": (1, SEATS_MAX, ""), "seed": (0, SEED_MAX, "")})
+    if problem is not None:
+        return refuse("join", problem)
     if args.seat is not None:
-        if args.seat < 1:
-            return refuse("join", "--seat counts from 1, as the table shows the seats")
         args.seat -= 1  # the protocol counts from 0
     if not args.headless:
         if args.bot is not None:
@@ -97,6 +102,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     With `--name` the token is also kept in the seat store (a second run with the same
     name takes the seat back); without, each run is a new player, so the same bot
     command started three times fills three seats."""
+    from cthulhu.core import modes
     from cthulhu.net.client import RECONNECT_FOR, PeerSession, play_bot
     from cthulhu.net.invite import join_command
     from cthulhu.net.seatstore import SeatStore
@@ -111,10 +117,19 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         token = stored = entry.token if entry is not None else None
     shown: list[str] = []
 
+    def seat(session: PeerSession, word: str = "Seat") -> str:
+        """'Seat 2 (Mina Castellane)': the number `--seat` takes, and who people know that seat as."""
+        view, n = session.mirror.view or {}, session.seat or 0
+        try:  # what the host sent: its declared shape first
+            mode = modes.get(str(view.get("mode")))
+            return f"{word} {n + 1} ({mode.playing(mode.check_view(view), n)})"
+        except ValueError:
+            return f"{word} {n + 1}"
+
     def on_welcome(session: PeerSession) -> None:
         if session.token and session.seat is not None and session.token not in shown:  # a token without a seat is no seat
             shown.append(session.token)
-            print(clean_text(f"Seat {session.seat + 1}; seat token {session.token}; come back with: "
+            print(clean_text(f"{seat(session)}; seat token {session.token}; come back with: "
                              f"{join_command(args.address, args.code, token=session.token)}"), file=sys.stderr, flush=True)
             if store is not None:
                 try:
@@ -123,7 +138,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
                 except OSError as exc:
                     print(f"cthulhu join: could not keep the seat token: {exc.strerror or exc}", file=sys.stderr)
         elif len(shown) and session.seat is not None:
-            print(f"Back at seat {session.seat + 1}.", file=sys.stderr, flush=True)
+            print(clean_text(f"Back at {seat(session, 'seat')}."), file=sys.stderr, flush=True)
 
     def on_retry(attempt: int, error: Exception | None) -> None:
         if error is not None:
@@ -143,6 +158,9 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
             session = await attempt(None)
     except OSError as exc:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if session.closed is not None and session.closed.code == "host_closed":
+        print(clean_text(f"cthulhu join: {session.closed.reason}"), file=sys.stderr)  # on purpose: not a refusal
         return 1
     if session.closed is not None:
         print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)

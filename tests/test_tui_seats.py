@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import SEED, screen_text, started, wait_for
+from tui_drive import SEED, first_move_then_quit, screen_text, started, wait_for
 
+from cthulhu.net.saves import load
 from cthulhu.net.seatstore import SeatStore
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.netlink import NetLink
@@ -42,21 +43,21 @@ def test_the_table_dialog_hands_an_away_seat_to_a_bot_and_frees_another(tmp_path
             bob = await _joiner(screen.link.port, bobs)
             assert bob.local_seats == frozenset({1})
             await bob.close()
-            await wait_for(pilot, lambda: "Bob left seat 2; the seat waits for them." in _log(screen))
+            await wait_for(pilot, lambda: "Bob left; Mina Castellane waits for them." in _log(screen))
 
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await wait_for(pilot, lambda: "b  let a bot play seat 2 until Bob is back" in screen_text(app))
+            await wait_for(pilot, lambda: "b  let a bot play Mina Castellane until Bob is back" in screen_text(app))
             await pilot.press("b")
             await wait_for(pilot, lambda: "a bot plays for them until they are back" in screen_text(app))
             assert host.seats[1].stand_in is not None
             await pilot.press("escape")
-            await wait_for(pilot, lambda: "Bob is away; a bot plays seat 2 until they are back." in _log(screen))
+            await wait_for(pilot, lambda: "Bob is away; a bot plays Mina Castellane until they are back." in _log(screen))
 
             # Bob runs the same join again: his machine still has the token, the bot leaves his seat.
             bob = await _joiner(screen.link.port, bobs)
             assert bob.local_seats == frozenset({1}) and bob._conns[0].stored_token
-            await wait_for(pilot, lambda: "Bob is back at seat 2." in _log(screen))
+            await wait_for(pilot, lambda: "Bob is back (Mina Castellane)." in _log(screen))
             assert host.seats[1].stand_in is None
             await bob.close()
             await wait_for(pilot, lambda: host.seats[1].away)
@@ -64,13 +65,13 @@ def test_the_table_dialog_hands_an_away_seat_to_a_bot_and_frees_another(tmp_path
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await pilot.press("2")
-            await wait_for(pilot, lambda: "f  free seat 2 for a new player" in screen_text(app))
+            await wait_for(pilot, lambda: "f  free Mina Castellane's seat for a new player" in screen_text(app))
             await pilot.press("f")
-            await wait_for(pilot, lambda: "Seat 2 is open for a new player." in screen_text(app))
+            await wait_for(pilot, lambda: "Mina Castellane's seat is open for a new player." in screen_text(app))
             await pilot.press("escape")
             cy = await _joiner(screen.link.port, SeatStore(tmp_path / "cy" / "seats.json"), name="Cy")
             assert cy.local_seats == frozenset({1})
-            await wait_for(pilot, lambda: "Cy sits at seat 2." in _log(screen))
+            await wait_for(pilot, lambda: "Cy sits down to play Mina Castellane." in _log(screen))
             # Bob's old token is refused now: his next join forgets it and he watches (no seat is open).
             late = await _joiner(screen.link.port, bobs)
             assert late.local_seats == frozenset() and bobs.find(name="Bob", address=f"127.0.0.1:{screen.link.port}") is None
@@ -109,10 +110,16 @@ def test_saving_a_hosted_game_and_what_a_joiner_is_told(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             await pilot.press("s")
-            await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
+            await wait_for(pilot, lambda: "Nothing to save yet: the game is saved from its first move on." in _log(screen))
+            assert not target.exists()
             joined = CthulhuApp(PlayOptions(join=("127.0.0.1", screen.link.port), code="owl-17", name="Bob"))
             async with joined.run_test(size=(120, 40)) as jp:
                 theirs = await started(jp)
+                await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options))
+                await pilot.press("1")
+                await wait_for(pilot, lambda: screen.view.get("step") == 1)
+                await pilot.press("s")
+                await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
                 await jp.press("s")
                 await wait_for(jp, lambda: "The host keeps the save of this game (ask them to press s)." in _log(theirs))
                 await jp.press("ctrl+q")
@@ -136,7 +143,7 @@ def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.title_text == "2 here, 0 bots"
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, screen)
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         again = CthulhuApp(PlayOptions(load=save))
         async with again.run_test(size=(120, 40)) as pilot:
@@ -154,10 +161,7 @@ def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
     async def main():
         solo = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
         async with solo.run_test(size=(120, 40)) as pilot:
-            screen = await started(pilot)
-            await pilot.press("1")
-            await wait_for(pilot, lambda: screen.view.get("step") == 1)
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, await started(pilot))
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         hosted = CthulhuApp(PlayOptions(load=save, host_table=True, code="owl-17", name="Ann", saves_dir=tmp_path))
         async with hosted.run_test(size=(120, 40)) as pilot:
@@ -186,7 +190,7 @@ def test_until_every_seat_is_taken_the_bar_says_who_is_missing_instead_of_offeri
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             bar = screen.query_one("#prompt")
-            await wait_for(pilot, lambda: "Waiting for players before the game starts: seat 2 is open" in screen_text(app))
+            await wait_for(pilot, lambda: "Waiting for players before the game starts: nobody plays Mina Castellane yet" in screen_text(app))
             assert f"Others join with: cthulhu join 127.0.0.1:{screen.link.port} --code owl-17" in screen.link_status
             assert screen.link_status and not bar.options and "Hint:" not in bar._shown.plain
             await pilot.press("1")
@@ -216,7 +220,7 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             await wait_for(pilot, lambda: bool(screen.link_status) and "L then S" in screen.link_status)
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await wait_for(pilot, lambda: "S  start now: a bot plays seat 2 for the whole game" in screen_text(app))
+            await wait_for(pilot, lambda: "S  start now: a bot plays Mina Castellane for the whole game" in screen_text(app))
             await pilot.press("S")
             await wait_for(pilot, lambda: host.started.is_set())
             assert host.seats[1].kind == "bot" and host.seats[0].kind == "human"
@@ -225,7 +229,7 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             bar = screen.query_one("#prompt")
             await wait_for(pilot, lambda: bool(bar.options) and screen.link_status is None)
             await wait_for(pilot, lambda: "Every seat is taken: the game begins." in _log(screen))
-            assert "A bot takes seat 2 for the whole game." in _log(screen)
+            assert "A bot plays Mina Castellane for the whole game." in _log(screen)
             await pilot.press("1")
             await wait_for(pilot, lambda: screen.view["step"] >= 1)
             await pilot.press("ctrl+q")
@@ -262,4 +266,80 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
     ann = SeatInfo(seat=0, kind="human", name="Ann", connected=True)
     assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
     news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
-    assert news == ["Cy sits at seat 3."]
+    assert news == ["Cy sits down to play seat 3."]  # (a link that never had a view knows no names)
+
+
+def test_a_loaded_bot_game_keeps_its_bots(tmp_path):
+    """`play --bots 1`, a move, ctrl+q, `play --load`: the bot's seat is the bot's again (embedded host and --local)."""
+
+    async def main():
+        for local in (False, True):
+            folder = tmp_path / ("local" if local else "embedded")
+            app = CthulhuApp(PlayOptions(seed=SEED, bots=1, bot_kind="random", skip_title=True, saves_dir=folder, local=local, bot_delay=0))
+            async with app.run_test(size=(120, 40)) as pilot:
+                screen = await started(pilot)
+                assert screen.title_text == "1 here, 1 bot"
+                await first_move_then_quit(pilot, screen)
+            (save,) = [p for p in folder.iterdir() if p.suffix == ".save"]
+            assert [(p.seat, p.bot) for p in load(save).header.players if p.bot] == [(1, "random")]
+            again = CthulhuApp(PlayOptions(load=save, bot_delay=0, local=local))
+            async with again.run_test(size=(120, 40)) as pilot:
+                screen = await started(pilot)
+                assert isinstance(screen, GameScreen) and screen.title_text == "1 here, 1 bot", local
+                assert screen.link.local_seats == frozenset({0})
+                await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_hosted_table_loaded_again_keeps_its_bot_seats(tmp_path):
+    from cthulhu import cli
+    from cthulhu.cli.host import build_host
+
+    save = tmp_path / "bots.save"
+    args = cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--seats", "2", "--bots", "1", "--bot", "random",
+                                          "--seed", str(SEED), "--save", str(save)])
+    host, log = build_host(args)
+    host._record_players()
+    first = host.game.legal(0)[0]
+    host.game.apply(0, first)  # a first command: from then on the autosave writes
+    log.append(0, first.wire(), host.game.state_hash())
+    log.write()  # what the host's own autosave (net/autosave.py) does after each command
+    log.close()
+    assert [(p.seat, p.bot) for p in load(save).header.players] == [(1, "random")]
+    again, log = build_host(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)]))
+    assert [(s.kind, s.bot_kind) for s in again.seats] == [("open", None), ("bot", "random")]
+    log.close()
+
+
+def test_a_host_restarted_with_load_keeps_the_saved_host_name(tmp_path):
+    """`cthulhu host --name Ann`, a move, quit; `cthulhu host --load` without --name is Ann again (not the
+    login name), in her own seat, found by the token this machine keeps."""
+    from cthulhu import cli
+    from cthulhu.cli.common import default_name
+    from cthulhu.cli.host import host_name
+
+    async def main():
+        target = tmp_path / "ann.save"
+        app = _hosting(tmp_path, save_to=target)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            bob = await _joiner(screen.link.port, SeatStore(tmp_path / "bob" / "seats.json"))
+            await wait_for(pilot, lambda: screen.link_status is None and bool(screen.query_one("#prompt").options))
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view.get("step") == 1)
+            await bob.close()
+            await pilot.press("ctrl+q")
+        save = load(target)
+        args = cli.build_parser().parse_args(["host", "--load", str(target)])
+        name = host_name(args, save, save.header.table)
+        assert name == "Ann" != default_name()
+        assert host_name(cli.build_parser().parse_args(["host", "--load", str(target), "--name", "Zed"]), save, save.header.table) == "Zed"
+        again = _hosting(tmp_path, load=target, name=name, remote_seats=0, table_id=save.header.table)
+        async with again.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.link.local_seats == frozenset({0})
+            assert screen.link.embedded.host.seats[0].name == "Ann"
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

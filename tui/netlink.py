@@ -22,16 +22,18 @@ import asyncio
 import shlex
 import threading
 from dataclasses import dataclass, field
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.textclean import clean_text
 
-from .english import plural
-from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .english import and_list, plural
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .who import BOT, characters, playing
 
 WELCOME_TIMEOUT = 10.0
 
@@ -85,6 +87,7 @@ class NetLink(QueuedUpdates):
         save_hint: str | None = None,
         doors: tuple[str, ...] = (),
         visitor: str | None = None,
+        names: Sequence[str] | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -111,6 +114,8 @@ class NetLink(QueuedUpdates):
         seat store is their own (one data folder per visitor and table), so its newest seat is theirs."""
         self.local_seats: frozenset[int] = frozenset()
         self._wanted = list(seats) if seats else [None]
+        self._names = list(names) if names else None
+        """Hot-seat: each connection's name (the investigators it plays), in the order of `seats`."""
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -134,7 +139,7 @@ class NetLink(QueuedUpdates):
         if self.embedded is not None:
             self.embedded.on_save_trouble = self._save_trouble
         for n, wanted in enumerate(self._wanted):
-            name = self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
+            name = self._names[n] if self._names else self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
             conn = await self._open_conn(name, wanted, token, stored and token is not None)
             if conn.session.closed is not None and conn.stored_token and conn.session.closed.code == "bad_token":
@@ -153,12 +158,10 @@ class NetLink(QueuedUpdates):
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
             self._opened = Update(view, warning=self.warning)
             return self._opened
-        seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
         kept = "kept for you" if self.visitor is not None else "kept on this machine"
         back = f" (your seat, {kept})" if self._conns[0].stored_token and self.local_seats else ""
-        which = "seat" if len(self.local_seats) == 1 else "seats"
-        notice = f"Joined {where}; your {which}: {seats}{back}."
+        notice = f"Joined {where}; you play {self._playing(self.local_seats)}{back}."
         full = not self.local_seats and not self.watch
         if full:
             notice = f"Joined {where}. Every seat is taken, so you are watching."
@@ -260,6 +263,11 @@ class NetLink(QueuedUpdates):
             session.token = None
             if primary:
                 self._put(notice="The host gave your seat up while you were away; joining again as a new player.")
+        elif refused is not None and refused.code == "host_closed":  # on purpose: nothing to reconnect to
+            if primary:
+                self._put(notice=f"{refused.reason[:1].upper()}{refused.reason[1:]}.", headline=True,
+                          status="The host closed the table (q quits).")
+            return False
         elif refused is not None:
             if primary:
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
@@ -279,13 +287,13 @@ class NetLink(QueuedUpdates):
                     news = self._seat_news(msg.table)
                     if back:
                         self._status = None
-                        seat = "watching" if msg.seat is None else f"seat {msg.seat + 1}"
+                        seat = "watching" if msg.seat is None else f"you play {self._playing([msg.seat])}"
                         self._put(notice=f"Back at the table ({seat}).", status=None)
                         for line in news:
                             self._put(notice=line)
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
-                    self._follow_start(msg.table)
+                    self._follow_start(msg.table, session.mirror.view)
             elif isinstance(msg, Error) and msg.fatal:
                 conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
             elif isinstance(msg, Error) and msg.code == "rate_limited":
@@ -302,28 +310,27 @@ class NetLink(QueuedUpdates):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
                 begins = self._waiting is not None and msg.table.started
-                self._follow_start(msg.table)
+                self._follow_start(msg.table, session.mirror.view)
                 for line in self._seat_news(msg.table):
                     self._put(notice=line)
                 if begins:
                     self._put(notice="Every seat is taken: the game begins.")
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
+                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...", source=session)
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
 
-    def _follow_start(self, table: Table) -> None:
+    def _follow_start(self, table: Table, view: dict[str, Any] | None) -> None:
         """Until every seat is taken nobody may act: the bar says so in place of choices the host
         would refuse, with the seats still open and how to fill them; it clears when play starts."""
         waiting = None
         if not table.started:
-            open_seats = [s.seat + 1 for s in table.seats if s.kind == "open"]
-            seats = ", ".join(str(n) for n in open_seats)
+            open_seats = [s.seat for s in table.seats if s.kind == "open"]
             waiting = "Waiting for players before the game starts"
             if open_seats:
-                waiting += f": seat{'s' if len(open_seats) > 1 else ''} {seats} {'are' if len(open_seats) > 1 else 'is'} open"
+                waiting += f": nobody plays {self._playing(open_seats, view)} yet"
             join = None if self.visitor is not None else join_command(self.lobby_info()["address"], self.code)
             waiting += f". Others join with: {join}" if join else "."
             if self.hosting:
@@ -336,11 +343,27 @@ class NetLink(QueuedUpdates):
         else:
             self._status = waiting
 
-    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., **fields: Any) -> None:
-        """Queue an update over the latest view; `status` (the link's own state line) stays unless given."""
+    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., source: PeerSession | None = None,
+             **fields: Any) -> None:
+        """Queue an update over the latest view; `status` (the link's own state line) stays unless given.
+        `source`: the session the news came on, whose view stands in while `open()` is still seating us
+        (a finished game's `game_over` comes with its welcome, before any connection is ours)."""
         if status is not ...:
             self._status = status
-        self._queue.put_nowait(Update(self._view(), list(events or []), status=self._status, **fields))
+        view = self._view() or (source.mirror.view if source is not None and source.mirror.view is not None else {})
+        self._queue.put_nowait(Update(view, list(events or []), status=self._status, **fields))
+
+    def _playing(self, seats: Iterable[int], view: dict[str, Any] | None = None) -> str:
+        """'Ada Whitlock', 'Ada Whitlock and Mina Castellane': what these seats play, in `view` (default:
+        the latest; a connection being welcomed is not one of ours yet, so it gives its own)."""
+        view = view or self._view()
+        return and_list(name for s in sorted(seats) for name in characters(view, s) or [playing(view, s)]) or "nobody (you are watching)"
+
+    def seat_names(self) -> dict[int, str]:
+        """The host's latest seat list: each person's name (as the host cleaned it), or `who.BOT`."""
+        table = self._conns[0].session.table if self._conns else None
+        seats = table.seats if table is not None else []
+        return {s.seat: BOT if s.kind == "bot" else clean_text(s.name or "a player") for s in seats if s.kind != "open"}
 
     def _seat_local(self) -> None:
         self.local_seats = frozenset(c.session.seat for c in self._conns if c.session.seat is not None)
@@ -369,9 +392,9 @@ class NetLink(QueuedUpdates):
             return
         self.dice = verdict
         if verdict.verified:
-            self._put(notice=f"Dice: {verdict.message}.")
+            self._put(notice=f"Dice: {verdict.message}.", source=session)
         else:
-            self._put(rejected=f"Dice NOT verified: {verdict.message}")
+            self._put(rejected=f"Dice NOT verified: {verdict.message}", source=session)
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""
@@ -381,22 +404,25 @@ class NetLink(QueuedUpdates):
             now = (s.kind, s.name, s.connected, s.stand_in)
             before = self._seats_seen.get(s.seat)
             self._seats_seen[s.seat] = now
-            if first or before == now:
-                continue
+            if first or before == now or s.seat in self.local_seats or s.seat in self._wanted:
+                continue  # this terminal's own seats are no news to it (hot-seat: nor those it is still sitting down at)
+            what = self._playing([s.seat])
             if s.kind == "bot":
                 if before is not None and before[0] == "open":  # a seat not seen before has no past
-                    news.append(f"A bot takes seat {s.seat + 1} for the whole game.")
+                    news.append(f"A bot plays {what} for the whole game.")
                 continue
             who = s.name or "a player"
-            if s.kind == "human" and s.connected:
-                news.append(f"{who} {'is back at' if before and before[1] == s.name else 'sits at'} seat {s.seat + 1}.")
+            if s.kind == "human" and s.connected and who in characters(self._view(), s.seat):  # hot-seat players elsewhere
+                news.append(f"{who} is back." if before and before[1] == s.name else f"{who} sits down.")
+            elif s.kind == "human" and s.connected:
+                news.append(f"{who} is back ({what})." if before and before[1] == s.name else f"{who} sits down to play {what}.")
             elif s.kind == "human" and s.stand_in:
-                news.append(f"{who} is away; a bot plays seat {s.seat + 1} until they are back.")
+                news.append(f"{who} is away; a bot plays {what} until they are back.")
             elif s.kind == "human" and (before is None or before[0] != "human" or before[2]):
                 # (lobby news coalesce: a quick join-and-leave may arrive as one change)
-                news.append(f"{who} left seat {s.seat + 1}; the seat waits for them.")
+                news.append(f"{who} left; {what} waits for them.")
             elif s.kind == "open" and before is not None:
-                news.append(f"Seat {s.seat + 1} is open.")
+                news.append(f"Nobody plays {what} now: the seat is open.")
         return news
 
     def _save_trouble(self, reason: str | None) -> None:
@@ -424,6 +450,7 @@ class NetLink(QueuedUpdates):
             "hosting": self.hosting,
             "local_seats": sorted(self.local_seats),
             "table": session.table if session is not None else None,
+            "characters": {s.seat: characters(view, s.seat) for s in session.table.seats} if session is not None and session.table else {},
             "step": view.get("step"),
             "status": self._status if self._status != self._waiting else None,  # the dialog says who is missing itself
             "commit": session.record.commit if session is not None else None,
@@ -448,7 +475,8 @@ class NetLink(QueuedUpdates):
         """One line for after the game closes: how to carry on."""
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
-            return self.save_hint if session is not None and session.game_over is None else None
+            started = self.embedded.writer is not None and self.embedded.writer.started
+            return self.save_hint if session is not None and session.game_over is None and started else None
         if self.visitor is not None:
             return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
@@ -515,7 +543,7 @@ class NetLink(QueuedUpdates):
                 except OSError as exc:
                     self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
-        self._put(rejected=f"seat {seat + 1} is not played at this terminal")
+        self._put(rejected=f"{self._playing([seat])} is not played at this terminal")
 
     async def undo(self, seat: int, version: int | None) -> None:
         """Ask the host to take back `seat`'s last decision (it decides whether it may)."""
@@ -530,7 +558,7 @@ class NetLink(QueuedUpdates):
                 except OSError as exc:
                     self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
-        self._put(rejected=f"seat {seat + 1} is not played at this terminal")
+        self._put(rejected=f"{self._playing([seat])} is not played at this terminal")
 
     async def chat(self, text: str) -> None:
         if self._conns and self._conns[0].up:
@@ -542,6 +570,8 @@ class NetLink(QueuedUpdates):
             raise SaveUnavailable("The host keeps the save of this game (ask them to press s).")
         if self.embedded.writer is None:
             raise SaveUnavailable("This game is not being saved (--no-save).")
+        if not self.embedded.writer.started:
+            raise SaveUnavailable(NOTHING_YET)
         return await self.embedded.save()
 
     @property
@@ -566,6 +596,22 @@ class NetLink(QueuedUpdates):
         if self.embedded is None:
             raise ValueError("only the host can change the seats")
         await self.embedded.call(method, *args)
+
+    def play_again(self) -> str | None:
+        """From the setup every peer is sent (all but the seed), the seed revealed at game over and the
+        table's bot seats (their kinds when the host is ours and seated them at the start)."""
+        from cthulhu.core import Setup
+        from cthulhu.net.playagain import play_again_command
+
+        session = self._conns[0].session if self._conns else None
+        if session is None or self.seed is None or session.record.setup is None or session.table is None:
+            return None
+        try:
+            setup = Setup.model_validate({**session.record.setup, "seed": self.seed})
+        except ValueError:  # a setup this program cannot make: no line to offer
+            return None
+        known = self.embedded.bots if self.embedded is not None else {}
+        return play_again_command(setup, {s.seat: known.get(s.seat) for s in session.table.seats if s.kind == "bot"})
 
     async def close(self) -> None:
         if self._closed:
@@ -609,9 +655,11 @@ class EmbeddedHost:
         away_bot: float | None = None,
         bot_delay: float = 0.0,
         limits: Any = None,
+        own_seats: Sequence[int] = (),
     ) -> None:
         self.game = game
         self.bot_delay = bot_delay
+        self.own_seats = tuple(own_seats)  # the seats this terminal plays (`Host.own_seats`)
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
@@ -652,6 +700,7 @@ class EmbeddedHost:
                     bot_delay=self.bot_delay,
                     limits=self.limits,
                     on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
+                    own_seats=self.own_seats,
                 )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
@@ -689,7 +738,18 @@ class EmbeddedHost:
         return await asyncio.to_thread(in_trio)
 
     async def stop(self) -> None:
-        """Cancel the host (its autosave is already on disk) and wait for the thread."""
+        """Tell the joiners the table is closing, cancel the host (its autosave is already on disk) and
+        wait for the thread."""
+        if self._token is not None and self.host is not None and self._thread.is_alive():
+            import trio
+
+            def in_trio() -> None:
+                trio.from_thread.run(self.host.close_table, trio_token=self._token)
+
+            try:
+                await asyncio.to_thread(in_trio)
+            except (RuntimeError, trio.RunFinishedError):
+                pass  # trio already finished
         if self._token is not None and self._scope is not None and self._thread.is_alive():
             try:
                 self._token.run_sync_soon(self._scope.cancel)
@@ -763,12 +823,6 @@ def _limits(options: Any) -> Any:
     return Limits().but(door_visitors=options.door_visitors)
 
 
-def _label(options: Any, humans: list[int], bots: int) -> str:
-    if options.hosting:
-        return "hosting"
-    if len(humans) <= 1 and not bots:
-        return "solo"
-    return f"{len(humans)} here, {plural(bots, 'bot')}"
 
 
 async def embedded_link(options: Any) -> NetLink:
@@ -780,17 +834,18 @@ async def embedded_link(options: Any) -> NetLink:
     from cthulhu.core import Game
     from cthulhu.net.invite import new_table_id
 
-    from .link import load_game, usable_bot
+    from .link import last_seats, load_game, table_label, usable_bot
 
     save = None
     if options.load is not None:
         game, save = load_game(options.load)
+        # The seats bots played are theirs again (the save's header says which and what kind).
+        bot_seats = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
     else:
         game = Game.new(options.setup())
+        bot_seats = last_seats(game, options.bots, options.bot_kind)
     writer, warning = _writer_for(options, game, save)
     seats = game.setup.players
-    kind = usable_bot(options.bot_kind, game.setup.mode)
-    bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
     humans = [s for s in range(seats) if s not in bot_seats]
     players = None
     table_id = None
@@ -828,6 +883,7 @@ async def embedded_link(options: Any) -> NetLink:
         away_bot=options.away_bot,
         bot_delay=options.bot_delay,
         limits=_limits(options),
+        own_seats=humans,
     )
     try:
         port = await embedded.start()
@@ -854,12 +910,22 @@ async def embedded_link(options: Any) -> NetLink:
         hosting=options.hosting,
         table=table_id,
         store=store,
-        label=_label(options, humans, len(bot_seats)),
+        label="hosting" if options.hosting else table_label(len(humans), len(bot_seats)),
         save_hint=save_hint,
         doors=options.doors,
+        names=_hot_seat_names(game, humans) if len(humans) > 1 else None,
     )
     link.warning = warning
     return link
+
+
+def _hot_seat_names(game: Any, seats: list[int]) -> list[str]:
+    """Several people at one terminal are named by what they play (not "you 1", "you 2"): all of
+    it when the name has room, else the first investigator."""
+    from cthulhu.net.textclean import NAME_MAX
+
+    view = game.view(None)
+    return [name if len(name := playing(view, seat)) <= NAME_MAX else characters(view, seat)[0] for seat in seats]
 
 
 def join_link(options: Any) -> NetLink:

@@ -28,6 +28,7 @@ KEYS_HINT = "left/right step   PgUp/PgDn 10 steps   Home/End first/last   q clos
 
 class ReplayScreen(GameScreen):
     HINTS = False
+    WATCHING = "a replay is only watched (left/right step)"
     # The prompt bar lists every stepping key (KEYS_HINT); the footer keeps the two most used.
     BINDINGS = [
         Binding("right", "step(1)", "Step", priority=True),
@@ -88,7 +89,7 @@ class ReplayScreen(GameScreen):
             if what in ("quit", "new"):
                 await self.action_quit_menu()
 
-        self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
+        self.app.push_screen(GameOverScreen(self.view, self.link.play_again()), decided)
 
     async def action_quit_menu(self) -> None:  # type: ignore[override]  # Textual runs sync and async actions alike; closing awaits the link
         """Close the viewer: back to the title screen, or out of a viewer-only app."""
