@@ -35,6 +35,37 @@ def default_name() -> str:
     return name or "player"
 
 
+def check_save(path: object) -> None:
+    """Read and replay a save to carry on, every hash checked: a damaged or edited one is a `SaveError`
+    here, so `play --load` and `host --load` say so in one line before any screen opens."""
+    from pathlib import Path
+
+    from cthulhu.net.saves import load, resume
+
+    resume(load(Path(str(path))))
+
+
+SEED_MAX = 2**63 - 1  # a seed is 63 bits (`Setup.seed`)
+PORT_MAX = 65535
+SEATS_MAX = 5  # `Setup.players`
+Range = tuple[float, float, str]  # low, high, and the unit the message names ("" for none)
+
+
+def out_of_range(args: argparse.Namespace, ranges: dict[str, Range]) -> str | None:
+    """One line naming the first numeric option given outside its range (NaN and infinity included),
+    or None when every one is in range. `ranges` maps an option's `dest` to (low, high, unit)."""
+    import math
+
+    for dest, (low, high, unit) in ranges.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if not math.isfinite(value) or not low <= value <= high:
+            shown = [f"{int(x)}" if float(x).is_integer() else f"{x:g}" for x in (low, high)]
+            return f"--{dest.replace('_', '-')} must be {shown[0]} to {shown[1]}{unit}, not {value:g}"
+    return None
+
+
 def refuse(command: str, message: str) -> int:
     """One cleaned line on stderr (it may quote a file or a peer) and the exit status for a refusal (2)."""
     from cthulhu.net.textclean import clean_text
@@ -109,14 +140,13 @@ def add_bot_options(p: argparse.ArgumentParser, *, default: str | None, about: s
                    help="a search bot's simulations per decision instead of a time: the same game on any machine")
 
 
+BOT_RANGES: dict[str, Range] = {"think": (0.01, 600, " seconds"), "sims": (1, 10**6, "")}  # every command's RANGES takes these
+
+
 def thinking_problem(args: argparse.Namespace) -> str | None:
-    """One line on a bad `--think`/`--sims`, or None."""
+    """One line when both budgets are given (their ranges are `BOT_RANGES`), or None."""
     if args.think is not None and args.sims is not None:
         return "--think and --sims: give one of them (a time, or a number of simulations)"
-    if args.think is not None and not 0 < args.think <= 600:
-        return "--think must be more than 0 and at most 600 seconds"
-    if args.sims is not None and not 1 <= args.sims <= 1_000_000:
-        return "--sims must be 1 to 1000000"
     return None
 
 

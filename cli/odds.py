@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from .common import Range
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -23,19 +25,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+RANGES: dict[str, Range] = {"dice": (0, 12, ""), "bonus": (0, 12, ""), "need": (0, 30, ""), "rerolls": (0, 12, "")}
+
+
 def run(args: argparse.Namespace) -> int:
     from cthulhu.content import builtin
     from cthulhu.core.main.odds import die_of
     from cthulhu.core.odds import best_chance, policy_distribution
 
-    from .common import refuse
+    from .common import out_of_range, refuse
 
-    if not 0 <= args.dice <= 12 or not 0 <= args.bonus <= 12 or args.dice + args.bonus < 1:
-        return refuse("odds", "--dice and --bonus must be 0 to 12, at least one die in all")
-    if not 0 <= args.need <= 30:
-        return refuse("odds", "--need must be 0 to 30")
-    if not 0 <= args.rerolls <= 12:
-        return refuse("odds", "--rerolls must be 0 to 12")
+    problem = out_of_range(args, RANGES)
+    if problem is None and args.dice + args.bonus < 1:
+        problem = "--dice and --bonus: at least one die in all"
+    if problem is not None:
+        return refuse("odds", problem)
     faces = builtin().main.dice
     purpose = "attack" if args.elder_hits else "check"
     mods = {"elder_hits": args.elder_hits}

@@ -44,21 +44,6 @@ def die_of(faces: list[str], purpose: str, mods: dict[str, Any], frenzy: bool = 
     return tuple(face_value(f, purpose, mods, frenzy) for f in faces)
 
 
-def held_mods(c: MainContent, view: MainView, me: InvestigatorView) -> dict[str, Any]:
-    """The investigator's modifiers with those of the cards they hold (the view lists skills' only)."""
-    total: dict[str, Any] = dict(me["mods"])
-    episode = c.episodes[view["episode"]["id"]]
-    for held in me["cards"]:
-        card = episode.discovery[int(held["card"])]
-        half = card.left if held["side"] == "left" else card.right
-        if half is None:
-            continue
-        for key, value in half.mods:
-            if value:
-                total[key] = (total.get(key) or value) if isinstance(value, bool) else total.get(key, 0) + value
-    return total
-
-
 @dataclass(frozen=True, slots=True)
 class RerollOdds:
     die: int  # index into the roll
@@ -90,7 +75,7 @@ def roll_odds(view: MainView, c: MainContent) -> RollOdds | None:
         return None
     roller = view["investigators"][roll["inv"]]
     purpose: Purpose = roll["purpose"]  # type: ignore[assignment]  # the view's purposes are these four
-    mods = held_mods(c, view, roller)
+    mods = roller["mods"]  # skills at their held levels and the held cards' own
     frenzy = purpose == "defend" and _frenzy(c, roll)
     dice = [die_of(c.dice.standard if kind == "standard" else c.dice.bonus, purpose, mods, frenzy) for kind, _ in roll["dice"]]
     faces = [_face_index(c.dice.standard if kind == "standard" else c.dice.bonus, face) for kind, face in roll["dice"]]

@@ -17,7 +17,7 @@ from typing import Any
 
 from .content import MainContent
 from .heuristic import HeuristicBot, prompt_of
-from .odds import face_value, held_mods, symbols
+from .odds import face_value, symbols
 from .view import InvestigatorView, MainView
 
 TENTACLE = 0.35  # a point of sanity, in passed checks (twice that near the skull)
@@ -71,7 +71,7 @@ class SearchPolicy(HeuristicBot):
         if roll is None:
             return None
         roller = view["investigators"][roll["inv"]]
-        mods = held_mods(self.c, view, roller)
+        mods = roller["mods"]  # skills at their held levels and the held cards' own
         purpose = roll["purpose"]
         frenzy = purpose == "defend" and roll["enemy"] in _frenzied(self.c)
         table = _faces(self.c, purpose, tuple(sorted(mods.items())), frenzy)

@@ -101,14 +101,14 @@ def sample(view: MainView, content: Any, rng: Rng) -> Game | None:
     setup = Setup(mode="main", episode=episode_id, elder_one=elder_id, investigators=[inv.id for inv in investigators],
                   players=max(seats) + 1, seats=seats)
     rules = MainRules()
-    rules.bind(content, episode_id)
+    rules.bind(content, state)
     return Game(setup, content, rules, state, step=view["step"])
 
 
 def _investigator(inv: Any, insanity_ids: dict[str, str], mythos_ids: dict[str, str]) -> Investigator:
     return Investigator(
         id=inv["id"], seat=inv["seat"], space=inv["space"], wounds=inv["wounds"], stress=inv["stress"], sanity=inv["sanity"],
-        levels={sk["id"]: sk["level"] for sk in inv["skills"]}, bonus=inv["bonus"], fire=inv["fire"],
+        levels={sk["id"]: sk["own"] for sk in inv["skills"] if sk["own"]}, bonus=inv["bonus"], fire=inv["fire"],
         reached=list(inv["reached"]), alive=inv["alive"], cause=inv["cause"],
         insanity=insanity_ids[inv["insanity"]["name"]] if inv["insanity"] else None,
         tokens=dict(inv["tokens"]),
