@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from cthulhu.net.host import Host
     from cthulhu.net.log import MemoryLog
-    from cthulhu.net.saves import SaveFile, SaveWriter
+    from cthulhu.savegame import SaveFile, SaveWriter
     from cthulhu.serve.doors import FrontDoors
     from cthulhu.tui.app import LinkFactory
     from cthulhu.tui.netlink import NetLink
@@ -129,7 +129,7 @@ def log_warnings_to_stderr() -> None:
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
     """Find the save to load and lock it (and the one to write), before anything else happens."""
-    from cthulhu.net.saves import find_save, hold
+    from cthulhu.savegame import find_save, hold
 
     load = find_save(args.load, args.saves) if args.load else None
     held = []
@@ -144,7 +144,7 @@ def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
 def _table(args: argparse.Namespace) -> tuple[str, str | None, SaveFile | None]:
     """The table id (a loaded game keeps its own), the table code, and the loaded save."""
     from cthulhu.net.invite import new_table_code, new_table_id
-    from cthulhu.net.saves import load
+    from cthulhu.savegame import load
     from cthulhu.net.seatstore import SeatStore
 
     save = load(args.load) if args.load else None
@@ -163,7 +163,7 @@ def _table(args: argparse.Namespace) -> tuple[str, str | None, SaveFile | None]:
 def run_app(args: argparse.Namespace, held: list[Path]) -> int:
     """The hosting player's own game interface; the other human seats stay open for `cthulhu join`."""
     from cthulhu.net.invite import join_address, join_command
-    from cthulhu.net.saves import default_saves_dir
+    from cthulhu.savegame import default_saves_dir
 
     from cthulhu.tui.app import run as run_app_
     from cthulhu.tui.options import PlayOptions
@@ -226,7 +226,7 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
     finally:
         if doors is not None:
             doors.stop()
-        from cthulhu.net.saves import release
+        from cthulhu.savegame import release
 
         for path in held:
             release(path)
@@ -267,13 +267,13 @@ def build_host(args: argparse.Namespace) -> tuple[Host, MemoryLog | SaveWriter]:
     from cthulhu.core import Game, Setup
     from cthulhu.net.host import Host
     from cthulhu.net.log import MemoryLog
-    from cthulhu.net.saves import SaveWriter
+    from cthulhu.savegame import SaveWriter
 
     table_id, code, save = _table(args)
     players = None
     log: MemoryLog | SaveWriter
     if save is not None:
-        from cthulhu.net.saves import resume
+        from cthulhu.savegame import resume
 
         game = resume(save)
         if args.no_save:  # the log so far stays in memory, so joiners can still verify every roll
@@ -291,8 +291,8 @@ def build_host(args: argparse.Namespace) -> tuple[Host, MemoryLog | SaveWriter]:
         if args.no_save:
             log = MemoryLog()
         else:
-            from cthulhu.net.saves import default_saves_dir, new_save_path
-            from cthulhu.net.savedir import autosave_folder
+            from cthulhu.savegame import default_saves_dir, new_save_path
+            from cthulhu.savegame.folder import autosave_folder
             from cthulhu.net.textclean import clean_text
 
             folder, warning = (None, None) if args.save else autosave_folder(default_saves_dir(args.saves))

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _saves_dir(arg: str | None) -> Path | None:
-    from cthulhu.net.savedir import default_saves_dir
+    from cthulhu.savegame.folder import default_saves_dir
 
     return default_saves_dir(arg)
 
@@ -61,7 +61,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         raise SystemExit("cthulhu play: --bot-delay must be 0 to 60 seconds")
     load = None
     if args.load:
-        from cthulhu.net.saves import SaveError, find_save, hold
+        from cthulhu.savegame import SaveError, find_save, hold
 
         try:
             load = find_save(args.load, args.saves)

@@ -77,7 +77,7 @@ def _lines(view: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import SaveError, check_dice, find_save, load, replay
+    from cthulhu.savegame import SaveError, check_dice, find_save, load, replay
 
     path = args.file
     try:

@@ -52,7 +52,7 @@ def _row(entry: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import default_saves_dir, list_saves
+    from cthulhu.savegame import default_saves_dir, list_saves
 
     folder = default_saves_dir(args.saves)
     entries = list_saves(folder)

@@ -49,7 +49,7 @@ class HostSave:
         return self._version, self.log.to_bytes()
 
     def _write(self, version: int, data: bytes) -> None:
-        from .savewriter import write_atomic
+        from cthulhu.savegame.writer import write_atomic
 
         with self._lock:
             path = self.path

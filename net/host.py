@@ -43,9 +43,10 @@ import trio
 
 from cthulhu.core import Command, Game, Rejected
 from cthulhu.core.bots import make_bot
+from cthulhu.savegame.dice import Dice
 
 from .autosave import HostSave
-from .commitment import Dice, public_setup
+from .commitment import public_setup
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import Gate, Quiet, Refusal
@@ -81,7 +82,7 @@ HISTORY_BYTES = 32 * 1024  # commands per `history` frame, well inside the large
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
     if token is None or token_hash is None:
         return False
-    from .savewriter import token_matches
+    from cthulhu.savegame.writer import token_matches
 
     return token_matches(token, token_hash)
 
@@ -306,7 +307,7 @@ class Host:
         set_players = getattr(self.log, "set_players", None)
         if set_players is None:
             return False
-        from .savewriter import hash_token
+        from cthulhu.savegame.writer import hash_token
 
         players = [
             {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash, "bot": s.bot_kind}

@@ -1,6 +1,6 @@
 """The host's command log: one small interface, kept in memory until a save file takes over.
 
-`net.savewriter.SaveWriter` has the same `append` signature (plus `flush`), so
+`savegame.writer.SaveWriter` has the same `append` signature (plus `flush`), so
 the host autosaves by being handed one instead of a `MemoryLog`.
 """
 

@@ -18,7 +18,7 @@ import shutil
 import pytest
 import trio
 
-from cthulhu.net.saves import load, replay
+from cthulhu.savegame import load, replay
 
 from test_host_crash import MODE, SAFETY, HostProcess, play, seat_players, uninterrupted
 

@@ -19,7 +19,7 @@ from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import encode_frame
 from cthulhu.net.host import Host
 from cthulhu.net.messages import PROTOCOL_VERSION, Chat, Error
-from cthulhu.net.savewriter import SaveWriter
+from cthulhu.savegame.writer import SaveWriter
 from cthulhu.net.textclean import CHAT_MAX, NAME_MAX, CleanFormatter, clean_text, clean_tree
 
 from hostile import EVIL_NAME, PAYLOADS, Terminal, cthulhu, reached

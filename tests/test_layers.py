@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: dict[str, set[str]] = {
     "core": {"content"},  # the built-in content, the default of `Game.new` (imported when first needed)
     "content": {"core"},  # the loader that reads its folder (`core.content`) and nothing else of core's
-    "net": {"core", "content"},
-    "serve": {"net"},
-    "tui": {"core", "content", "net"},
-    "cli": {"core", "content", "net", "serve", "tui"},
+    "savegame": {"core", "content"},  # save files: bytes <-> a checked game record, folders, locks
+    "net": {"core", "content", "savegame"},  # the wire and the host (which writes its table's save)
+    "serve": {"net", "savegame"},
+    "tui": {"core", "content", "net", "savegame"},
+    "cli": {"core", "content", "savegame", "net", "serve", "tui"},
 }
 # Finer rules inside an allowed edge: (package, imported package) -> the only modules it may name.
 ONLY: dict[tuple[str, str], set[str]] = {

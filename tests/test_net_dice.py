@@ -9,7 +9,7 @@ import trio
 from cthulhu.core import Command, Game, Setup
 from cthulhu.core.bots import RandomBot
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
-from cthulhu.net.commitment import Dice, commit, opens
+from cthulhu.savegame.dice import Dice, commit, opens
 from cthulhu.net.delta import view_hash
 from cthulhu.net.host import Host
 from cthulhu.net.log import MemoryLog

@@ -13,7 +13,7 @@ from cthulhu.net.client import PeerSession, TrioPeer, ViewBot, play_bot
 from cthulhu.net.delta import view_hash
 from cthulhu.net.host import Host
 from cthulhu.net.messages import Delta, Rejected
-from cthulhu.net.saves import SaveWriter, load, replay
+from cthulhu.savegame import SaveWriter, load, replay
 
 pytestmark = pytest.mark.trio
 

@@ -10,8 +10,8 @@ import msgpack
 import pytest
 
 from cthulhu.core import Game, Setup
-from cthulhu.net import savefile
-from cthulhu.net.saves import SaveWriter, decode, encode, load
+from cthulhu.savegame import file as savefile
+from cthulhu.savegame import SaveWriter, decode, encode, load
 from cthulhu.cli import main
 from saveplay import any_mode, play
 

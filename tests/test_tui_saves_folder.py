@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from cthulhu.core import Setup
-from cthulhu.net import savedir
+from cthulhu.savegame import folder as savedir
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.tui.link import LocalLink
 from cthulhu.tui.options import PlayOptions

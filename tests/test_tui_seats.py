@@ -170,7 +170,7 @@ def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
             text = screen_text(hosted)
             assert "game under way, step 1" in text and "their seat waits for them" in text
             await pilot.press("escape", "ctrl+q")
-        from cthulhu.net.saves import load
+        from cthulhu.savegame import load
 
         assert load(save).header.table == host.table_id  # the save now names its table
 
@@ -229,7 +229,7 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             await pilot.press("1")
             await wait_for(pilot, lambda: screen.view["step"] >= 1)
             await pilot.press("ctrl+q")
-        from cthulhu.net.saves import load
+        from cthulhu.savegame import load
 
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         players = {p.seat: p for p in load(save).header.players}

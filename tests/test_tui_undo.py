@@ -7,7 +7,7 @@ import asyncio
 from tui_drive import SEED, choose, options, screen_text, started, wait_for
 
 from cthulhu.core.rng import Rng
-from cthulhu.net.saves import check_dice, load, replay
+from cthulhu.savegame import check_dice, load, replay
 from cthulhu.tui.app import CthulhuApp, local_link
 from cthulhu.cli import main as cli
 from cthulhu.tui.options import PlayOptions

@@ -259,7 +259,7 @@ class CthulhuApp(App[None]):
             return  # a visitor writes no files on the host
         from datetime import datetime
 
-        from cthulhu.net.savedir import default_saves_dir
+        from cthulhu.savegame.folder import default_saves_dir
 
         folder = Path(path) if path else default_saves_dir(self.options.saves_dir)
         target = folder / (filename or f"screenshot-{datetime.now().strftime('%Y%m%d-%H%M%S')}.svg")

@@ -87,15 +87,15 @@ class _Autosave:
 
     @classmethod
     def start(cls, game: Game, folder: Path, stem: str) -> "_Autosave":
-        from cthulhu.net.savedir import new_save_path
-        from cthulhu.net.savewriter import SaveWriter
+        from cthulhu.savegame.folder import new_save_path
+        from cthulhu.savegame.writer import SaveWriter
 
         path = new_save_path(folder, stem)
         return cls(SaveWriter(path, game, fsync=False))
 
     @classmethod
     def resume(cls, path: Path, save: Any, game: Game) -> "_Autosave":
-        from cthulhu.net.savewriter import SaveWriter
+        from cthulhu.savegame.writer import SaveWriter
 
         return cls(SaveWriter.resume(path, save, game, fsync=False))
 
@@ -120,7 +120,7 @@ class _Autosave:
 def play_hint(path: Path) -> str:
     import shlex
 
-    from cthulhu.net.savedir import save_name
+    from cthulhu.savegame.folder import save_name
 
     return f"Carry the game on later with: cthulhu play --load {shlex.quote(save_name(path))}"
 
@@ -134,8 +134,8 @@ def save_trouble_notice(reason: str | None) -> str:
 
 def load_game(path: str | Path) -> tuple[Game, Any]:
     """A saved game replayed and verified to its last step (raises the saves module's errors)."""
-    from cthulhu.net.savefile import load
-    from cthulhu.net.savereplay import resume
+    from cthulhu.savegame.file import load
+    from cthulhu.savegame.replay import resume
 
     save = load(path)
     return resume(save), save
@@ -182,7 +182,7 @@ class LocalLink(QueuedUpdates):
     ) -> "LocalLink":
         """A fresh game; the last `bots` seats are played by bots (a move every `bot_delay` seconds);
         autosaved into `saves_dir` if given."""
-        from cthulhu.net.savedir import autosave_folder
+        from cthulhu.savegame.folder import autosave_folder
 
         game = Game.new(setup)
         bot_seats = _make_bots(game, bots, bot_kind)

@@ -737,8 +737,8 @@ def _writer_for(options: Any, game: Any, save: Any) -> tuple[Any, str | None]:
     Also what the player must be told: a saves folder that cannot be written, and where the game goes instead."""
     if options.no_save:
         return None, None
-    from cthulhu.net.savedir import autosave_folder, new_save_path
-    from cthulhu.net.savewriter import SaveWriter
+    from cthulhu.savegame.folder import autosave_folder, new_save_path
+    from cthulhu.savegame.writer import SaveWriter
 
     if save is not None:
         return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False), None
@@ -839,7 +839,7 @@ async def embedded_link(options: Any) -> NetLink:
         raise
     save_hint = None
     if writer is not None:
-        from cthulhu.net.savedir import save_name
+        from cthulhu.savegame.folder import save_name
 
         command = "host" if options.hosting else "play"
         save_hint = f"Carry the game on later with: cthulhu {command} --load {shlex.quote(save_name(writer.path))}"

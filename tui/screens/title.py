@@ -219,7 +219,7 @@ class TitleScreen(Screen[PlayOptions]):
             self.app.push_screen(LoadScreen(entries, title="Replay a save"), picked)
 
     def _saves(self) -> list[Any]:
-        from cthulhu.net.savedir import default_saves_dir, list_saves
+        from cthulhu.savegame.folder import default_saves_dir, list_saves
 
         folder = default_saves_dir(self.options.saves_dir)
         entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []

@@ -31,9 +31,9 @@ from typing import Any
 
 from cthulhu.core import Command, Game, Setup, modes
 
-from .commitment import Dice
-from .savelock import hold, release
-from .savefile import (
+from .dice import Dice
+from .lock import hold, release
+from .file import (
     FORMAT_VERSION,
     PlayerRecord,
     SaveFile,
@@ -367,7 +367,7 @@ def save_game(
     Replays the log from the setup to take snapshots and to check that the log
     really leads to `game`: a save that would not load is never written.
     """
-    from .savereplay import replay_entries
+    from .replay import replay_entries
 
     start = Game.new(Setup.model_validate(game.setup.model_dump()), game.content)
     writer = SaveWriter(path, start, players=players, snapshot_every=snapshot_every, fsync=fsync, autosave=False, created=created, dice=dice)
@@ -376,6 +376,6 @@ def save_game(
     if writer.hashes and writer.hashes[-1] != final or (not writer.hashes and writer.initial_hash != final):
         raise ValueError("the command log does not lead to this game's state; not saving")
     writer.write()
-    from .savefile import load
+    from .file import load
 
     return load(path)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .savefile import SUFFIX, SaveError, SaveFile, SaveIOError, load, save_files
+from .file import SUFFIX, SaveError, SaveFile, SaveIOError, load, save_files
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
