@@ -114,6 +114,11 @@ class Mode:
     def bot_kinds(self) -> list[str]:
         return sorted({"random", *self.bots})
 
+    @property
+    def default_bot(self) -> str:
+        """The bot a table uses when none is named: the mode's own first, else "random"."""
+        return next(iter(self.bots), "random")
+
 
 _MODES: Registry[Mode] = Registry("cthulhu.core", "MODE", Mode, lambda m: m.name, "a mode named {name!r} is already registered")
 

@@ -37,23 +37,23 @@ import hmac
 import itertools
 import logging
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Literal
 
 import trio
 
-from cthulhu.core import Command, Game, Rejected
+from cthulhu.core import Command, Rejected, modes
 from cthulhu.core.bots import make_bot
-from cthulhu.savegame.dice import Dice
 
 from .autosave import HostSave
 from .commitment import public_setup
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import Gate, Quiet, Refusal
-from .invite import new_seat_token, new_table_id
-from .limits import Limits, TokenBucket
+from .invite import new_seat_token
+from .limits import TokenBucket
 from .listen import accept_forever, refuse
-from .log import CommandLog, MemoryLog
+from .log import CommandLog
 from .messages import (
     PROTOCOL_VERSION,
     Chat,
@@ -71,6 +71,7 @@ from .messages import (
     parse_to_host,
 )
 from .outbox import Outbox
+from .table import Opened, TableSpec
 from .textclean import clean_chat, clean_name
 
 log = logging.getLogger(__name__)
@@ -180,63 +181,43 @@ class Seat:
 
 
 class Host:
-    """Serve one game to peers over TCP.
+    """Serve one table to its peers: the game, its seats and bots, its record and its limits.
 
-    `bots` maps seat -> "random"/"heuristic"; those seats are played inside the
-    host. With `autostart` the game starts as soon as no seat is open.
-    `code` (None: open table) must be presented by every `hello`. `limits`
-    bounds what each connection may cost (`net.limits.Limits`).
-    `on_save_trouble(reason or None)` hears when saving fails and works again.
-    `table_id` names the game's table (a loaded game passes the one in its save);
-    `away_bot` seconds after a player leaves, a `stand_in_kind` bot plays their seat.
+    Built by `net.table.open_table` from a `TableSpec` (nothing else builds one), then served on
+    TCP (`serve`) or on any stream (`handle`). `bots` seats are played inside the host; with
+    `autostart` the game starts as soon as no seat is open; every hello must present `code`
+    (None: an open table). `saves.on_trouble(reason or None)` hears when saving fails and works again.
     """
 
-    def __init__(
-        self,
-        game: Game,
-        *,
-        code: str | None = None,
-        bots: dict[int, str] | None = None,
-        log: CommandLog | None = None,
-        autostart: bool = True,
-        bot_seed: int = 0,
-        bot_delay: float = 0.0,
-        players: list[Any] | None = None,
-        limits: Limits | None = None,
-        on_save_trouble: Any = None,
-        table_id: str | None = None,
-        away_bot: float | None = None,
-        stand_in_kind: str = "heuristic",
-        dice: Dice | None = None,
-    ) -> None:
+    def __init__(self, spec: TableSpec, opened: Opened) -> None:
+        game = opened.game
+        self.spec = spec
         self.game = game
-        self.code = code
-        self.table_id = table_id or new_table_id()
-        self.away_bot = away_bot
-        self.stand_in_kind = stand_in_kind
-        self.bot_seed = bot_seed
-        self.log: CommandLog = log if log is not None else MemoryLog()
-        self.saves = HostSave(self.log, on_save_trouble)
+        self.code = opened.code
+        self.table_id = opened.table_id
+        self.bot_seed = game.setup.seed if spec.bot_seed is None else spec.bot_seed
+        self.log: CommandLog = opened.log
+        self.saves = HostSave(opened.writer, fsync=spec.save is None or spec.save.fsync)
+        self.warning = opened.warning  # for whoever opened the table (a saves folder it could not write)
         # The commitment every welcome carries: the save's own (it outlives this process), else a new one.
-        self.dice = dice or getattr(self.log, "dice", None) or Dice.new(game.setup.seed)
+        self.dice = opened.dice
         # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
-        record = self.log.commands() if hasattr(self.log, "commands") else []
+        record = self.log.commands()
         self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
-        self.autostart = autostart
-        self.bot_delay = bot_delay
-        self.limits = limits or Limits()
+        self.limits = spec.limits
         self.gate = Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
-        for index, kind in (bots or {}).items():
+        mode = modes.get(game.setup.mode)
+        for index, kind in spec.bots.items():
             self._seat_bot(self.seats[index], kind)
-        for record in players or []:  # seats of a loaded save: their owners reclaim them by token
-            saved = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
+        for player in opened.players:  # seats of a loaded save: their owners reclaim them by token
+            saved = self.seats[player.seat] if 0 <= player.seat < len(self.seats) else None
             if saved is None or saved.kind != "open":
                 continue
-            if record.token_hash:
-                saved.kind, saved.name, saved.token_hash = "human", clean_name(record.name) or "player", record.token_hash
-            elif getattr(record, "bot", None) in ("random", "heuristic"):
-                self._seat_bot(saved, record.bot)
+            if player.token_hash:
+                saved.kind, saved.name, saved.token_hash = "human", clean_name(player.name) or "player", player.token_hash
+            elif player.bot in mode.bot_kinds:
+                self._seat_bot(saved, player.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
@@ -246,7 +227,7 @@ class Host:
         self.finished = trio.Event()
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
-        self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
+        self.on_delta: Callable[[int, int | None, str], None] | None = None  # (seq, seat or None, view hash): tests, figures
         self._next_peer = 0
         self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
@@ -254,6 +235,10 @@ class Host:
         self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | None]](64)
         if game.outcome is not None:
             self.finished.set()
+
+    @property
+    def stand_in_kind(self) -> str:
+        return self.spec.stand_ins.kind or modes.get(self.game.setup.mode).default_bot
 
     def _seat_bot(self, seat: Seat, kind: str) -> None:
         seat.kind, seat.name, seat.bot_kind = "bot", f"{kind} bot", kind
@@ -271,8 +256,8 @@ class Host:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
             nursery.start_soon(self._lobby_loop)
-            if self.away_bot is not None:
-                nursery.start_soon(self._away_watch, self.away_bot)
+            if self.spec.stand_ins.after is not None:
+                nursery.start_soon(self._away_watch, self.spec.stand_ins.after)
             for listener in listeners:
                 nursery.start_soon(accept_forever, listener, self._handle, full, nursery)
             self._maybe_start()
@@ -287,26 +272,18 @@ class Host:
     def _maybe_start(self, *, quietly: bool = False) -> None:
         """Start once no seat is open. `quietly`: only mark it started (a welcome being written
         says so itself, and the lobby broadcast after it tells everyone else)."""
-        if self.autostart and all(s.kind != "open" for s in self.seats):
+        if self.spec.autostart and all(s.kind != "open" for s in self.seats):
             if quietly:
                 self.started.set()
             else:
                 self.start()
 
     def flush_log(self) -> bool:
-        """Write the save now, from any thread (the final save). False if the disk refused (reported once)."""
-        if self.saves.enabled:
-            return self.saves.save_blocking()
-        flush = getattr(self.log, "flush", None)
-        if flush is not None:
-            flush()
-        return True
+        """Write the save now, fsynced, from any thread (the final save). False if the disk refused (reported once)."""
+        return self.saves.save_blocking()
 
     def _record_players(self) -> bool:
-        """Tell a save-backed log who sits where (token hashes only). True if that changed anything."""
-        set_players = getattr(self.log, "set_players", None)
-        if set_players is None:
-            return False
+        """Tell the log who sits where (token hashes only). True if that changed anything."""
         from cthulhu.savegame.writer import hash_token
 
         players = [
@@ -317,7 +294,7 @@ class Host:
         if players == self._recorded:
             return False
         self._recorded = players
-        set_players(players)
+        self.log.set_players(players)
         return True
 
     def table(self) -> Table:
@@ -358,7 +335,7 @@ class Host:
             if self.seats[prompt.seat].player is None:
                 return
             # Before each move, not after: people see the move that came before it (a human's too).
-            await trio.sleep(self.bot_delay)
+            await trio.sleep(self.spec.bot_delay)
             prompt = self.game.prompt
             if prompt is None or self.game.outcome is not None:
                 return
@@ -605,7 +582,7 @@ class Host:
                 raise ProtocolError("the first message must be a hello")
         except (FrameError, ProtocolError) as exc:
             self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
-            details = getattr(exc, "details", None)
+            details = exc.details if isinstance(exc, ProtocolError) else None
             await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True, details=details))
             return None
         refusal = self.gate.hello(address) or self._refuse(hello, address)  # the gate logs its own
@@ -725,10 +702,7 @@ class Host:
         seat = self._away_seat(index)
         if seat.stand_in is None:
             seed = self.bot_seed * 1009 + index
-            try:
-                seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
-            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
-                seat.stand_in = make_bot("random", self.game.setup.mode, seed)
+            seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
             log.info("seat %d (%s) is away; a bot plays it until they return", index, seat.name)
             self._broadcast_lobby()
             self._wake()
@@ -740,10 +714,7 @@ class Host:
             raise ValueError("the game has already started")
         filled = [seat.index for seat in self.seats if seat.kind == "open"]
         for index in filled:
-            try:
-                self._seat_bot(self.seats[index], kind or self.stand_in_kind)
-            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
-                self._seat_bot(self.seats[index], "random")
+            self._seat_bot(self.seats[index], kind or self.stand_in_kind)
         log.info("started with bots in seats %s", [n + 1 for n in filled])
         self.start()
         self._wake()  # the game loop writes the seats down and lets the bots play
@@ -844,7 +815,8 @@ class Host:
             fatal = peer.bad_frames > MAX_BAD_FRAMES
             if fatal:
                 peer.warn("bad frames", "sent %d bad frames; disconnected it", peer.bad_frames)
-            await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=getattr(exc, "details", None)))
+            details = exc.details if isinstance(exc, ProtocolError) else None
+            await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=details))
             return not fatal
         if isinstance(msg, (CommandMsg, Undo)):
             if peer.seat is None:

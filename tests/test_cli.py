@@ -51,8 +51,9 @@ def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
 
 def test_host_builds_its_table_at_the_chosen_difficulty():
     from cthulhu.cli import build_parser
-    from cthulhu.cli.host import build_host
+    from cthulhu.cli.host import table_spec
+    from cthulhu.net.table import open_table
 
     args = build_parser().parse_args(["host", "--mode", "shamblers", "--difficulty", "easy", "--seats", "2", "--no-save", "--seed", "4"])
-    host, _ = build_host(args)
+    host = open_table(table_spec(args))
     assert host.game.setup.difficulty == "easy" and host.game.state.cfg.difficulty == "easy"

@@ -47,11 +47,12 @@ def test_every_investigator_is_checked(command, capsys):
 
 
 def test_a_host_seats_the_investigators_it_is_given(capsys):
-    from cthulhu.cli.host import build_host
+    from cthulhu.cli.host import table_spec
+    from cthulhu.net.table import open_table
 
     args = cli.build_parser().parse_args(["host", "--headless", "--no-save", "--port", "0", "--seats", "2", "--seed", "4",
                                           "--investigators", "osric_vane,ruth_ashby"])
-    host, _ = build_host(args)
+    host = open_table(table_spec(args))
     assert [i["name"] for i in host.game.view(None)["investigators"]] == ["Osric Vane", "Ruth Ashby"]
     assert cli.main(["host", "--headless", "--no-save", "--port", "0", "--seats", "2", "--investigators", "osric_vane"]) == 2
     assert capsys.readouterr().err.splitlines() == ["cthulhu host: every player needs an investigator: 2 players, 1 investigator(s) seated"]

@@ -88,7 +88,7 @@ def test_the_hosting_players_interface_says_once_that_saving_failed_and_again_wh
         app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=folder))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            path = screen.link.embedded.writer.path
+            path = screen.link.save_path
             log = screen.query_one("#log")
             shutil.rmtree(folder)
             folder.write_text("not a folder any more")

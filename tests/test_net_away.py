@@ -12,6 +12,7 @@ import trio
 
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.host import Host
+from cthulhu.net.table import StandIns, TableSpec, open_table
 
 from net_games import make_game
 
@@ -48,10 +49,10 @@ async def _play_until_away_seat_decides(a: TrioPeer, away: int) -> None:
 
 
 @asynccontextmanager
-async def _table(*, seed: int, players: int, **host_options) -> AsyncIterator[Host]:
+async def _table(*, seed: int, players: int, **spec) -> AsyncIterator[Host]:
     """A real host on 127.0.0.1 serving a fresh main game, under the safety net; cancelled on leaving."""
     async with trio.open_nursery() as nursery:
-        host = Host(make_game("main", seed=seed, players=players), **host_options)
+        host = open_table(TableSpec(start=make_game("main", seed=seed, players=players), **spec))
         await nursery.start(host.serve)
         with trio.fail_after(SAFETY):
             yield host
@@ -112,7 +113,7 @@ async def test_a_freed_seat_refuses_the_old_token_and_goes_to_a_new_joiner():
 
 async def test_away_bot_hands_a_seat_over_by_itself_and_the_game_ends():
     """A headless host (no dialog): `away_bot` seconds after a player leaves, a bot plays on."""
-    async with _table(seed=5, players=2, code="c", away_bot=0.2, stand_in_kind="random") as host:
+    async with _table(seed=5, players=2, code="c", stand_ins=StandIns(kind="random", after=0.2)) as host:
         game = host.game
         b = await _connect(host.port, "Bob", code="c")
         await b.aclose()  # Bob leaves before anyone plays

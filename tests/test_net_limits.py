@@ -20,6 +20,7 @@ from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import HEADER, BadBody, FrameDecoder, FrameTooLarge, decode_body, encode_frame
 from cthulhu.net.gate import MAX_ADDRESSES, Gate
 from cthulhu.net.host import MAX_BAD_FRAMES, Host
+from cthulhu.net.table import TableSpec, open_table
 from cthulhu.net.limits import FIRST_FRAME, PEER_FRAME, Limits
 from cthulhu.net.messages import PROTOCOL_VERSION, Chat, Error, Pong
 
@@ -30,7 +31,7 @@ FAST = Limits().but(idle_timeout=0.3, pong_timeout=0.3, hello_timeout=0.5)
 
 
 async def _host(nursery, **kw) -> Host:
-    host = Host(make_game("toy", seed=3, players=2), autostart=False, **kw)
+    host = open_table(TableSpec(start=make_game("toy", seed=3, players=2), autostart=False, **kw))
     await nursery.start(host.serve)
     return host
 

@@ -10,7 +10,7 @@ from tui_drive import SEED, screen_text, started, wait_for
 
 from cthulhu.net.seatstore import SeatStore
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.netlink import JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.game import GameScreen
 from cthulhu.tui.screens.lobby import LobbyScreen
@@ -27,7 +27,7 @@ def _hosting(tmp_path, **kw) -> CthulhuApp:
 
 
 async def _joiner(port: int, store: SeatStore, name: str = "Bob", **kw) -> NetLink:
-    link = NetLink("127.0.0.1", port, name=name, code="owl-17", store=store, **kw)
+    link = NetLink(JoinAs(host="127.0.0.1", port=port, name=name, code="owl-17", **kw), store=store)
     await link.open()
     return link
 
@@ -258,7 +258,7 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
     later (only a broken or hostile host lists one) has no past, so it is news, not a TypeError."""
     from cthulhu.net.messages import SeatInfo, Table
 
-    link = NetLink("127.0.0.1", 1, name="Bob")
+    link = NetLink(JoinAs(host="127.0.0.1", port=1, name="Bob"))
     ann = SeatInfo(seat=0, kind="human", name="Ann", connected=True)
     assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
     news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
