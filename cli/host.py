@@ -24,9 +24,7 @@ if TYPE_CHECKING:
     from cthulhu.tui.netlink import NetLink
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
-
-from . import mode_names
+from .common import add_interface_options, add_setup_options, choice_problem, default_name, given_choices, refuse, theme_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,14 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
-    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
-    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
-    p.add_argument("--investigators", help="investigators (main game), one per seat, comma-separated: {ids:investigators}")
+    add_setup_options(p, bot_help="the kind of the bots (and of stand-ins)")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so people can follow it (default 0.5; 0: at once)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
@@ -76,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
     if not 0 <= args.bot_delay <= 60:
         return refuse("host", "--bot-delay must be 0 to 60 seconds")
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("host", problem)
     if args.away_bot is not None and args.away_bot < 0:
@@ -149,7 +142,7 @@ def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
 def table_spec(args: argparse.Namespace) -> TableSpec:
     """The table the command line describes; the same for the hosting player's interface and a
     headless host (`open_table` builds it either way)."""
-    from cthulhu.core import Setup
+    from cthulhu.core import Setup, modes
     from cthulhu.net.limits import Limits
     from cthulhu.net.table import SaveTo, StandIns, TableSpec
     from cthulhu.savegame import load
@@ -160,9 +153,9 @@ def table_spec(args: argparse.Namespace) -> TableSpec:
         start, setup = args.load, load(args.load).setup
     else:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-        start = setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode,
-                              investigators=given_choices(args).get("investigators", []), difficulty=args.difficulty)
+        start = setup = Setup(mode=args.mode, seed=seed, players=args.seats, options=given_choices(args))
     n = setup.players
+    kind = args.bot or modes.get(setup.mode).default_bot
     limits = Limits()
     if args.ssh is not None or args.web is not None:
         from cthulhu.serve.admission import MAX_SESSIONS
@@ -170,8 +163,8 @@ def table_spec(args: argparse.Namespace) -> TableSpec:
         limits = limits.but(door_visitors=MAX_SESSIONS)  # every visitor of the doors connects from loopback
     return TableSpec(
         start=start,
-        bots={} if args.load else {seat: args.bot for seat in range(n - args.bots, n)},
-        stand_ins=StandIns(kind=args.bot, after=args.away_bot),
+        bots={} if args.load else {seat: kind for seat in range(n - args.bots, n)},
+        stand_ins=StandIns(kind=kind, after=args.away_bot),
         save=None if args.no_save else SaveTo(file=Path(args.save) if args.save else None, folder=default_saves_dir(args.saves), stem="net-"),
         code=None if args.open else args.code,
         remember_code=not args.open,

@@ -115,12 +115,10 @@ def run(args: argparse.Namespace) -> int:
     h = save.header
     setup = save.setup
     _say(f"{path.name}: {h.mode}, {save.last_step} steps, {h.outcome or 'in play'}; saved {h.updated}")
-    elder = setup.elder_one or h.summary.get("elder_one")
-    episode = setup.episode or h.summary.get("episode")
-    if elder or episode:  # modes with an Elder One and an episode say which
-        _say(f"  Elder One: {elder or '?'}   Episode: {episode or '?'}")
-    if setup.investigators:
-        _say(f"  Investigators: {', '.join(setup.investigators)}")
+    from .common import setup_facts
+
+    for option, shown in setup_facts(setup, h.summary):  # the mode's own set-up choices
+        _say(f"  {option.plural[:1].upper() + option.plural[1:] if option.many else option.label}: {shown}")
     if h.players:
         _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat + 1})' for p in h.players)}")  # seats count from 1, as the table shows
     if args.verify:

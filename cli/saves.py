@@ -18,21 +18,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _who(save: Any) -> str:
-    """'Hastur (summoned) / The Wexley Mill Fire' where the mode has those, else the mode's title."""
-    setup = save.setup
-    summary = save.header.summary
-    if not (setup.elder_one or summary.get("elder_one") or setup.episode or summary.get("episode")):
-        from cthulhu.core import modes
+    """'Hastur / The Wexley Mill Fire': the game's one-id set-up choices (its mode's own, by name
+    where the save's summary names them), else the mode's title."""
+    from .common import setup_facts
 
-        return modes.get(setup.mode).title if setup.mode in modes.names() else setup.mode
-    elder = str(setup.elder_one or summary.get("elder_one") or "?")
-    if summary.get("elder_one_summoned"):
-        elder += " (summoned)"
-    parts = [elder, str(setup.episode or summary.get("episode") or "?")]
-    return " / ".join(parts)
+    facts = [shown for option, shown in setup_facts(save.setup, save.header.summary) if not option.many]
+    if facts:
+        return " / ".join(facts)
+    from cthulhu.core import modes
+
+    return modes.get(save.setup.mode).title if save.setup.mode in modes.names() else save.setup.mode
 
 
 def _row(entry: Any) -> dict[str, Any]:
+    from .common import setup_facts
+
     if entry.save is None:
         return {"file": entry.path.name, "error": entry.error.message, "problem": entry.error.problem}
     save = entry.save
@@ -40,12 +40,11 @@ def _row(entry: Any) -> dict[str, Any]:
     return {
         "file": entry.path.name,
         "mode": h.mode,
-        "elder_one": save.setup.elder_one or h.summary.get("elder_one"),
-        "episode": save.setup.episode or h.summary.get("episode"),
+        "setup": {option.name: shown for option, shown in setup_facts(save.setup, h.summary)},
         "players": [p.name for p in h.players],
         "step": h.step,
         "turn": h.summary.get("turn"),
-        "elder_one_summoned": h.summary.get("elder_one_summoned"),
+        "summary": dict(h.summary),  # the mode's own public facts (`Mode.summary`)
         "outcome": h.outcome,
         "updated": h.updated,
     }
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print(clean_text(f"No saves in {folder}"))
         return 0
     print(clean_text(f"Saves in {folder}"))
-    table: list[tuple[str, ...]] = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
+    table: list[tuple[str, ...]] = [("FILE", "MODE", "SET-UP", "STEP", "TURN", "OUTCOME", "UPDATED")]
     damaged = []
     for entry, row in zip(entries, rows):
         if entry.save is None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from cthulhu.core import Event
 
-from . import mode_names
+from .common import add_setup_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,12 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
     p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
-    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="random", help="the bot that plays every seat (default random)")
-    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
-    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
-    p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
+    add_setup_options(p, bot_default="random", bot_help="the bot that plays every seat")
     p.add_argument("--players", type=int, default=1, help="players at each table, 1 to 5 (default 1)")
     p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
@@ -43,22 +38,16 @@ def run(args: argparse.Namespace) -> int:
 
     from .common import choice_problem, given_choices, refuse
 
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("sim", problem)
     if args.games < 1:
         return refuse("sim", "--games must be 1 or more")
 
+    choices = given_choices(args)
+
     def setup_for(seed: int) -> Setup:
-        return Setup(
-            mode=args.mode,
-            seed=seed,
-            episode=args.episode,
-            elder_one=args.elder_one,
-            investigators=args.investigators.split(",") if args.investigators else [],
-            players=args.players,
-            difficulty=args.difficulty,
-        )
+        return Setup(mode=args.mode, seed=seed, players=args.players, options=choices)
 
     # Choices that no game can be played with are one line and exit 2, not an error per game.
     from .play import one_line
@@ -71,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
         return 2
     # The level played, for modes with difficulty levels (the content's default when none was named).
-    level = first.view(None)["difficulty"]["id"] if "difficulty" in modes.get(args.mode).choices else None
+    level = first.view(None)["difficulty"]["id"] if modes.get(args.mode).option("difficulty") is not None else None
     events_out = open(args.events, "w", encoding="utf-8") if args.events else None
     outcomes: Counter[str] = Counter()
     causes: Counter[str] = Counter()
@@ -149,4 +138,6 @@ def _coverage_entries(args: argparse.Namespace) -> dict[str, list[str]] | None:
     hook = modes.get(args.mode).coverage
     if hook is None:
         return None
-    return hook(builtin(), Setup(mode=args.mode, episode=args.episode, elder_one=args.elder_one))
+    from .common import given_choices
+
+    return hook(builtin(), Setup(mode=args.mode, players=args.players, options=given_choices(args)))

@@ -48,7 +48,7 @@ from cthulhu.core.bots import make_bot
 from .autosave import HostSave
 from .commitment import public_setup
 from .delta import diff, view_hash
-from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
+from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_body, encode_frame
 from .gate import Gate, Quiet, Refusal
 from .invite import new_seat_token
 from .limits import TokenBucket
@@ -58,16 +58,23 @@ from .messages import (
     PROTOCOL_VERSION,
     Chat,
     CommandMsg,
+    Delta,
     Error,
+    GameOverMsg,
     Hello,
+    History,
+    Lobby,
     Ping,
     Pong,
     ProtocolError,
+    Rejected as RejectedMsg,
     SeatInfo,
+    Snapshot,
     SnapshotRequest,
     Table,
     UnexpectedMessage,
     Undo,
+    Welcome,
     parse_to_host,
 )
 from .outbox import Outbox
@@ -249,19 +256,27 @@ class Host:
     async def serve(
         self, port: int = 0, bind: str = "127.0.0.1", *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        """Listen and run the table until cancelled; `task_status.started(port)`."""
+        """Listen on TCP and run the table until cancelled; `task_status.started(port)`."""
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.run)
+            for listener in listeners:
+                nursery.start_soon(accept_forever, listener, self._accepted, full, nursery)
+            task_status.started(self.port)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The table's own tasks until cancelled: the game loop, the lobby news, the away watch.
+        `serve` runs them beside its listeners; anything else that has streams (a test's in-memory
+        pairs, a server of many tables) runs them and hands each connection to `handle`."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
             nursery.start_soon(self._lobby_loop)
             if self.spec.stand_ins.after is not None:
                 nursery.start_soon(self._away_watch, self.spec.stand_ins.after)
-            for listener in listeners:
-                nursery.start_soon(accept_forever, listener, self._handle, full, nursery)
             self._maybe_start()
-            task_status.started(self.port)
+            task_status.started()
 
     def start(self) -> None:
         """Start play (a lobby's "start" button; headless hosts start when every seat is taken)."""
@@ -334,8 +349,7 @@ class Host:
                 return
             if self.seats[prompt.seat].player is None:
                 return
-            # Before each move, not after: people see the move that came before it (a human's too).
-            await trio.sleep(self.spec.bot_delay)
+            await self.bot_pause()
             prompt = self.game.prompt
             if prompt is None or self.game.outcome is not None:
                 return
@@ -344,6 +358,11 @@ class Host:
                 return  # the seat changed hands while the bot waited
             command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
+
+    async def bot_pause(self) -> None:
+        """The wait before each bot move, not after it: people see the move that came before it
+        (a person's too), at a pace they can follow (`TableSpec.bot_delay`)."""
+        await trio.sleep(self.spec.bot_delay)
 
     async def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
@@ -421,9 +440,7 @@ class Host:
             else:
                 ops = diff(old, new) if old is not None else [["s", [], new]]
                 digest = view_hash(new)
-                frame = encode_frame(
-                    {"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events, "cmd": cmd}
-                )
+                frame = encode_frame(Delta(seq=self.seq, step=self.game.step, ops=ops, hash=digest, events=events, cmd=cmd).wire())
                 made.append((old, new, digest, frame))
             self.views[key] = new
             self._digests[key] = (new, digest)
@@ -445,7 +462,7 @@ class Host:
         while True:
             await self._lobby_dirty.wait()
             self._lobby_dirty = trio.Event()
-            frame = encode_frame({"t": "lobby", "table": self.table().model_dump()})
+            frame = encode_frame(Lobby(table=self.table()).wire())
             for peer in self.peers:
                 if not peer.gone:
                     peer.outbox.put_lobby(frame)
@@ -458,21 +475,21 @@ class Host:
 
     def _game_over_frame(self) -> bytes:
         g = self.game
-        return encode_frame(
-            {"t": "game_over", "outcome": g.outcome, "seed": g.setup.seed, "step": g.step, "state_hash": g.state_hash(), "salt": self.dice.salt.hex()}
-        )
+        return encode_frame(GameOverMsg(outcome=g.outcome, seed=g.setup.seed, step=g.step, state_hash=g.state_hash(), salt=self.dice.salt.hex()).wire())
 
     def _history_frames(self) -> list[bytes]:
         """The commands so far, in frames of bounded size, for a peer that joins mid-game."""
         if not self.record:
             return []
-        frames, chunk, size, start = [], [], 0, 0
+        frames: list[bytes] = []
+        chunk: list[list[Any]] = []
+        size = start = 0
         for n, (seat, wire) in enumerate(self.record):
-            entry = [seat, wire]
+            entry: list[Any] = [seat, wire]
             chunk.append(entry)
-            size += len(encode_frame({"t": "x", "e": entry}))
+            size += len(encode_body({"e": entry}))
             if size >= HISTORY_BYTES or n == len(self.record) - 1:
-                frames.append(encode_frame({"t": "history", "start": start, "entries": chunk}))
+                frames.append(encode_frame(History(start=start, entries=chunk).wire()))
                 start, chunk, size = n + 1, [], 0
         return frames
 
@@ -487,25 +504,42 @@ class Host:
             cached = self._digests[key] = (view, view_hash(view))
         return cached[1]
 
-    def _snapshot_frame(self, t: str, peer: Peer, **extra: Any) -> bytes:
+    def _view_now(self, peer: Peer) -> dict[str, Any]:
+        """The view last sent to the peer's seat (every peer of a seat holds the same one)."""
         view = self.views.get(peer.seat)
         if view is None:
             view = self.views[peer.seat] = self.game.view(peer.seat)
-        if t == "snapshot" and not extra:  # asked again and again by a flooder: build it once per seq
-            cached = self._snapshots.get(peer.seat)
-            if cached is not None and cached[0] == self.seq and cached[1] is view:
-                return cached[2]
-            frame = encode_frame({"t": t, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
-            self._snapshots[peer.seat] = (self.seq, view, frame)
-            return frame
-        return encode_frame({"t": t, **extra, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
+        return view
+
+    def _snapshot_frame(self, peer: Peer) -> bytes:
+        """Asked again and again by a flooder: built once per seq."""
+        view = self._view_now(peer)
+        cached = self._snapshots.get(peer.seat)
+        if cached is not None and cached[0] == self.seq and cached[1] is view:
+            return cached[2]
+        frame = encode_frame(Snapshot(seq=self.seq, view=view, hash=self._digest(peer.seat, view)).wire())
+        self._snapshots[peer.seat] = (self.seq, view, frame)
+        return frame
+
+    def _welcome_frame(self, peer: Peer, token: str | None) -> bytes:
+        """The peer's seat and token, the table, the view and the commitment; at step 0 also the
+        events of the setup itself (dealing, placing), so every seat can tell how the game began."""
+        view = self._view_now(peer)
+        g = self.game
+        opening = [e.wire() for e in g.start_events] if g.step == 0 else []
+        welcome = Welcome(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=self.table(), seq=self.seq, view=view,
+                          hash=self._digest(peer.seat, view), commit=self.dice.commit, setup=public_setup(g.setup), events=opening)
+        return encode_frame(welcome.wire())
 
     # ---- connections ------------------------------------------------------
 
-    async def _handle(self, stream: trio.SocketStream) -> None:
-        """One connection, isolated: no exception from it reaches the accept loop."""
+    async def _accepted(self, stream: trio.SocketStream) -> None:
+        await self.handle(stream, _address_of(stream))
+
+    async def handle(self, stream: trio.abc.Stream, address: str) -> None:
+        """One connection from `address` (what the per-address limits count), on any stream, until
+        it ends; isolated: no exception from it reaches the caller. The table must be running."""
         peer: Peer | None = None
-        address = _address_of(stream)
         try:
             async with stream:
                 refusal = self.gate.connect(address)
@@ -531,18 +565,18 @@ class Host:
             if peer is not None:
                 self._drop(peer)
 
-    async def _send_now(self, stream: trio.SocketStream, frame: bytes) -> None:
+    async def _send_now(self, stream: trio.abc.Stream, frame: bytes) -> None:
         """Before a peer has a queue, a fatal refusal: sent directly, then the connection is closed."""
         await refuse(stream, frame)
 
-    async def _refuse_now(self, stream: trio.SocketStream, refusal: Refusal) -> None:
+    async def _refuse_now(self, stream: trio.abc.Stream, refusal: Refusal) -> None:
         await self._send_now(stream, self._error_frame(refusal.code, refusal.reason, fatal=True))
 
     @staticmethod
     def _error_frame(code: str, reason: str, *, fatal: bool = False, details: list[str] | None = None) -> bytes:
         return encode_frame(Error(code=code, reason=reason, fatal=fatal, details=details or []).wire())
 
-    async def _handshake(self, stream: trio.SocketStream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
+    async def _handshake(self, stream: trio.abc.Stream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
         """Read one small first frame within the hello deadline; admit it or refuse it.
 
         Until then the connection is one of the few "unverified" ones: if too many
@@ -668,10 +702,7 @@ class Host:
             seat.peer, seat.name = peer, name
         self.peers.append(peer)
         self._maybe_start(quietly=True)  # the last to sit down is welcomed to a game under way, not a waiting table
-        table = self.table().model_dump()
-        welcome = dict(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table)
-        welcome.update(commit=self.dice.commit, setup=public_setup(self.game.setup))
-        peer.push(self._snapshot_frame("welcome", peer, **welcome))
+        peer.push(self._welcome_frame(peer, token))
         for frame in self._history_frames():
             peer.push(frame)
         if self.game.outcome is not None:
@@ -740,7 +771,7 @@ class Host:
                     self.hand_to_bot(seat.index)
             await trio.sleep(min(1.0, max(0.05, after / 4)))
 
-    async def _run_peer(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
+    async def _run_peer(self, stream: trio.abc.Stream, peer: Peer, decoder: FrameDecoder) -> None:
         with peer.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._sender, stream, peer)
@@ -751,7 +782,7 @@ class Host:
                     peer.outbox.close()
                     nursery.cancel_scope.deadline = trio.current_time() + 2
 
-    async def _sender(self, stream: trio.SocketStream, peer: Peer) -> None:
+    async def _sender(self, stream: trio.abc.Stream, peer: Peer) -> None:
         while (data := await peer.outbox.take()) is not None:
             with trio.move_on_after(self.limits.send_timeout) as stuck:
                 await stream.send_all(data)
@@ -762,13 +793,13 @@ class Host:
         if peer.gone:
             peer.scope.cancel()  # `close_with`: the last frame is out, end the connection now
 
-    async def _receiver(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
+    async def _receiver(self, stream: trio.abc.Stream, peer: Peer, decoder: FrameDecoder) -> None:
         """Frames in, at most `limits.frames` a second; a peer silent past the idle deadline is
         pinged, and closed if it still says nothing (bytes that never finish a frame do not count)."""
         limits = self.limits
         heard = trio.current_time()
         pinged: float | None = None
-        data = b""  # first decode what came with the hello, under the new limits
+        data: bytes | bytearray = b""  # first decode what came with the hello, under the new limits
         while not peer.gone:
             try:
                 items = decoder.feed(data)
@@ -826,7 +857,7 @@ class Host:
             else:
                 await self._cmd_send.send((peer, msg))
         elif isinstance(msg, SnapshotRequest):
-            await peer.answer(self._snapshot_frame("snapshot", peer))
+            await peer.answer(self._snapshot_frame(peer))
         elif isinstance(msg, Chat):
             await self._on_chat(peer, msg)
         elif isinstance(msg, Ping):
@@ -847,7 +878,7 @@ class Host:
 
     @staticmethod
     def _rejected(seq: int, code: str, reason: str) -> bytes:
-        return encode_frame({"t": "rejected", "seq": seq, "code": code, "reason": reason})
+        return encode_frame(RejectedMsg(seq=seq, code=code, reason=reason).wire())
 
 
 def _address_of(stream: trio.SocketStream) -> str:

@@ -42,7 +42,7 @@ def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
                  ["sim", "--mode", "shamblers", "--difficulty", "nightmare"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err == [f"cthulhu {argv[0]}: --difficulty: unknown difficulty 'nightmare'; choose from normal, easy, hard"]
+        assert err == [f"cthulhu {argv[0]}: --difficulty: unknown difficulty 'nightmare'; choose from easy, normal, hard"]
     for argv in (["play", "--difficulty", "hard"], ["host", "--difficulty", "hard", "--port", "0"], ["sim", "--difficulty", "hard"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
@@ -56,4 +56,4 @@ def test_host_builds_its_table_at_the_chosen_difficulty():
 
     args = build_parser().parse_args(["host", "--mode", "shamblers", "--difficulty", "easy", "--seats", "2", "--no-save", "--seed", "4"])
     host = open_table(table_spec(args))
-    assert host.game.setup.difficulty == "easy" and host.game.state.cfg.difficulty == "easy"
+    assert host.game.setup.one("difficulty") == "easy" and host.game.state.cfg.difficulty == "easy"

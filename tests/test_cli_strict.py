@@ -11,7 +11,7 @@ from cthulhu import cli
 from cthulhu.content import builtin
 from cthulhu.core import modes
 
-IDS = {mode.name: mode.listing(builtin().modes[mode.name]) for mode in modes.all_modes() if mode.listing}
+IDS = {mode.name: {o.name: o.listing(builtin().modes.get(mode.name)) for o in mode.options} for mode in modes.all_modes()}
 
 
 def ids(choice: str) -> str:
@@ -80,7 +80,7 @@ def test_content_list_prints_every_episode_elder_one_investigator_and_difficulty
         for choice, entries in listing.items():
             for key, about in entries:
                 assert any(line.split() [:1] == [key] and about in line for line in out.splitlines()), (choice, key)
-    for heading in ("episodes (--episode)", "Elder Ones (--elder-one)", "investigators (--investigators)", "difficulties (--difficulty)"):
+    for heading in ("episodes (--episode)", "Elder Ones (--elder-one)", "investigators (--investigators)", "difficulty levels (--difficulty)"):
         assert heading in out
 
 

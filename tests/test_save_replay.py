@@ -202,7 +202,7 @@ def test_a_shamblers_save_keeps_its_difficulty(tmp_path, content):
     writer = SaveWriter(path, game, snapshot_every=5)
     play(game, writer.append, steps=20)
     save = load(path)
-    assert save.setup.difficulty == "hard"
+    assert save.setup.one("difficulty") == "hard"
     again = replay(save, content, verify=True)
     assert again.state.cfg.difficulty == "hard" and again.state_hash() == game.state_hash()
     assert seek(save, 7, content).state.cfg.difficulty == "hard"

@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import trio
 
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
+from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 
 from .english import plural
-from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .link import QueuedUpdates, SaveUnavailable, TableLobby, Update, save_trouble_notice
 
 if TYPE_CHECKING:
     from cthulhu.net.host import Host
@@ -64,6 +65,7 @@ class _Conn:
     up: bool = False  # welcomed on the current connection
     was_up: bool = False  # welcomed at least once: a later drop is a reconnect, not a refusal
     stored_token: bool = False  # the token came from this machine's seat store (may be stale)
+    opening: list[dict[str, Any]] = field(default_factory=list)  # the setup's events, from a welcome at step 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,8 +128,14 @@ class NetLink(QueuedUpdates):
         self._waiting: str | None = None  # the status line while the table waits for its seats to fill
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
         self._opened: Update | None = None
-        self.dice: Any = None
-        """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
+        self.dice: DiceVerdict | None = None
+        """The dice verdict once the game is over and checked."""
+
+    verifies_dice = True  # every peer replays the game from the revealed seed at the end
+
+    @property
+    def lobby(self) -> TableLobby:
+        return self
 
     # -- connecting -----------------------------------------------------------
 
@@ -156,8 +164,9 @@ class NetLink(QueuedUpdates):
             self._conns.append(conn)
         self._seat_local()
         view = self._view()
+        opening = list(self._conns[0].opening)
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
-            self._opened = Update(view, warning=self.warning)
+            self._opened = Update(view, opening, warning=self.warning)
             return self._opened
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
@@ -170,7 +179,7 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
+        self._opened = Update(view, opening, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -276,6 +285,8 @@ class NetLink(QueuedUpdates):
         session = conn.session
         for msg in messages:
             if isinstance(msg, Welcome):
+                if not conn.was_up:
+                    conn.opening = list(msg.events)
                 back = conn.was_up
                 conn.up = conn.was_up = True
                 conn.welcomed.set()
@@ -701,9 +712,9 @@ class EmbeddedHost:
         return self._thread.is_alive()
 
 
-def _label(options: PlayOptions, humans: list[int], bots: int) -> str:
+def _label(options: PlayOptions, humans: list[int], bots: int, port: int, code: str | None) -> str:
     if options.hosting:
-        return "hosting"
+        return f"hosting on port {port}" + (f", code {code}" if code else "")
     if len(humans) <= 1 and not bots:
         return "solo"
     return f"{len(humans)} here, {plural(bots, 'bot')}"
@@ -759,7 +770,7 @@ async def embedded_link(options: PlayOptions, host: Host | None = None) -> NetLi
             name=options.name,
             code=host.code,
             seats=tuple(humans),
-            label=_label(options, humans, len(spec.bots)),
+            label=_label(options, humans, len(spec.bots), port, host.code),
         ),
         store=store,
         embedded=embedded,

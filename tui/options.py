@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,11 +75,8 @@ def random_seed() -> int:
 @dataclass(frozen=True)
 class PlayOptions:
     mode: str = "main"
-    difficulty: str | None = None  # Shamblers only; None: the content's default level
     seed: int | None = None
-    episode: str | None = None
-    elder_one: str | None = None
-    investigators: tuple[str, ...] = ()
+    choices: Mapping[str, str | list[str]] = field(default_factory=dict)  # the set-up choices made (`Mode.options`)
     players: int = 1
     bots: int = 0
     bot_kind: str | None = None  # None: the mode's own bot
@@ -87,7 +85,6 @@ class PlayOptions:
     load: Path | None = None
     saves_dir: Path | None = None
     skip_title: bool = False
-    local: bool = False  # play in this process without the embedded host (no sockets)
     name: str = "you"
     code: str | None = None  # table code a host asks for / a peer presents
     save_to: Path | None = None  # `--save FILE`: autosave here instead of a new file in saves_dir
@@ -122,11 +119,8 @@ class PlayOptions:
         return Setup(
             mode=self.mode,
             seed=self.seed if self.seed is not None else random_seed(),
-            episode=self.episode,
-            elder_one=self.elder_one,
-            investigators=list(self.investigators),
             players=max(1, self.players + self.bots),
-            difficulty=self.difficulty,
+            options=dict(self.choices),
         )
 
     def table_spec(self) -> TableSpec:

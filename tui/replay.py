@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cthulhu.core import Command, Game
+from cthulhu.net.commitment import DiceVerdict
 
 if TYPE_CHECKING:
     from cthulhu.savegame import SaveFile
 
-from .link import QueuedUpdates, Update
+from .link import QueuedUpdates, TableLobby, Update
 
 
 class Replayer:
@@ -106,10 +107,17 @@ class ReplayLink(QueuedUpdates):
     """A `TableLink` over a `Replayer`: no seats to play, updates when the viewer moves."""
 
     local_seats: frozenset[int] = frozenset()
+    chat_ok = False
+    dice: DiceVerdict | None = None
+    verifies_dice = False  # the save's dice are checked by `cthulhu replay --verify`, not here
+    save_path: Path | None = None  # the save is only read
+    comeback: str | None = None
+    lobby: TableLobby | None = None
 
     def __init__(self, replayer: Replayer, *, name: str = "") -> None:
         self.replayer = replayer
         self.name = name
+        self.label = f"replay {name}".strip()
         self.seed: int | None = replayer.save.setup.seed
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False

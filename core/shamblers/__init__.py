@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..choices import Choice, SetupOption
 from ..game import Game
 from ..modes import Mode
 from .content import ShamblersContent, load_shamblers
@@ -30,9 +31,14 @@ def _describe(sh: ShamblersContent) -> str:
     return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
 
 
-def _listing(content: ShamblersContent) -> dict[str, list[tuple[str, str]]]:
-    levels = sorted(content.levels, key=lambda lv: lv.id != content.default_difficulty)
-    return {"difficulty": [(lv.id, lv.name + (" (the default)" if lv.id == content.default_difficulty else "")) for lv in levels]}
+def _levels(content: ShamblersContent) -> list[Choice]:
+    return [Choice(lv.id, lv.name) for lv in content.levels]
+
+
+OPTIONS = (
+    SetupOption("difficulty", "Difficulty", "difficulty", "difficulty levels", "a difficulty level", _levels,
+                lambda content: [content.default_difficulty]),
+)
 
 
 MODE = Mode(
@@ -46,7 +52,6 @@ MODE = Mode(
     bots={"heuristic": HeuristicBot},
     summary=_summary,
     scramble=_scramble,
-    choices=frozenset({"difficulty"}),
+    options=OPTIONS,
     describe=_describe,
-    listing=_listing,
 )
