@@ -51,6 +51,8 @@ class Mode:
     command line's flags, the title screen's rows and the listings are made from them, and
     a `Setup` may name no other. Each option's values come from the mode's loaded content.
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
+    `characters` names, from any seat's view, what each seat plays (its investigators, its
+    Player Mat): people are told seats by these names, never by a bare number (`playing`).
     """
 
     name: str
@@ -66,6 +68,7 @@ class Mode:
     scramble: Callable[[Any], None] | None = None
     options: tuple[SetupOption, ...] = ()
     describe: Callable[[Any], str] | None = None
+    characters: Callable[[Any], Mapping[int, list[str]]] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""
@@ -77,6 +80,14 @@ class Mode:
                 return RandomBot(seed)
             raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
         return factory(seed)
+
+    def playing(self, view: Any, seat: int) -> str:
+        """What `seat` plays, for people: 'Mina Castellane', 'Mina Castellane and Ada Whitlock'
+        ('seat 2' only for a mode that does not declare its `characters`)."""
+        names = list(self.characters(view).get(seat, [])) if self.characters is not None else []
+        if not names:
+            return f"seat {seat + 1}"
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     @cached_property
     def _view_adapter(self) -> TypeAdapter[Any]:

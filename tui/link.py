@@ -89,6 +89,10 @@ class TableLink(Protocol):
     def lobby(self) -> TableLobby | None:
         """The table's seats, for the table dialog; None where there is no table to speak of."""
 
+    def seat_names(self) -> dict[int, str]:
+        """Who sits at each seat as this terminal knows it: a person's name, or `who.BOT`; a seat
+        not listed has nobody named (this terminal's own, an open one). See `who.player`."""
+
     async def open(self) -> Update: ...
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     async def undo(self, seat: int, version: int | None) -> None:

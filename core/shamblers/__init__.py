@@ -19,6 +19,14 @@ def _summary(game: Game) -> dict[str, str | int | bool | None]:
     return {"turn": view["turn"], "phase": view["phase"]}
 
 
+def _characters(view: ShamblersView) -> dict[int, list[str]]:
+    """Each seat's Player Mat."""
+    out: dict[int, list[str]] = {}
+    for mat in view["mats"]:
+        out.setdefault(mat["seat"], []).append(mat["name"])
+    return out
+
+
 def _scramble(state: ShamblerState) -> None:
     state.bag.reverse()
     state.track.reverse()
@@ -54,4 +62,5 @@ MODE = Mode(
     scramble=_scramble,
     options=OPTIONS,
     describe=_describe,
+    characters=_characters,
 )
