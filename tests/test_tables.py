@@ -239,8 +239,9 @@ def test_the_same_table_through_every_entry_point_plays_the_same_game(monkeypatc
 
         extra, path = save("host")
         runs[f"host, {saving}"] = _through_the_app(monkeypatch, [*HOST, *extra, "--saves", str(saves)], path)
-        extra, path = save("doors")
-        runs[f"host --ssh, {saving}"] = _through_the_app(monkeypatch, [*HOST, *extra, "--saves", str(saves), "--ssh", "0"], path)
+        if saving == "file":  # the doors change where visitors come from, not what is saved
+            extra, path = save("doors")
+            runs[f"host --ssh, {saving}"] = _through_the_app(monkeypatch, [*HOST, *extra, "--saves", str(saves), "--ssh", "0"], path)
         extra, path = save("headless")
         runs[f"host --headless, {saving}"] = _headless([*HOST, *extra, "--saves", str(saves)], path)
         runs[f"tests, {saving}"] = _test_helper(tmp_path / f"helper-{saving}.save" if saving == "file" else None)
