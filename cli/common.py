@@ -38,6 +38,37 @@ def default_name() -> str:
     return name or "player"
 
 
+def check_save(path: object) -> None:
+    """Read and replay a save to carry on, every hash checked: a damaged or edited one is a `SaveError`
+    here, so `play --load` and `host --load` say so in one line before any screen opens."""
+    from pathlib import Path
+
+    from cthulhu.savegame import load, resume
+
+    resume(load(Path(str(path))))
+
+
+SEED_MAX = 2**63 - 1  # a seed is 63 bits (`Setup.seed`)
+PORT_MAX = 65535
+SEATS_MAX = 5  # `Setup.players`
+Range = tuple[float, float, str]  # low, high, and the unit the message names ("" for none)
+
+
+def out_of_range(args: argparse.Namespace, ranges: dict[str, Range]) -> str | None:
+    """One line naming the first numeric option given outside its range (NaN and infinity included),
+    or None when every one is in range. `ranges` maps an option's `dest` to (low, high, unit)."""
+    import math
+
+    for dest, (low, high, unit) in ranges.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if not math.isfinite(value) or not low <= value <= high:
+            shown = [f"{int(x)}" if float(x).is_integer() else f"{x:g}" for x in (low, high)]
+            return f"--{dest.replace('_', '-')} must be {shown[0]} to {shown[1]}{unit}, not {value:g}"
+    return None
+
+
 def refuse(command: str, message: str) -> int:
     """One cleaned line on stderr (it may quote a file or a peer) and the exit status for a refusal (2)."""
     from cthulhu.net.textclean import clean_text
@@ -87,8 +118,8 @@ def mode_content(mode: Mode) -> Any:
 
 
 def setup_facts(setup: Setup, summary: Mapping[str, object]) -> list[tuple[SetupOption, str]]:
-    """Each set-up choice the setup's mode declares, with what this game has for it: the ids
-    chosen, else what the save's summary names (the mode's default, by name), else "default"."""
+    """Each set-up choice the setup's mode declares, with what this game has for it: by name where
+    the save's summary names it (the mode's `summary` hook), else the ids chosen, else "default"."""
     from cthulhu.core import modes
 
     if setup.mode not in modes.names():
@@ -96,7 +127,8 @@ def setup_facts(setup: Setup, summary: Mapping[str, object]) -> list[tuple[Setup
     out = []
     for option in modes.get(setup.mode).options:
         value = setup.options.get(option.name)
-        shown = ", ".join(value) if isinstance(value, list) else value or str(summary.get(option.name) or "default")
+        named = summary.get(option.name)
+        shown = str(named) if named else ", ".join(value) if isinstance(value, list) else value or "default"
         out.append((option, shown))
     return out
 

@@ -8,12 +8,12 @@ import json
 import sys
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from cthulhu.core import Event
 
-from .common import add_setup_options
+from .common import SEATS_MAX, SEED_MAX, Range, add_setup_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
     p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
-    add_setup_options(p, bot_default="random", bot_help="the bot that plays every seat")
+    add_setup_options(p, bot_default="heuristic", bot_help="the bot that plays every seat (heuristic plays to win; random: any legal choice)")
     p.add_argument("--players", type=int, default=1, help="players at each table, 1 to 5 (default 1)")
     p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
@@ -32,17 +32,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+RANGES: dict[str, Range] = {
+    "games": (1, 10**7, ""),
+    "seed": (0, SEED_MAX, ""),
+    "players": (1, SEATS_MAX, ""),
+    "turn_limit": (1, 10**6, " turns"),
+}
+
+
 def run(args: argparse.Namespace) -> int:
     from cthulhu.core import Setup, modes
     from cthulhu.core.sim import coverage_report, game_seed, play
 
-    from .common import choice_problem, given_choices, refuse
+    from .common import choice_problem, given_choices, out_of_range, refuse
 
-    problem = choice_problem(args.mode, given_choices(args), args.bot)
+    problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("sim", problem)
-    if args.games < 1:
-        return refuse("sim", "--games must be 1 or more")
 
     choices = given_choices(args)
 
@@ -120,14 +126,47 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
-        for key, value in summary.items():
-            if key == "content_coverage":
-                total = sum(len(v) for k, v in value.items() if k != "unused")
-                value = f"{total - len(value['unused'])} of {total} entries used; unused: {', '.join(value['unused']) or 'none'}"
-            print(f"{key:>16}: {value}")
+        print("\n".join(readable(summary, args)))
     for line in errors[:10]:
         print(line, file=sys.stderr)
     return 1 if errors else 0
+
+
+def _share(n: int, games: int) -> str:
+    return f"{n} ({n / games:.1%})" if games else str(n)
+
+
+def readable(summary: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    """The summary in sentences (`--json` has every field as it is)."""
+    from cthulhu.core import modes
+
+    games, played = summary["games"], summary["games"] - summary["errors"]
+    outcomes = summary["outcomes"]
+    level = f" ({summary['difficulty']} level)" if "difficulty" in summary else ""
+    people = f"{args.players} player{'s' if args.players != 1 else ''} a table"
+    lines = [f"{modes.get(summary['mode']).title}{level}: {games} game{'s' if games != 1 else ''}, the {summary['bot']} bot "
+             f"in every seat, {people}, from seed {args.seed}."]
+    unfinished = outcomes.get("turn_limit", 0)
+    lines.append(f"Won {_share(outcomes.get('won', 0), played)}, lost {_share(outcomes.get('lost', 0), played)}"
+                 + (f", {unfinished} unfinished after {args.turn_limit} turns" if unfinished else "")
+                 + f"; a game lasts {summary['mean_turns']:g} turns on average.")
+    if summary["summoned_share"]:
+        lines.append(f"The Elder One took the board in {summary['summoned_share']:.1%} of the games.")
+    if summary["loss_causes"]:
+        causes = ", ".join(f"{cause.replace('_', ' ')} {n}" for cause, n in summary["loss_causes"].items())
+        lines.append(f"Lost games by cause: {causes}.")
+    if summary["errors"]:
+        lines.append(f"{summary['errors']} game{'s' if summary['errors'] != 1 else ''} failed with an error (listed on stderr).")
+    coverage = summary.get("content_coverage")
+    if coverage is not None:
+        total = sum(len(v) for k, v in coverage.items() if k != "unused")
+        # "mythos:Chalk on the Door" -> its name; "enemy_ability:fire_vampire:ignite" -> "fire vampire ignite"
+        unused = ", ".join(name.split(":", 1)[1].replace("_", " ").replace(":", " ") for name in coverage["unused"]) or "none"
+        lines.append(f"Content used: {total - len(coverage['unused'])} of {total} cards, actions and abilities (never used: {unused}).")
+    speed = f", {summary['games_per_second']:g} games a second" if summary["games_per_second"] else ""
+    lines.append(f"{summary['commands']:,} commands in {summary['seconds']:g} s{speed}.")
+    lines.append(f"Digest {summary['digest']}: the same options and seed always give the same digest.")
+    return lines
 
 
 def _coverage_entries(args: argparse.Namespace) -> dict[str, list[str]] | None:

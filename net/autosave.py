@@ -39,6 +39,11 @@ class SaveTarget(Protocol):
         """The whole save as it stands (built in the host's thread: the log is not shared)."""
     def close(self) -> None:
         """Let other processes have the file (its lock is released)."""
+    @property
+    def started(self) -> bool:
+        """Worth a file: a new game's waits for its first command (or `keep`); a loaded one is."""
+    def keep(self) -> None:
+        """Write from now on, before the first command (a seat another terminal holds a token for)."""
 
 
 class HostSave:
@@ -64,21 +69,32 @@ class HostSave:
     def path(self) -> Path | None:
         return self.target.path if self.target is not None else None
 
+    @property
+    def started(self) -> bool:
+        """The file is worth writing: a new game's from its first command (or `keep`) on."""
+        return self.target is not None and self.target.started
+
     def release(self) -> None:
         """After the final save: the file is free for other processes."""
         if self.target is not None:
             self.target.close()
 
+    def keep(self) -> None:
+        """Something worth keeping before the first command: a seat whose token another terminal now
+        holds (it must outlive a crash). A new game's save is written from then on (`SaveTarget.keep`)."""
+        if self.target is not None:
+            self.target.keep()
+
     def _build(self, target: SaveTarget) -> tuple[int, bytes]:
         self._version += 1
         return self._version, target.to_bytes()
 
-    def _write(self, version: int, data: bytes, path: Path, fsync: bool) -> None:
+    def _write(self, version: int, data: bytes, path: Path, fsync: bool, started: bool = True) -> None:
         from cthulhu.savegame.writer import write_atomic
 
         with self._lock:
-            if version <= self._written:
-                return  # a newer state is already on disk
+            if version <= self._written or not started:
+                return  # a newer state is already on disk (or nothing worth a file yet)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, data, fsync=fsync)
             self._written = version
@@ -90,7 +106,7 @@ class HostSave:
             return True
         try:
             version, data = self._build(target)
-            await trio.to_thread.run_sync(self._write, version, data, target.path, self.fsync)
+            await trio.to_thread.run_sync(self._write, version, data, target.path, self.fsync, target.started)
         except Exception as exc:  # SaveIOError, a folder that became a file...: the game goes on
             self._failed(exc)
             return False
@@ -103,7 +119,7 @@ class HostSave:
         if target is None:
             return True
         try:
-            self._write(*self._build(target), target.path, True)
+            self._write(*self._build(target), target.path, True, target.started)
         except Exception as exc:
             self._failed(exc)
             return False

@@ -63,8 +63,8 @@ class TableSpec:
     still verify every roll). `code` is what every hello must present (None: an open table); with
     `remember_code` a missing code is this machine's code for the table (a fresh one the first
     time), and the code is remembered, so `host --load` serves the same one again.
-    `keep_seats` False: a loaded game's seats are all open again (a game carried on at one terminal),
-    instead of waiting for their owners' tokens. `bot_seed`: the bots' seeds are drawn from it
+    `keep_seats` False: a loaded game's people's seats are all open again (a game carried on at one
+    terminal) instead of waiting for their owners' tokens; its bots' seats keep their bots either way. `bot_seed`: the bots' seeds are drawn from it
     (default: the game's seed).
     """
 
@@ -136,13 +136,12 @@ def resolve(spec: TableSpec) -> Opened:
         dice = Dice(save.setup.seed, bytes.fromhex(save.dice.salt))
     else:
         dice = Dice.new(game.setup.seed)
-    players = list(save.header.players) if save is not None and spec.keep_seats else []
+    players = [p for p in save.header.players if spec.keep_seats or p.bot is not None] if save is not None else []
     return Opened(game, record, writer, dice, players, table_id, _code(spec, table_id), warning)
 
 
 def _writer(spec: TableSpec, game: Game, save: SaveFile | None) -> tuple[SaveWriter | None, str | None]:
-    """The save file the log is written to (None: memory only), and what to tell the player.
-    A new file is written at once (an unwritable one is refused before anyone sits down)."""
+    """The save file the log is written to (None: memory only), and what to tell the player."""
     to = spec.save
     if to is None:
         return None, None
@@ -159,13 +158,9 @@ def _writer(spec: TableSpec, game: Game, save: SaveFile | None) -> tuple[SaveWri
             path = new_save_path(folder, f"{to.stem}{game.setup.mode}-{game.setup.seed}")
     if path is None:
         return None, warning
-    writer = SaveWriter(path, game, fsync=to.fsync, autosave=False)
-    try:
-        writer.write()
-    except BaseException:
-        writer.close()
-        raise
-    return writer, warning
+    # A new game's file waits for its first command (or a seat someone else holds a token for):
+    # starting and quitting at once leaves none, and the same choices make the same game again.
+    return SaveWriter(path, game, fsync=to.fsync, autosave=False, started=False), warning
 
 
 def _code(spec: TableSpec, table_id: str) -> str | None:

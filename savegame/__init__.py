@@ -5,7 +5,7 @@ Layout: `file` (bytes <-> a checked `SaveFile`), `writer` (atomic writes, the au
 save), `dice` (the commitment a save keeps). This module is the public surface; it imports only
 the rules core.
 
-    writer = SaveWriter(path, game, players=[...])      # autosave from step 0
+    writer = SaveWriter(path, game, players=[...])      # autosave from the first command
     writer.append(seat, command.wire(), game.state_hash())  # after every apply
     save = load(path)                                   # checks the file; SaveError if damaged
     game = replay(save, content, verify=True, seek=None)  # checks every hash
@@ -14,6 +14,7 @@ the rules core.
 from .folder import (
     SaveEntry,
     default_saves_dir,
+    delete_save,
     find_save,
     list_saves,
     new_save_path,
@@ -47,7 +48,7 @@ from .file import (
     encode,
     load,
 )
-from .replay import check_dice, replay, resume, seek, verify
+from .replay import check_dice, replay, resume, seek, steps_told, verify
 from .writer import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "check_dice",
     "decode",
     "default_saves_dir",
+    "delete_save",
     "encode",
     "find_save",
     "hold",
@@ -91,6 +93,7 @@ __all__ = [
     "resume",
     "save_game",
     "seek",
+    "steps_told",
     "sweep_temp_files",
     "token_matches",
     "user_saves_dir",

@@ -188,6 +188,7 @@ class SaveWriter:
         created: str | None = None,
         clock: Callable[[], str] = now_iso,
         dice: Dice | None = None,
+        started: bool | None = None,
         _initial_hash: str | None = None,
     ) -> None:
         if game.step != 0 and _initial_hash is None:
@@ -214,11 +215,13 @@ class SaveWriter:
         self.hashes: list[str] = []
         self._steps: list[bytes] = []
         self._snapshots: list[tuple[int, bytes]] = []
+        # An autosave of a new game waits for its first command: starting and quitting at once
+        # leaves no file (the same choices make the same game again). A resumed or hand-written save writes.
+        # (`started` says so for a writer whose owner writes it, as a host does: `open_table`.)
+        self.started = (_initial_hash is not None or not autosave) if started is None else started
         if _initial_hash is None:
             self._snapshots.append((0, pack_snapshot(0, game.canonical())))
             sweep_temp_files(self.path.parent, self.path.name)
-            if autosave:
-                self.write()
 
     # The host's CommandLog interface.
     def append(self, seat: int, command: dict[str, Any] | Command, state_hash: str) -> None:
@@ -229,6 +232,7 @@ class SaveWriter:
             raise ValueError(f"append() for step {step} but the game is at step {self.game.step}: call it right after apply()")
         self._steps.append(pack_step(seat, wire, state_hash))
         self.hashes.append(state_hash)
+        self.started = True
         if step % self.snapshot_every == 0 or self.game.outcome is not None:
             self._snapshots.append((step, pack_snapshot(step, self.game.canonical())))
         if self.autosave:
@@ -261,6 +265,10 @@ class SaveWriter:
     @property
     def step(self) -> int:
         return len(self._steps)
+
+    def keep(self) -> None:
+        """Worth a file from now on, before the first command (a seat another terminal holds a token for)."""
+        self.started = True
 
     def set_players(self, players: Iterable[Any]) -> None:
         """Seats, names and token hashes (e.g. when someone joins); saved on the next write."""
@@ -296,7 +304,10 @@ class SaveWriter:
         return frame(body)
 
     def write(self) -> None:
-        """Write the whole save atomically (a `SaveIOError` if the disk refuses)."""
+        """Write the whole save atomically (a `SaveIOError` if the disk refuses); nothing before a new
+        game's first command (`started`)."""
+        if not self.started:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, self.to_bytes(), fsync=self.fsync)
 

@@ -30,14 +30,15 @@ def screen_text(app: Any) -> str:
     return html.unescape(" ".join(texts)).replace("\xa0", " ")
 
 
-def table_of(game: Any) -> Any:
+def table_of(game: Any, **spec: Any) -> Any:
     """The link factory of a table around a game already set up (scripted dice, a game under way):
-    `open_table` with the game as its start, its host in this process, every person's seat here."""
+    `open_table` with the game as its start (and `spec`'s other fields), its host in this process,
+    every person's seat here."""
     from cthulhu.net.table import TableSpec, open_table
     from cthulhu.tui.netlink import embedded_link
 
     async def factory(options: Any) -> Any:
-        return await embedded_link(options, open_table(TableSpec(start=game)))
+        return await embedded_link(options, open_table(TableSpec(start=game, **spec)))
 
     return factory
 
@@ -54,6 +55,13 @@ async def started(pilot: Any) -> GameScreen:
     """Wait until the game screen shows its first view."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, GameScreen) and pilot.app.screen.updates_seen > 0)
     return pilot.app.screen
+
+
+async def first_move_then_quit(pilot: Any, screen: GameScreen) -> None:
+    """Take the first option (a game is saved from its first command on), wait for it, quit with ctrl+q."""
+    await pilot.press("1")
+    await wait_for(pilot, lambda: screen.view.get("step", 0) >= 1)
+    await pilot.press("ctrl+q")
 
 
 def options(screen: GameScreen) -> list[str]:

@@ -45,6 +45,9 @@ class SaveUnavailable(Exception):
     """`save()` cannot save this game here; the message tells the player why (and who can)."""
 
 
+NOTHING_YET = "Nothing to save yet: the game is saved from its first move on."
+
+
 class TableLobby(Protocol):
     """A table's seats, as the table dialog shows them and (hosting) changes them."""
 
@@ -101,6 +104,8 @@ class TableLink(Protocol):
     async def chat(self, text: str) -> None: ...
     async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
+    def play_again(self) -> str | None:
+        """The `cthulhu play` line that starts this table again (`net.playagain`); None until the seed is known."""
 
 
 class QueuedUpdates:

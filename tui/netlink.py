@@ -36,7 +36,7 @@ from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejecte
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
-from .link import QueuedUpdates, SaveUnavailable, TableLobby, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, TableLobby, Update, save_trouble_notice
 from .who import BOT, characters, playing
 
 if TYPE_CHECKING:
@@ -279,6 +279,11 @@ class NetLink(QueuedUpdates):
             session.token = None
             if primary:
                 self._put(notice="The host gave your seat up while you were away; joining again as a new player.")
+        elif refused is not None and refused.code == "host_closed":  # on purpose: nothing to reconnect to
+            if primary:
+                self._put(notice=f"{refused.reason[:1].upper()}{refused.reason[1:]}.", headline=True,
+                          status="The host closed the table (q quits).")
+            return False
         elif refused is not None:
             if primary:
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
@@ -330,7 +335,7 @@ class NetLink(QueuedUpdates):
                     self._put(notice="Every seat is taken: the game begins.")
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
+                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...", source=session)
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
@@ -356,11 +361,15 @@ class NetLink(QueuedUpdates):
         else:
             self._status = waiting
 
-    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., **fields: Any) -> None:
-        """Queue an update over the latest view; `status` (the link's own state line) stays unless given."""
+    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., source: PeerSession | None = None,
+             **fields: Any) -> None:
+        """Queue an update over the latest view; `status` (the link's own state line) stays unless given.
+        `source`: the session the news came on, whose view stands in while `open()` is still seating us
+        (a finished game's `game_over` comes with its welcome, before any connection is ours)."""
         if status is not ...:
             self._status = status
-        self._queue.put_nowait(Update(self._view(), list(events or []), status=self._status, **fields))
+        view = self._view() or (source.mirror.view if source is not None and source.mirror.view is not None else {})
+        self._queue.put_nowait(Update(view, list(events or []), status=self._status, **fields))
 
     def _playing(self, seats: Iterable[int], view: dict[str, Any] | None = None) -> str:
         """'Ada Whitlock', 'Ada Whitlock and Mina Castellane': what these seats play, in `view` (default:
@@ -401,9 +410,9 @@ class NetLink(QueuedUpdates):
             return
         self.dice = verdict
         if verdict.verified:
-            self._put(notice=f"Dice: {verdict.message}.")
+            self._put(notice=f"Dice: {verdict.message}.", source=session)
         else:
-            self._put(rejected=f"Dice NOT verified: {verdict.message}")
+            self._put(rejected=f"Dice NOT verified: {verdict.message}", source=session)
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""
@@ -484,7 +493,7 @@ class NetLink(QueuedUpdates):
         """One line for after the game closes: how to carry on."""
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
-            return self.embedded.save_hint if session is not None and session.game_over is None else None
+            return self.embedded.save_hint if session is not None and session.game_over is None and self.embedded.host.saves.started else None
         if self.visitor is not None:
             return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
@@ -576,11 +585,16 @@ class NetLink(QueuedUpdates):
     async def save(self) -> str | None:
         if self.embedded is None:
             raise SaveUnavailable("The host keeps the save of this game (ask them to press s).")
+        if not self.embedded.host.saves.enabled:
+            raise SaveUnavailable("This game is not being saved (--no-save).")
+        if not self.embedded.host.saves.started:
+            raise SaveUnavailable(NOTHING_YET)
         return str(await self.embedded.save())
 
     @property
     def save_path(self) -> Path | None:
-        return self.embedded.save_path if self.embedded is not None else None
+        """The file this game is saved to, once there is one (a new game's from its first move on)."""
+        return self.embedded.save_path if self.embedded is not None and self.embedded.host.saves.started else None
 
     # -- the host's own table (hosting terminal only) -----------------------------
 
@@ -600,6 +614,22 @@ class NetLink(QueuedUpdates):
         if self.embedded is None:
             raise ValueError("only the host can change the seats")
         return self.embedded
+
+    def play_again(self) -> str | None:
+        """From the setup every peer is sent (all but the seed), the seed revealed at game over and the
+        table's bot seats (their kinds when the host is ours and seated them at the start)."""
+        from cthulhu.core import Setup
+        from cthulhu.net.playagain import play_again_command
+
+        session = self._conns[0].session if self._conns else None
+        if session is None or self.seed is None or session.record.setup is None or session.table is None:
+            return None
+        try:
+            setup = Setup.model_validate({**session.record.setup, "seed": self.seed})
+        except ValueError:  # a setup this program cannot make: no line to offer
+            return None
+        known = {s.index: s.bot_kind for s in self.embedded.host.seats if s.kind == "bot"} if self.embedded is not None else {}
+        return play_again_command(setup, {s.seat: known.get(s.seat) for s in session.table.seats if s.kind == "bot"})
 
     async def close(self) -> None:
         if self._closed:
@@ -703,8 +733,18 @@ class EmbeddedHost:
         await self._in_host(self.host.free_seat, seat)
 
     async def stop(self) -> None:
-        """Cancel the host, wait for the thread, write the final save (fsynced) and let the file go."""
+        """Tell the joiners the table is closing, cancel the host, wait for the thread, write the
+        final save (fsynced) and let the file go."""
         token, scope = self._token, self._scope
+        if token is not None and self._thread.is_alive():
+
+            def in_trio() -> None:
+                trio.from_thread.run(self.host.close_table, trio_token=token)
+
+            try:
+                await asyncio.to_thread(in_trio)
+            except (RuntimeError, trio.RunFinishedError):
+                pass  # trio already finished
         if token is not None and scope is not None and self._thread.is_alive():
             try:
                 token.run_sync_soon(scope.cancel)
@@ -772,6 +812,7 @@ async def embedded_link(options: PlayOptions, host: Host | None = None) -> NetLi
     spec = host.spec
     store = SeatStore() if options.hosting else None
     humans = _own_seats(host, options, store, isinstance(spec.start, Path))
+    host.own_seats = frozenset(humans)  # taking them is no reason to write a save before the first move
     bind = options.host_bind or "127.0.0.1"
     embedded = EmbeddedHost(host, bind=bind, port=options.host_port, hosting=options.hosting, doors=options.doors)
     try:
@@ -789,7 +830,7 @@ async def embedded_link(options: PlayOptions, host: Host | None = None) -> NetLi
             name=options.name,
             code=host.code,
             seats=tuple(humans),
-            label=_label(options, humans, len(spec.bots), port, host.code),
+            label=_label(options, humans, sum(1 for s in host.seats if s.kind == "bot"), port, host.code),
             names=tuple(_hot_seat_names(host.game, humans)) if len(humans) > 1 else None,
         ),
         store=store,

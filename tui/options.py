@@ -143,7 +143,7 @@ class PlayOptions:
             save = SaveTo(file=self.save_to, folder=self.saves_dir, stem="net-" if self.hosting else "", fsync=False)
         return TableSpec(
             start=start,
-            bots={seat: kind for seat in range(n - self.bots, n)} if self.bots else {},
+            bots={seat: kind for seat in range(n - self.bots, n)} if self.bots and self.load is None else {},  # a save's own come back
             stand_ins=StandIns(kind=kind),
             save=save,
             code=self.code,

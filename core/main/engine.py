@@ -21,7 +21,7 @@ from ..command import Command, Event
 from . import actions, effects, fight, harm, turn
 from .events import Cause, CauseKind, MainEvent
 from .content import AnyOp, ElderOne, Half, MainContent, Mythos
-from .mods import mods_of
+from .mods import held_half, investigator_mods, mods_of, skill_levels
 from .state import ELDER, Figure, Investigator, MainState
 from .tasks import HeldCard, Roll, Task
 
@@ -84,6 +84,10 @@ class Engine:
     def enemy_name(self, f: Figure) -> str:
         return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
 
+    def the_enemy(self, f: Figure) -> str:
+        """'The Cultist' to open a sentence, or the Elder One's own name (a proper name takes no article)."""
+        return self.enemy_name(f) if f.kind == ELDER else f"The {self.enemy_name(f)}"
+
     def enemy_health(self, f: Figure) -> int:
         if f.kind == ELDER:
             return self.elder().stages[self.s.stage].health or 0
@@ -98,11 +102,7 @@ class Engine:
         return source[int(n)]
 
     def half(self, held: HeldCard) -> Half:
-        card = self.c.episodes[self.s.episode].discovery[int(held["card"])]
-        half = card.left if held["side"] == "left" else card.right
-        if half is None:
-            raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
-        return half
+        return held_half(self.c, self.s.episode, held)
 
     def cause(self, src: str | None) -> Cause | None:
         """What an effect's source is, for the Log: the card, Stage, episode, action or insanity it is printed on.
@@ -152,33 +152,29 @@ class Engine:
     def safe(self, space: str) -> bool:
         return not any(f.space == space for f in self.s.figures)
 
-    def levels(self, i: int) -> dict[str, int]:
-        """Skill levels with Companions' levels added (level 1 of a skill the investigator lacks)."""
+    def levels(self, i: int, own: dict[str, int] | None = None) -> dict[str, int]:
+        """Skill levels with held cards' levels added (`mods.skill_levels`); `own` in place of the investigator's own."""
         inv = self.inv(i)
         if not inv.cards:
-            return inv.levels
-        out = dict(inv.levels)
-        for held in inv.cards:
-            h = self.half(held)
-            if h.skill:
-                out[h.skill] = min(self.c.rules.skill_cap, out.get(h.skill, 0) + 1)
-        return out
+            return inv.levels if own is None else own
+        return skill_levels(self.c, self.s.episode, inv, own)
+
+    def level_after_up(self, i: int, skill: str) -> int:
+        """The level `skill` shows once the investigator's own level rises by one (held cards included)."""
+        own = dict(self.inv(i).levels)
+        own[skill] += 1
+        return self.levels(i, own)[skill]
 
     def mods(self, i: int) -> dict[str, Any]:
-        """Skills (with Companions' levels) plus the modifiers of held cards."""
+        """Skills (with held cards' levels) plus the modifiers of held cards."""
         inv = self.inv(i)
         if not inv.cards:
             return mods_of(self.c, inv.levels)
         key = (tuple(sorted(inv.levels.items())), tuple((h["card"], h["side"]) for h in inv.cards))
         hit: dict[str, Any] | None = self.memo.get(key)
-        if hit is not None:
-            return hit
-        total = dict(mods_of(self.c, self.levels(i)))
-        for held in inv.cards:
-            for k, value in self.half(held).mods:
-                total[k] = (total[k] or value) if isinstance(value, bool) else total[k] + value
-        self.memo[key] = total
-        return total
+        if hit is None:
+            hit = self.memo[key] = investigator_mods(self.c, self.s.episode, inv)
+        return hit
 
     def faces(self, die: str) -> list[str]:
         return self.c.dice.standard if die == "standard" else self.c.dice.bonus
@@ -225,10 +221,14 @@ class Engine:
         return self.elder().minion if name == "minion" else name
 
     def matches(self, f: Figure, kind: str) -> bool:
-        if f.kind == "elder_one":
-            return False
+        """Whether an effect that names enemies of `kind` reaches figure `f`.
+
+        Once on the board the Elder One "acts like any enemy" (seed 001): "any" enemy includes it;
+        only effects that say cultist, monster or an enemy id leave it out (RULES.md, Enemies)."""
         if kind == "any":
             return True
+        if f.kind == ELDER:
+            return False
         if kind in ("cultist", "monster"):
             return self.c.enemies[f.kind].category == kind
         return f.kind == self.enemy_kind(kind)

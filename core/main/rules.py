@@ -43,8 +43,8 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
         raise ValueError("each investigator can sit at the table only once")
     if not 1 <= len(investigators) <= c.rules.seats_max:
         raise ValueError(f"play with 1 to {c.rules.seats_max} investigators")
-    if setup.players == 1 and len(investigators) < 2:
-        raise ValueError("a one-player game needs 2 investigators: you play both, taking turns")
+    if setup.players == 1 and len(investigators) != 2:  # seed 001: "In a single-player game, choose 2 investigators"
+        raise ValueError(f"a one-player game is played with exactly 2 investigators (you play both, taking turns), not {len(investigators)}")
     seated = {setup.seat_of(n) for n in range(len(investigators))}
     if len(seated) < setup.players:
         raise ValueError(f"every player needs an investigator: {setup.players} players, {len(investigators)} investigator(s) seated")

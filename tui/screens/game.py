@@ -359,8 +359,10 @@ class GameScreen(Screen[None]):
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         dice = self.link.dice
-        if dice is not None and isinstance(self.app.screen, GameOverScreen):
-            self.app.screen.show_dice(dice_text(dice))
+        if isinstance(self.app.screen, GameOverScreen):
+            self.app.screen.show_again(self.link.play_again())
+            if dice is not None:
+                self.app.screen.show_dice(dice_text(dice))
         self.pending = False
         prompt = view.get("prompt")
         version = prompt["version"] if prompt is not None else None
@@ -511,7 +513,7 @@ class GameScreen(Screen[None]):
         self.say("info", f"Saved to {where}.")
 
     def action_quit_menu(self) -> None:
-        where = self.link.save_path
+        where = self.link.save_path  # nothing is saved before the first move
         comeback = self.link.comeback
 
         async def decided(what: str | None) -> None:
@@ -537,7 +539,7 @@ class GameScreen(Screen[None]):
 
         dice = self.link.dice
         checking = "Checking every roll against the seed..." if self.link.verifies_dice else None
-        self.app.push_screen(GameOverScreen(self.view, self.link.seed, dice_text(dice) if dice else checking), decided)
+        self.app.push_screen(GameOverScreen(self.view, self.link.play_again(), dice_text(dice) if dice else checking), decided)
 
     async def action_new_game(self) -> None:
         await self.link.close()
