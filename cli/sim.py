@@ -1,17 +1,25 @@
-"""`cthulhu sim`: many seeded bot games, summarised; the same seed gives the same output."""
+"""`cthulhu sim`: many seeded bot games, summarised; the same seed gives the same output.
+
+With `--jobs N` the games are shared out among N processes; their results are
+taken back in game order, so everything printed (and every event written) is
+the same as with one process, apart from the timings.
+"""
 
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cthulhu.core import Event
+    from cthulhu.core import Event, Setup
+    from cthulhu.core.sim import Played
 
 from .common import SEATS_MAX, SEED_MAX, Range, add_setup_options
 
@@ -29,7 +37,73 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
     p.add_argument("--events", metavar="FILE", help="write every event as JSON lines")
+    p.add_argument("--jobs", type=int, default=None, help="processes playing games at once (default: one per core); the output is the same")
     p.set_defaults(func=run)
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def setup_for(args: argparse.Namespace, seed: int) -> Setup:
+    from cthulhu.core import Setup
+
+    from .common import given_choices
+
+    return Setup(mode=args.mode, seed=seed, players=args.players, options=given_choices(args))
+
+
+# One game's result: its number, what happened (or the error line), its events as JSON lines.
+Result = tuple[int, "Played | str", list[str]]
+
+_ARGS: argparse.Namespace | None = None  # a worker's copy of the command line (`_start_worker`)
+
+
+def _start_worker(args: argparse.Namespace) -> None:
+    global _ARGS
+    _ARGS = args
+
+
+def play_one(args: argparse.Namespace, n: int, coverage: bool) -> Result:
+    """Game `n` of the batch; a crash is its error line, never hidden."""
+    from cthulhu.core.sim import game_seed, play
+
+    seed = game_seed(args.seed, n)
+    lines: list[str] = []
+
+    def write(step: int, evs: list[Event]) -> None:
+        lines.extend(json.dumps({"game": n, "step": step, **e.wire()}, sort_keys=True) for e in evs)
+
+    try:
+        played = play(setup_for(args, seed), bot=args.bot, turn_limit=args.turn_limit, on_events=write if args.events else None,
+                      coverage=coverage)
+    except Exception as exc:  # counted and reported by the caller
+        return n, f"game {n} (seed {seed}): {type(exc).__name__}: {exc}", lines
+    return n, played, lines
+
+
+def _in_worker(job: tuple[int, bool]) -> Result:
+    assert _ARGS is not None, "worker started without its arguments"
+    return play_one(_ARGS, *job)
+
+
+def results(args: argparse.Namespace, jobs: int, coverage: bool) -> Iterator[Result]:
+    """Every game's result, in game order, played by `jobs` processes (1: this one)."""
+    if jobs == 1 or args.games == 1:
+        for n in range(args.games):
+            yield play_one(args, n, coverage)
+        return
+    import multiprocessing
+
+    # Forked workers start at once with the content already loaded; spawned ones where there is no fork.
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    chunk = max(1, min(64, args.games // (jobs * 8)))
+    with context.Pool(min(jobs, args.games), _start_worker, (args,)) as pool:
+        yield from pool.imap(_in_worker, ((n, coverage) for n in range(args.games)), chunk)
 
 
 RANGES: dict[str, Range] = {
@@ -37,23 +111,20 @@ RANGES: dict[str, Range] = {
     "seed": (0, SEED_MAX, ""),
     "players": (1, SEATS_MAX, ""),
     "turn_limit": (1, 10**6, " turns"),
+    "jobs": (1, 1024, " processes"),
 }
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.core import Setup, modes
-    from cthulhu.core.sim import coverage_report, game_seed, play
+    from cthulhu.core import modes
+    from cthulhu.core.sim import coverage_report, game_seed
 
     from .common import choice_problem, given_choices, out_of_range, refuse
 
     problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("sim", problem)
-
-    choices = given_choices(args)
-
-    def setup_for(seed: int) -> Setup:
-        return Setup(mode=args.mode, seed=seed, players=args.players, options=choices)
+    jobs = cores() if args.jobs is None else args.jobs
 
     # Choices that no game can be played with are one line and exit 2, not an error per game.
     from .play import one_line
@@ -61,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from cthulhu.core import Game
 
-        first = Game.new(setup_for(game_seed(args.seed, 0)))
+        first = Game.new(setup_for(args, game_seed(args.seed, 0)))
     except ValueError as exc:
         print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
         return 2
@@ -76,19 +147,11 @@ def run(args: argparse.Namespace) -> int:
     used: Counter[str] = Counter()
     entries = _coverage_entries(args)
     started = time.perf_counter()
-    for n in range(args.games):
-        seed = game_seed(args.seed, n)
-        setup = setup_for(seed)
-
-        def write(step: int, evs: list[Event], game_no: int = n, out: TextIO | None = events_out) -> None:
-            assert out is not None  # only handed to `play` when there is an events file
-            for e in evs:
-                out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
-
-        try:
-            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None, coverage=entries is not None)
-        except Exception as exc:  # a crash is counted and reported, never hidden
-            errors.append(f"game {n} (seed {seed}): {type(exc).__name__}: {exc}")
+    for _, played, lines in results(args, jobs, entries is not None):
+        if events_out is not None:
+            events_out.writelines(line + "\n" for line in lines)
+        if isinstance(played, str):
+            errors.append(played)
             continue
         outcomes[played.outcome] += 1
         if played.outcome != "turn_limit":

@@ -42,7 +42,8 @@ class Engine:
         self.memo = memo if memo is not None else {}
 
     def emit(self, event: MainEvent) -> None:
-        self.events.append(Event.of(event))
+        # Every event is a fresh literal with its type first: the event keeps it (`Event.of`).
+        self.events.append(Event(event["type"], None, event))  # type: ignore[arg-type]  # a MainEvent is a dict
 
     def push(self, *tasks: Task) -> None:
         """Push tasks so that the first one given runs first."""
@@ -55,16 +56,20 @@ class Engine:
 
     def run(self) -> Events:
         s = self.s
+        stack = s.stack  # changed in place only (a death filters it with a slice assignment)
         while s.result is None:
-            if s.pending is not None:
-                if len(s.pending["options"]) != 1:
+            pending = s.pending
+            if pending is not None:
+                if len(pending["options"]) != 1:
                     break
-                # One way forward is no decision at all: take it.
-                self.answer(s.pending["options"][0][0])
+                # One way forward is no decision at all: take it (as `answer` would, without recursing).
+                s.pending = None
+                task = stack.pop()
+                ANSWERS[task["k"]](self, task, pending["options"][0][0])
                 continue
-            if not s.stack:
+            if not stack:
                 raise RuntimeError("the engine ran out of tasks")
-            task = s.stack.pop()
+            task = stack.pop()
             STEPS[task["k"]](self, task)
         return self.events
 
@@ -79,7 +84,7 @@ class Engine:
         return self.s.investigators[i]
 
     def name(self, i: int) -> str:
-        return self.c.investigators[self.inv(i).id].name
+        return self.c.investigators[self.s.investigators[i].id].name
 
     def enemy_name(self, f: Figure) -> str:
         return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
@@ -167,7 +172,17 @@ class Engine:
 
     def mods(self, i: int) -> dict[str, Any]:
         """Skills (with held cards' levels) plus the modifiers of held cards."""
-        inv = self.inv(i)
+        inv = self.s.investigators[i]
+        # Asked several times a step: the last answer for this seat's investigator, while its levels
+        # and cards are what they were (checked by equality, so a memo shared by games stays right).
+        last = self.memo.get(("mods", i))
+        if last is not None and last[0] == inv.levels and last[1] == inv.cards:
+            return last[2]  # type: ignore[no-any-return]
+        total = self._mods(inv, i)
+        self.memo[("mods", i)] = (dict(inv.levels), [dict(h) for h in inv.cards], total)
+        return total
+
+    def _mods(self, inv: Investigator, i: int) -> dict[str, Any]:
         if not inv.cards:
             return mods_of(self.c, inv.levels)
         key = (tuple(sorted(inv.levels.items())), tuple((h["card"], h["side"]) for h in inv.cards))

@@ -273,7 +273,7 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> EpisodeV
             {"id": t.id, "name": t.name, "pos": list(t.pos), "spaces": [{"id": s.id, "name": s.name} for s in t.spaces]}
             for t in m.tiles
         ],
-        "adjacent": adj,
+        "adjacent": {space: list(near) for space, near in adj.items()},  # the engine's own is shared by every game
         "staircases": list(m.staircases),
         "tunnels": list(m.tunnels),
         "gates": {color: space for color, space in m.gates.items()},
@@ -315,6 +315,22 @@ def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
         out["wounds"] = held["wounds"]
         out["health"] = h.health
     return out
+
+
+def _investigator_cached(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef],
+                         memo: dict[Any, Any]) -> InvestigatorView:
+    """The view of investigator `n`, rebuilt only when something it shows changed: the key is
+    every field of `inv` that `_investigator` reads (the rest is content). Views are read-only,
+    so two views may share it (and a diff skips it by identity)."""
+    key = (inv.id, inv.seat, inv.space, inv.alive, inv.cause, inv.wounds, inv.stress, inv.sanity, tuple(inv.reached),
+           inv.bonus, inv.fire, inv.fire_wounds, tuple(inv.levels.items()), tuple(inv.tokens.items()),
+           tuple((h["card"], h["side"], h["wounds"]) for h in inv.cards), inv.insanity, tuple(inv.kept))
+    last = memo.get(("investigator_view", n))
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
+    view = _investigator(c, s, n, inv, skills)
+    memo[("investigator_view", n)] = (key, view)
+    return view
 
 
 def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef]) -> InvestigatorView:
@@ -449,11 +465,19 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
             "cause": cause,
             "free": last["free"],
         }
-    discard = [_mythos(c, s, card) for card in s.mythos_discard]
+    cards = memo.get("mythos_views")  # one read-only view per Mythos card of this episode and Elder One
+    if cards is None:
+        cards = memo["mythos_views"] = {}
+    discard = []
+    for card in s.mythos_discard:
+        shown = cards.get(card)
+        if shown is None:
+            shown = cards[card] = _mythos(c, s, card)
+        discard.append(shown)
     return {
         "mode": "main",
         "episode": static["episode"],
-        "investigators": [_investigator(c, s, n, inv, static["skills"]) for n, inv in enumerate(s.investigators)],
+        "investigators": [_investigator_cached(c, s, n, inv, static["skills"], memo) for n, inv in enumerate(s.investigators)],
         "enemies": [
             {
                 "id": f.id,
