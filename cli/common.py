@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cthulhu.core import Mode, Setup
+    from cthulhu.core.choices import SetupOption
     from cthulhu.core.search import Thinking
 
 NAME_LIMIT = 24
@@ -40,7 +44,7 @@ def check_save(path: object) -> None:
     here, so `play --load` and `host --load` say so in one line before any screen opens."""
     from pathlib import Path
 
-    from cthulhu.net.saves import load, resume
+    from cthulhu.savegame import load, resume
 
     resume(load(Path(str(path))))
 
@@ -74,66 +78,91 @@ def refuse(command: str, message: str) -> int:
     return 2
 
 
-# The set-up choices a mode may read (`Mode.choices`): the option that names each, and what it picks.
-CHOICE_OPTIONS = {
-    "episode": ("--episode", "episode"),
-    "elder_one": ("--elder-one", "Elder One"),
-    "investigators": ("--investigators", "investigator"),
-    "difficulty": ("--difficulty", "difficulty"),
-}
+def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = None, bot_help: str = "the kind of the bots") -> None:
+    """`--mode`, a flag for every set-up choice a registered mode declares (`Mode.options`: its help
+    names the modes that read it and, when help is shown, the ids the content has; the house rule
+    `--advice` is one of them) and the bot options (`add_bot_options`)."""
+    from cthulhu.core import modes
+
+    names = modes.names()
+    p.add_argument("--mode", choices=names, default=names[0], help="the game: " + ", ".join(names) + f" (default {names[0]})")
+    declared: dict[str, tuple[SetupOption, list[str]]] = {}
+    for mode in modes.all_modes():
+        for option in mode.options:
+            declared.setdefault(option.name, (option, []))[1].append(mode.title)
+    for name, (option, titles) in declared.items():
+        listed = ", comma-separated" if option.many else ""
+        p.add_argument(option.flag, dest=name, help=f"{option.help} ({' or '.join(titles)}){listed}: {{ids:{name}}}")
+    add_bot_options(p, default=bot_default, about=bot_help)
 
 
-def given_choices(args: argparse.Namespace) -> dict[str, list[str]]:
-    """The set-up choices named on the command line, as lists of ids (investigators are comma-separated)."""
-    out: dict[str, list[str]] = {}
-    for name in CHOICE_OPTIONS:
-        value = getattr(args, name, None)
-        if value:
-            out[name] = [v.strip() for v in value.split(",") if v.strip()] if name == "investigators" else [value]
+def given_choices(args: argparse.Namespace) -> dict[str, str | list[str]]:
+    """The set-up choices named on the command line, by option (a list option's ids are comma-separated)."""
+    from cthulhu.core import modes
+
+    out: dict[str, str | list[str]] = {}
+    for mode in modes.all_modes():
+        for option in mode.options:
+            value = getattr(args, option.name, None)
+            if value and option.name not in out:
+                out[option.name] = option.parse(value)
     return out
 
 
-def choice_problem(mode_name: str, chosen: dict[str, list[str]]) -> str | None:
-    """One line naming a set-up id the content does not have (and the ones it has), or a choice the
-    mode does not read; None when every choice is good. Loads the built-in content."""
+def mode_content(mode: Mode) -> Any:
+    """The part of the built-in content a mode's option values are read from (None: it has none)."""
     from cthulhu.content import builtin
+
+    return builtin().modes.get(mode.name)
+
+
+def setup_facts(setup: Setup, summary: Mapping[str, object]) -> list[tuple[SetupOption, str]]:
+    """Each set-up choice the setup's mode declares, with what this game has for it: by name where
+    the save's summary names it (the mode's `summary` hook), else the ids chosen, else "default"."""
     from cthulhu.core import modes
-    from cthulhu.core.setup import CHOICES
+
+    if setup.mode not in modes.names():
+        return []
+    out = []
+    for option in modes.get(setup.mode).options:
+        value = setup.options.get(option.name)
+        named = summary.get(option.name)
+        shown = str(named) if named else ", ".join(value) if isinstance(value, list) else value or "default"
+        out.append((option, shown))
+    return out
+
+
+def choice_problem(mode_name: str, chosen: dict[str, str | list[str]], bot: str | None = None) -> str | None:
+    """One line naming a set-up id the content does not have (and the ones it has), a choice the
+    mode does not read, or a bot it does not have; None when every choice is good."""
+    from cthulhu.core import modes
 
     mode = modes.get(mode_name)
-    listing = mode.listing(builtin().modes[mode.name]) if mode.listing is not None else {}
-    for name, values in chosen.items():
-        option, what = CHOICE_OPTIONS[name]
-        if name not in mode.choices:
-            takers = [m for m in modes.all_modes() if name in m.choices]
-            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m in takers) or "no mode"
-            return f"{option}: {CHOICES[name]} for {where}"
-        known = [key for key, _ in listing.get(name, [])]
-        for value in values:
-            if known and value not in known:
-                return f"{option}: unknown {what} {value!r}; choose from {', '.join(known)}"
-    return None
-
-
-def add_house_rules(p: argparse.ArgumentParser) -> None:
-    """The house rules a new table is created with (kept in its setup, shown in every header)."""
-    p.add_argument("--no-advice", action="store_true",
-                   help="house rule: nobody at the table can open the odds panel (a): no roll odds, no win chances")
-
-
-def house_rules_problem(args: argparse.Namespace) -> str | None:
-    if args.no_advice and args.load:
-        return "--no-advice: a loaded game keeps the house rules it was created with"
+    for name, value in chosen.items():
+        option = mode.option(name)
+        if option is None:
+            takers = [(m, o) for m in modes.all_modes() for o in m.options if o.name == name]
+            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m, _ in takers) or "no mode"
+            plural = takers[0][1].plural if takers else name
+            return f"--{name.replace('_', '-')}: {plural} are for {where}"
+        known = [choice.id for choice in option.values(mode_content(mode))]
+        for one in value if isinstance(value, list) else [value]:
+            if known and one not in known:
+                return f"{option.flag}: unknown {option.noun} {one!r}; choose from {', '.join(known)}"
+    if bot is not None and bot not in mode.bot_kinds:
+        return f"--bot: {mode.title} mode has no {bot!r} bot; choose from {', '.join(mode.bot_kinds)}"
     return None
 
 
 def add_bot_options(p: argparse.ArgumentParser, *, default: str | None, about: str) -> None:
-    """`--bot KIND` and a search bot's budget (`--think SECONDS` or `--sims N`): every command that takes a bot."""
+    """`--bot KIND` (every kind some mode declares in `Mode.bots`; a mode's own is checked when the
+    command runs) and a search bot's budget, `--think SECONDS` or `--sims N`. Every command that takes a bot."""
     from cthulhu.core import modes
     from cthulhu.core.search import DEFAULT_SECONDS
 
     kinds = modes.bot_kinds()
-    p.add_argument("--bot", choices=kinds, default=default, help=f"{about}: {', '.join(kinds)}" + (f" (default {default})" if default else ""))
+    shown = f" (default {default})" if default else " (default: the mode's own)"
+    p.add_argument("--bot", choices=kinds, default=default, help=f"{about}: {', '.join(kinds)}{shown}")
     p.add_argument("--think", type=float, metavar="SECONDS",
                    help=f"how long a search bot thinks per decision (default {DEFAULT_SECONDS:g}; it thinks off the host's loop)")
     p.add_argument("--sims", type=int, metavar="N",

@@ -12,11 +12,9 @@ if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
 from .common import (
-    BOT_RANGES, SEATS_MAX, SEED_MAX, Range, add_bot_options, add_house_rules, add_interface_options, check_save, choice_problem, given_choices,
-    house_rules_problem, out_of_range, refuse, theme_of, thinking_of, thinking_problem,
+    BOT_RANGES, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, given_choices,
+    out_of_range, refuse, theme_of, thinking_of, thinking_problem,
 )
-
-from . import mode_names
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,22 +25,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "`cthulhu content list` shows the ids the set-up options take.",
     )
     p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
-    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
-    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
-    p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
+    add_setup_options(p, bot_help="which bot plays the bot seats")
     p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots")
-    add_bot_options(p, default="heuristic", about="which bot plays the bot seats")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so you can follow it (default 0.5; 0: at once)")
     p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
     p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
-    add_house_rules(p)
     add_interface_options(p)
     p.add_argument("--start", action="store_true", help="skip the title screen")
-    p.add_argument("--local", action="store_true", help="play in this process without the embedded host (no sockets)")
     p.set_defaults(func=run)
 
 
@@ -56,7 +47,7 @@ RANGES: dict[str, Range] = {
 
 
 def _saves_dir(arg: str | None) -> Path | None:
-    from cthulhu.net.savedir import default_saves_dir
+    from cthulhu.savegame.folder import default_saves_dir
 
     return default_saves_dir(arg)
 
@@ -71,7 +62,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         raise SystemExit(refuse("play", problem))  # one line, status 2
     load = None
     if args.load:
-        from cthulhu.net.saves import SaveError, find_save, hold
+        from cthulhu.savegame import SaveError, find_save, hold
 
         try:
             load = find_save(args.load, args.saves)
@@ -82,24 +73,19 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
     theme = theme_of(args)
     return PlayOptions(
         mode=args.mode,
-        difficulty=args.difficulty,
         seed=args.seed,
-        episode=args.episode,
-        elder_one=args.elder_one,
-        investigators=tuple(i.strip() for i in args.investigators.split(",") if i.strip()) if args.investigators else (),
+        choices=given_choices(args),
         players=args.players,
         bots=args.bots,
         bot_kind=args.bot,
         bot_delay=args.bot_delay,
         thinking=thinking_of(args),
-        advice=not args.no_advice,
         hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme,
         load=load,
         saves_dir=_saves_dir(args.saves),
         skip_title=args.start,
-        local=args.local,
     )
 
 
@@ -127,7 +113,7 @@ def one_line(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = thinking_problem(args) or house_rules_problem(args) or choice_problem(args.mode, given_choices(args))
+    problem = thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("play", problem)
     options = options_from(args)

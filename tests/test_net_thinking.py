@@ -16,6 +16,7 @@ from cthulhu.core.search import Search, SearchBot, Thinking
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.host import Host
 from cthulhu.net.messages import Chat, Pong
+from cthulhu.net.table import TableSpec, open_table
 from cthulhu.net.thinking import think
 
 pytestmark = pytest.mark.trio
@@ -52,7 +53,7 @@ async def _until_thinking(peer: TrioPeer, host: Host, bots: list[Watched]) -> Wa
 
 async def test_a_host_with_three_search_bots_answers_the_others_while_they_think():
     game = Game.new(Setup(mode="shamblers", seed=4, players=4))
-    host = Host(game, bots={1: "search", 2: "search", 3: "search"}, thinking=Thinking(sims=10**9))
+    host = open_table(TableSpec(start=game, bots={1: "search", 2: "search", 3: "search"}, thinking=Thinking(sims=10**9)))
     bots = []
     for seat in (1, 2, 3):
         bot = Watched(seat)
@@ -97,7 +98,7 @@ async def test_a_host_with_three_search_bots_answers_the_others_while_they_think
 async def test_search_bots_play_a_table_to_the_end():
     game = Game.new(Setup(mode="shamblers", seed=8, players=3))
     async with trio.open_nursery() as nursery:
-        host = Host(game, bots={1: "search", 2: "search"}, thinking=Thinking(sims=4))
+        host = open_table(TableSpec(start=game, bots={1: "search", 2: "search"}, thinking=Thinking(sims=4)))
         await nursery.start(host.serve)
         human = await play_bot("127.0.0.1", host.port, bot="search", thinking=Thinking(sims=4), seed=3, name="ann")
         nursery.cancel_scope.cancel()

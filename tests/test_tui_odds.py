@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import screen_text, started, wait_for
+from tui_drive import screen_text, started, table_of, wait_for
 
 from cthulhu.content import builtin
 from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
 from cthulhu.core.main.odds import roll_odds
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.link import LocalLink
 from cthulhu.tui.modes.main.odds import percent
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.game import GameScreen
@@ -29,7 +28,7 @@ def game_at(kind: str, *, seed: int = 3, **setup) -> Game:
 
 
 def app_for(game: Game) -> CthulhuApp:
-    return CthulhuApp(PlayOptions(skip_title=True, local=True), link_factory=lambda options: LocalLink(game))
+    return CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game))
 
 
 def panel_text(app) -> str:
@@ -94,7 +93,7 @@ def test_the_panel_thinks_at_a_decision_without_holding_up_a_key():
 
 
 def test_a_table_without_advice_says_so_and_opens_no_panel():
-    game = game_at("action", advice=False)
+    game = game_at("action", advice="off")
 
     async def main():
         app = app_for(game)
@@ -110,11 +109,11 @@ def test_a_table_without_advice_says_so_and_opens_no_panel():
 
 
 def test_the_house_rule_reaches_a_player_through_the_host():
-    """`cthulhu play --no-advice` goes through the embedded host like any table: the rule travels in the
-    setup the host sends with its welcome, and the joined interface honours it."""
+    """`cthulhu play --advice off` (a set-up choice like any other) opens a table of its own: the rule
+    travels in the setup the host sends with its welcome, and the joined interface honours it."""
 
     async def main():
-        app = CthulhuApp(PlayOptions(skip_title=True, seed=3, advice=False, saves_dir=None))
+        app = CthulhuApp(PlayOptions(skip_title=True, seed=3, choices={"advice": "off"}, saves_dir=None))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.link.advice is False and "no advice (house rule)" in screen_text(app)

@@ -98,7 +98,7 @@ def sample(view: MainView, content: Any, rng: Rng) -> Game | None:
         disrupted_this_turn=view["ritual"]["disrupted"] and not view["elder_one"]["summoned"],
     )
     seats = [inv.seat for inv in investigators]
-    setup = Setup(mode="main", episode=episode_id, elder_one=elder_id, investigators=[inv.id for inv in investigators],
+    setup = Setup(mode="main", options={"episode": episode_id, "elder_one": elder_id, "investigators": [inv.id for inv in investigators]},
                   players=max(seats) + 1, seats=seats)
     rules = MainRules()
     rules.bind(content, state)

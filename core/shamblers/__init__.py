@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..choices import ADVICE, Choice, SetupOption
 from ..game import Game
 from ..modes import Mode
 from ..search import Searchable, SearchBot
@@ -46,9 +47,15 @@ def _describe(sh: ShamblersContent) -> str:
     return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
 
 
-def _listing(content: ShamblersContent) -> dict[str, list[tuple[str, str]]]:
-    levels = sorted(content.levels, key=lambda lv: lv.id != content.default_difficulty)
-    return {"difficulty": [(lv.id, lv.name + (" (the default)" if lv.id == content.default_difficulty else "")) for lv in levels]}
+def _levels(content: ShamblersContent) -> list[Choice]:
+    return [Choice(lv.id, lv.name) for lv in content.levels]
+
+
+OPTIONS = (
+    SetupOption("difficulty", "Difficulty", "difficulty", "difficulty levels", "a difficulty level", _levels,
+                lambda content: [content.default_difficulty]),
+    ADVICE,
+)
 
 
 MODE = Mode(
@@ -62,9 +69,8 @@ MODE = Mode(
     bots={"heuristic": HeuristicBot, "search": SearchBot},
     summary=_summary,
     scramble=_scramble,
-    choices=frozenset({"difficulty"}),
+    options=OPTIONS,
     describe=_describe,
-    listing=_listing,
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
 )

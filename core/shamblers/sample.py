@@ -73,5 +73,5 @@ def sample(view: ShamblersView, content: Any, rng: Rng) -> Game | None:
         cause=view["cause"],
     )
     seats = [m.seat for m in state.mats]
-    setup = Setup(mode="shamblers", players=max(seats) + 1, seats=seats, difficulty=cfg.difficulty)
+    setup = Setup(mode="shamblers", players=max(seats) + 1, seats=seats, options={"difficulty": cfg.difficulty})
     return Game(setup, content, ShamblerRules(), state, step=view["step"])
