@@ -1,6 +1,6 @@
 """Figures for a host facing hostile peers (README, "A hostile peer cannot hurt a table").
 
-    python bench/hostile_peers.py [--parts text,flood,cpu,conns,disk] [--joins 5000] [--conns 1000]
+    python bench/hostile_peers.py [--parts text,flood,cpu,frames,conns,disk] [--joins 5000] [--conns 1000]
 
 Every part runs a real `cthulhu host --headless` process on 127.0.0.1 and real peers:
 
@@ -11,9 +11,12 @@ text   injection payloads (OSC 0/8/52, CSI 2J/21t, 8-bit C1, bidi, markup) sent 
 flood  a chat burst (~260 frames per 4 KB write, repeated) and a join/leave flood
        (`--joins` spectators from 100 loopback addresses) while two seated peers play
        a whole game in lockstep: seated peers evicted, final hash == undisturbed run.
-cpu    host CPU per frame for the costliest frames anyone can send: in-process
-       (decode + validate + handle, as the host does) and end to end (the host
+cpu    host CPU for the costliest first frames anyone can send before a hello:
+       in-process (decode + check, as the host does) and end to end (the host
        process's own CPU time per connection carrying one such first frame).
+frames the host process's own CPU time per frame after a hello, for every kind of
+       frame a seated player or a spectator can send mid-game (pings, chat, refused
+       commands and take-backs, bad and nested frames), the costliest first.
 conns  `--conns` connections that go silent or dribble a frame byte by byte, before
        and after a hello, from many loopback addresses: host RSS growth, a real
        player's join latency meanwhile, and when each connection was closed
@@ -29,6 +32,7 @@ Wall times depend on the machine (2 shared cores here): they are printed, never 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -49,7 +53,8 @@ from hostile import EVIL_NAME, PAYLOADS, Terminal, cthulhu, reached  # noqa: E40
 from test_host_crash import CODE, MODE, HostProcess, play, seat_players  # noqa: E402
 
 from cthulhu.net.client import PeerSession, TrioPeer  # noqa: E402
-from cthulhu.net.frames import HEADER, encode_frame  # noqa: E402
+from cthulhu.net.frames import HEADER, FrameDecoder, encode_frame  # noqa: E402
+from cthulhu.net.messages import PROTOCOL_VERSION  # noqa: E402
 
 
 def proc_stat(pid: int) -> tuple[float, int, int]:
@@ -174,57 +179,27 @@ FIRST_FRAMES = {
     "169 nested map16 headers (507 B)": b"\xde\xff\xff" * 169,
     "508 nested 4-wide arrays": b"\x94" * 508,
     "hello with every string at its longest (emoji name, code, token)": msgpack.packb(
-        {"t": "hello", "proto": 1, "name": "\U0001f419" * 40, "code": "c" * 64, "seat": 0, "token": "t" * 64, "watch": False}),
+        {"t": "hello", "proto": PROTOCOL_VERSION, "name": "\U0001f419" * 40, "code": "c" * 64, "seat": 0, "token": "t" * 64, "watch": False}),
     "508 random bytes": bytes((i * 131 + 7) % 256 for i in range(508)),
 }
 
 
-def _later_frames() -> dict[str, bytes]:
-    wide = {"kind": "move", **{f"a{n:02d}": list(range(16)) for n in range(13)}}
-    deep: object = 0
-    for _ in range(6):
-        deep = [deep] * 16
-    return {
-        "command, 13 args x 16 ints (the widest allowed)": msgpack.packb({"t": "command", "seq": 1, "version": 0, "command": wide}),
-        "command nested 8 deep, 16 wide (cut at 4 KB)": msgpack.packb({"t": "command", "seq": 1, "command": {"kind": "x", "d": deep}})[:4096],
-        "chat, 500 control characters": msgpack.packb({"t": "chat", "text": "\x1b" * 500}),
-        "chat, 500 four-byte characters": msgpack.packb({"t": "chat", "text": "\U0001f419" * 500}),
-        "snapshot request": msgpack.packb({"t": "snapshot_request", "seq": 1, "reason": "x" * 200}),
-        "4 KB of nested 16-wide array headers": b"\xdc\x00\x10" * 1365,
-    }
-
-
-def _in_process_costs() -> list[tuple[str, str, float]]:
-    """(stage, frame, µs of CPU) for the host's handling of one frame, without the socket."""
-    from cthulhu.core import Command, Game, Rejected, Setup
+def _in_process_costs() -> dict[str, float]:
+    """µs of CPU to decode and check each first frame as the host does, without the socket."""
     from cthulhu.net.frames import FrameError, decode_body
-    from cthulhu.net.limits import FIRST_FRAME, PEER_FRAME
-    from cthulhu.net.messages import Chat, CommandMsg, ProtocolError, parse_to_host
-    from cthulhu.net.textclean import clean_chat
+    from cthulhu.net.limits import FIRST_FRAME
+    from cthulhu.net.messages import ProtocolError, parse_to_host
 
-    game = Game.new(Setup(seed=1, players=2))
-
-    def handle(body: bytes, limits) -> None:
-        try:
-            msg = parse_to_host(decode_body(body, limits))
-        except (FrameError, ProtocolError):
-            return
-        if isinstance(msg, CommandMsg):
+    out = {}
+    for name, body in FIRST_FRAMES.items():
+        runs = 200
+        t0 = time.process_time()
+        for _ in range(runs):
             try:
-                game.apply(game.prompt.seat, Command.from_wire(msg.command), msg.version)
-            except Rejected:
+                parse_to_host(decode_body(body, FIRST_FRAME))
+            except (FrameError, ProtocolError):
                 pass
-        elif isinstance(msg, Chat):
-            clean_chat(msg.text)
-
-    out = []
-    for stage, frames, limits in (("before hello", FIRST_FRAMES, FIRST_FRAME), ("after hello", _later_frames(), PEER_FRAME)):
-        for name, body in frames.items():
-            runs = 200
-            t0 = time.process_time()
-            for _ in range(runs):
-                handle(body, limits)
-            out.append((stage, name, (time.process_time() - t0) / runs * 1e6))
+        out[name] = (time.process_time() - t0) / runs * 1e6
     return out
 
 
@@ -258,13 +233,162 @@ async def _end_to_end_first_frames(tmp: Path, per_frame: int) -> dict[str, float
 def part_cpu(tmp: Path) -> None:
     costs = _in_process_costs()
     e2e = trio.run(_end_to_end_first_frames, tmp, 400)
-    print("\n## Host CPU per frame (the costliest frames anyone can send)")
-    print("| stage | frame | decode + validate + handle (µs) | host process, per connection carrying it (µs) |")
-    print("|---|---|---:|---:|")
-    for stage, name, us in costs:
-        whole = e2e.get(name)
-        print(f"| {stage} | {name} | {us:.1f} | {'' if whole is None else f'{whole:.0f}'} |")
-    print(f"costliest in process: {max(us for _, _, us in costs):.1f} µs; end to end: {max(e2e.values()):.0f} µs per connection")
+    print("\n## Host CPU for the costliest first frames anyone can send (before a hello)")
+    print("| frame | decode + check (µs) | host process, per connection carrying it (µs) |")
+    print("|---|---:|---:|")
+    for name, us in costs.items():
+        print(f"| {name} | {us:.1f} | {e2e[name]:.0f} |")
+    print(f"costliest in process: {max(costs.values()):.1f} µs; end to end: {max(e2e.values()):.0f} µs per connection")
+
+
+# ---- frames: host CPU per frame after a hello, mid-game -------------------------------------------------
+
+
+def host_cpu(pid: int) -> float:
+    """CPU seconds of a process's main thread, to the nanosecond (/proc/PID/schedstat): where the
+    host reads, checks and answers every frame (its worker threads only write saves)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+
+
+ANSWERS = ("pong", "rejected", "error", "snapshot")  # what the host sends back for the frames measured
+
+
+class _Answers:
+    """Reads one connection for as long as it is open (a seated player also answers the host's
+    pings, so it is never closed as silent) and counts the answers it gets."""
+
+    def __init__(self, stream: trio.SocketStream, session: PeerSession | None = None) -> None:
+        self.stream, self.session, self.count = stream, session, 0
+        self.decoder = FrameDecoder()
+        self.moved = trio.Event()
+
+    async def run(self) -> None:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            while data := await self.stream.receive_some(1 << 20):
+                if self.session is not None:  # the player's own session: pings answered, views kept
+                    got = [m.t for m in self.session.receive_data(data) if hasattr(m, "t")]
+                    if out := self.session.data_to_send():
+                        await self.stream.send_all(out)
+                else:
+                    got = [f.get("t") for f in self.decoder.feed(data) if isinstance(f, dict)]
+                self.count += sum(1 for t in got if t in ANSWERS)
+                self.moved.set()
+                self.moved = trio.Event()
+
+    async def until(self, count: int) -> int:
+        with trio.move_on_after(60):
+            while self.count < count:
+                await self.moved.wait()
+        return self.count
+
+
+def _after_hello_frames(step: int) -> dict[str, tuple[bytes, str]]:
+    """name -> (body, who sends it): "decider" (the seat deciding now), "other" (a seated player who
+    is not deciding), "bad" (spectators, 40 a connection: a peer is closed after 50 bad frames)."""
+    packb = msgpack.packb
+    deep: object = 0
+    for _ in range(6):
+        deep = [deep]
+    return {
+        "ping": (packb({"t": "ping", "n": 1}), "decider"),
+        "snapshot request": (packb({"t": "snapshot_request", "seq": 1, "reason": "x" * 200}), "decider"),
+        "chat, 500 four-byte characters": (packb({"t": "chat", "text": "\U0001f419" * 500}), "decider"),
+        "undo refused: nothing to take back": (packb({"t": "undo", "seq": 1, "version": step}), "decider"),
+        "undo refused: another seat is deciding": (packb({"t": "undo", "seq": 1, "version": step}), "other"),
+        "undo refused: stale version": (packb({"t": "undo", "seq": 1, "version": step - 1}), "decider"),
+        "command refused: no such command": (packb({"t": "command", "seq": 1, "version": step, "command": {"kind": "nope"}}), "decider"),
+        "command refused: not this seat's turn": (packb({"t": "command", "seq": 1, "version": step, "command": {"kind": "nope"}}), "other"),
+        "command nested 7 deep": (packb({"t": "command", "seq": 1, "command": {"kind": "x", "d": deep}}), "decider"),
+        "command, 13 args x 16 ints (too many values)": (packb({"t": "command", "seq": 1, "version": step,
+                                               "command": {"kind": "x", **{f"a{n:02d}": list(range(16)) for n in range(13)}}}), "bad"),
+        "command, 2 args x 16 ints (about the widest allowed)": (packb({"t": "command", "seq": 1, "version": step,
+                                               "command": {"kind": "x", **{f"a{n:02d}": list(range(16)) for n in range(2)}}}), "decider"),
+        "1 KB of nested 15-wide fixarrays": (b"\x9f" * 1024, "bad"),
+        "1 KB of nested array16 headers": (b"\xdc\x00\x10" * 341, "bad"),
+        "4 KB of nested array16 headers": (b"\xdc\x00\x10" * 1365, "bad"),
+        "a map holding 1 KB of nested fixarrays": (b"\x81\xa1t" + b"\x91" * 1021, "bad"),
+        "16 arrays of 16 empty arrays": (packb({"t": "command", "seq": 1, "command": {"kind": "x", "d": [[[]] * 16] * 16}}), "bad"),
+        "4 KB of random bytes": (bytes((n * 131 + 7) % 256 for n in range(4096)), "bad"),
+    }
+
+
+async def _frame_costs(tmp: Path, runs: int) -> list[tuple[str, float, int]]:
+    """(frame kind, host CPU µs per frame, answers seen) for each kind, best of `runs`."""
+    host = HostProcess(tmp, "--seats", "2", "--seed", "5", "--save", str(tmp / "frames.save"))
+    best: dict[str, tuple[float, int]] = {}
+    try:
+        port, _ = await host.start()
+        players = await seat_players(port, 2, 50)
+        await play(players, 12)  # mid-game: a history to take back from, or a reveal that forbids it
+        decider = next(p for p in players if p.session.my_prompt is not None)
+        readers = {p.name: _Answers(p.link.stream, p.session) for p in players}
+        pid = host.proc.pid
+        frames = _after_hello_frames(decider.step)
+
+        async def spectator(n: int) -> trio.SocketStream:
+            stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=f"127.0.8.{1 + n % 200}")
+            await stream.send_all(encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "bad", "code": CODE, "watch": True}))
+            decoder = FrameDecoder()
+            while not any(isinstance(f, dict) and f.get("t") == "welcome" for f in decoder.feed(await stream.receive_some(1 << 20))):
+                pass
+            return stream
+
+        async def spectators(body: bytes | None, conns: int, each: int) -> tuple[float, int]:
+            cpu0, got = host_cpu(pid), 0
+            for n in range(conns):
+                stream = await spectator(n)
+                if body is not None:
+                    await stream.send_all((HEADER.pack(len(body)) + body) * each)
+                    async with trio.open_nursery() as nursery:
+                        reader = _Answers(stream)
+                        nursery.start_soon(reader.run)
+                        got += await reader.until(each)
+                        nursery.cancel_scope.cancel()
+                await stream.aclose()
+            await trio.sleep(0.2)
+            return host_cpu(pid) - cpu0, got
+
+        async with trio.open_nursery() as nursery:
+            for reader in readers.values():
+                nursery.start_soon(reader.run)
+            for _ in range(runs):
+                empty, _ = await spectators(None, 5, 0)  # what the connections alone cost, to take off
+                for name, (body, who) in frames.items():
+                    if who == "bad":
+                        used, got = await spectators(body, 5, 40)
+                        used -= empty
+                        count = 5 * 40
+                    else:
+                        sender = decider if who == "decider" else next(p for p in players if p is not decider)
+                        reader = readers[sender.name]
+                        await trio.sleep(2.1)  # its frame budget (100 a second, 200 at once) full again
+                        count, before = 200, reader.count
+                        cpu0 = host_cpu(pid)
+                        await sender.link.stream.send_all((HEADER.pack(len(body)) + body) * count)
+                        got = 0 if name.startswith("chat") else await reader.until(before + count) - before
+                        await trio.sleep(0.2)
+                        used = host_cpu(pid) - cpu0
+                    us = used / count * 1e6
+                    if name not in best or us < best[name][0]:
+                        best[name] = (us, got)
+            nursery.cancel_scope.cancel()
+        for p in players:
+            await p.close()
+    finally:
+        host.close()
+    dropped = [line for line in host.stderr().splitlines() if "disconnected" in line]
+    assert not dropped, dropped  # a seated player closed by the host would spoil the figures
+    return sorted(((name, us, got) for name, (us, got) in best.items()), key=lambda row: -row[1])
+
+
+def part_frames(tmp: Path, runs: int) -> None:
+    rows = trio.run(_frame_costs, tmp, runs)
+    print(f"\n## Host process CPU per frame after a hello, mid-game (best of {runs}; costliest first)")
+    print("| frame | µs of host CPU per frame | answered |")
+    print("|---|---:|---:|")
+    for name, us, got in rows:
+        print(f"| {name} | {us:.0f} | {got} |")
+    print(f"costliest: {rows[0][0]}, {rows[0][1]:.0f} µs")
 
 
 # ---- conns: many silent or dribbling connections ------------------------------------------------------
@@ -276,7 +400,7 @@ async def _conns(tmp: Path, total: int) -> dict:
     limits = Limits()
     host = HostProcess(tmp, "--seats", "2", "--save", str(tmp / "conns.save"))
     stats: dict = {"closed_at": {}, "opened": {}, "refused": 0}
-    hello = encode_frame({"t": "hello", "proto": 1, "name": "quiet", "code": CODE, "watch": True})
+    hello = encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "quiet", "code": CODE, "watch": True})
     kinds = ["silent before hello", "dribbling before hello", "silent after hello", "dribbling after hello"]
     deadline = {
         kinds[0]: limits.hello_timeout, kinds[1]: limits.hello_timeout,
@@ -480,9 +604,10 @@ def part_disk(tmp: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default="text,flood,cpu,conns,disk")
+    parser.add_argument("--parts", default="text,flood,cpu,frames,conns,disk")
     parser.add_argument("--joins", type=int, default=5000)
     parser.add_argument("--conns", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3, help="frames: best of this many runs per frame kind")
     args = parser.parse_args()
     parts = args.parts.split(",")
     print(f"# bench/hostile_peers.py --parts {args.parts} ({load_note()})")
@@ -494,6 +619,8 @@ def main() -> None:
             part_flood(tmp, args.joins)
         if "cpu" in parts:
             part_cpu(tmp)
+        if "frames" in parts:
+            part_frames(tmp, args.runs)
         if "conns" in parts:
             part_conns(tmp, args.conns)
         if "disk" in parts:

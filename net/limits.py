@@ -26,12 +26,19 @@ class DecodeLimits:
     array_len: int  # items in one array (msgpack pre-allocates this many)
     map_len: int  # pairs in one map
     depth: int  # containers inside containers, the top-level map counting as 1
+    values: int | None = None
+    """Values in the whole frame (every map, array, key and scalar), counted with the depth by a
+    walk over the bytes before msgpack builds anything (`frames.check_bytes`). None: not walked
+    (the host's own frames are large and checked after decoding)."""
 
 
-# A hello is {t, proto, name (<= 40 chars), code, seat, token (<= 64 chars), watch}: 7 keys, no containers.
-FIRST_FRAME = DecodeLimits(frame=512, str_len=256, array_len=4, map_len=8, depth=2)
+# A hello is {t, proto, name (<= 40 chars), code, seat, token (<= 64 chars), watch}: 7 keys, no containers,
+# 15 values; a map of 8 keys is 17.
+FIRST_FRAME = DecodeLimits(frame=512, str_len=256, array_len=4, map_len=8, depth=2, values=17)
 # Commands ({"kind", a few scalar or short-list arguments}), chat (<= 500 chars), pings, snapshot requests.
-PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=16, map_len=16, depth=8)
+# The largest real command frame is 17 values ({"t", "seq", "version", "command": {"kind": "pay", 3 more}}): 64 is
+# plenty, and bounds what any frame costs to decode and to handle (a 4 KB frame could hold 4,000).
+PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=16, map_len=16, depth=8, values=64)
 # What a host sends: views, deltas and snapshots (measured: <= 12 KB, lists <= 30 items, maps <= 25 keys,
 # strings <= 170 bytes, depth 7), with a wide margin.
 HOST_FRAME = DecodeLimits(frame=64 * 1024, str_len=8 * 1024, array_len=1024, map_len=256, depth=32)

@@ -292,6 +292,23 @@ async def test_a_repeated_hello_counts_as_a_bad_frame(nursery):
     assert codes == [("unexpected_message", False)] * MAX_BAD_FRAMES + [("unexpected_message", True)]
 
 
+@pytest.mark.trio
+async def test_nested_and_crowded_frames_get_their_reason_and_the_peer_carries_on(nursery):
+    """After a hello: 1 KB of nested arrays, and a command of 13 lists of 16 numbers, are each
+    answered with a typed error (refused before msgpack builds them); then a ping still gets its pong."""
+    host = await _host(nursery)
+    peer = await _peer(host.port, "crowd", watch=True)
+    crowded = msgpack.packb({"t": "command", "seq": 1, "command": {"kind": "x", **{f"a{n}": list(range(16)) for n in range(13)}}})
+    frames = b"".join(HEADER.pack(len(body)) + body for body in (b"\x9f" * 1024, crowded))
+    await peer.stream.send_all(frames + encode_frame({"t": "ping", "n": 7}))
+    got = []
+    with trio.fail_after(10):
+        while not any(isinstance(m, Pong) for m in got):
+            got += await peer.receive()
+    assert [(m.code, m.fatal) for m in got if isinstance(m, Error)] == [("too_deep", False), ("too_many_values", False)]
+    assert host.crashes == 0
+
+
 def test_the_gate_doubles_the_wait_after_each_wrong_code_up_to_its_cap():
     now = [0.0]
     gate = Gate(Limits().but(free_code_tries=3, code_delay=(1.0, 8.0)), lambda: now[0])
