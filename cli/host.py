@@ -89,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # no such save, or another process has it: one line, file untouched
         return refuse("host", str(exc))
     args.load = load
+    if load is not None and (over := _game_over(load)) is not None:
+        print(over, flush=True)
+        return 0
     if not args.headless:
         return run_app(args, held)
     log_warnings_to_stderr()
@@ -99,6 +102,22 @@ def run(args: argparse.Namespace) -> int:
 
         return refuse("host", one_line(exc))  # it may quote the save file: `refuse` cleans it
     return trio.run(serve_headless, host, log, args)
+
+
+def _game_over(path: Path) -> str | None:
+    """What to say instead of opening a table for a game that has ended (None: it goes on)."""
+    import shlex
+
+    from cthulhu.net.saves import SaveError, load
+
+    try:
+        header = load(path).header
+    except SaveError:
+        return None  # said in one line when the table is built from it
+    if header.outcome is None:
+        return None
+    return (f"This game is over ({header.outcome} at step {header.step}): there is nothing left to play at this table.\n"
+            f"See it again with:  cthulhu replay {shlex.quote(str(path))} --tui")
 
 
 def log_warnings_to_stderr() -> None:
@@ -144,7 +163,7 @@ def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
 def _table(args: argparse.Namespace) -> tuple[str, str | None, SaveFile | None]:
     """The table id (a loaded game keeps its own), the table code, and the loaded save."""
     from cthulhu.net.invite import new_table_code, new_table_id
-    from cthulhu.net.saves import load
+    from cthulhu.net.saves import SaveError, load
     from cthulhu.net.seatstore import SeatStore
 
     save = load(args.load) if args.load else None
@@ -155,7 +174,7 @@ def _table(args: argparse.Namespace) -> tuple[str, str | None, SaveFile | None]:
     code = args.code or store.code_for(table_id) or new_table_code()
     try:
         store.remember_code(table_id, code)  # `host --load` serves the same code again
-    except OSError:
+    except (OSError, SaveError):  # a convenience: a full or read-only data folder does not stop the table
         pass
     return table_id, code, save
 

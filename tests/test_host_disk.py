@@ -104,3 +104,23 @@ def test_the_hosting_players_interface_says_once_that_saving_failed_and_again_wh
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_disk_full_at_start_is_one_line_naming_the_save(tmp_path):
+    """No room for a single byte from the start (the file-size limit at 0, as a full disk): the host
+    does not start, and its one line says which file it could not write (it used to be a bare
+    "[Errno 27] File too large"). The seat tokens' file failing too does not hide it."""
+    import subprocess
+
+    from test_host_crash import CLI
+
+    save = tmp_path / "table.save"
+    done = subprocess.run(
+        [*CLI, "host", "--headless", "--port", "0", "--seats", "2", "--save", str(save)],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY)),
+        env=dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data")),
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.splitlines() == [f"cthulhu host: {save}: cannot write the save: File too large"], done.stderr
+    assert not save.exists()
