@@ -1,6 +1,6 @@
 """Figures for a host facing hostile peers (README, "A hostile peer cannot hurt a table").
 
-    python bench/hostile_peers.py [--parts text,flood,cpu,frames,conns,disk] [--joins 5000] [--conns 1000]
+    python bench/hostile_peers.py [--parts text,flood,cpu,frames,churn,conns,disk] [--joins 5000] [--conns 1000] [--churn 4900]
 
 Every part runs a real `cthulhu host --headless` process on 127.0.0.1 and real peers:
 
@@ -17,6 +17,10 @@ cpu    host CPU for the costliest first frames anyone can send before a hello:
 frames the host process's own CPU time per frame after a hello, for every kind of
        frame a seated player or a spectator can send mid-game (pings, chat, refused
        commands and take-backs, bad and nested frames), the costliest first.
+churn  `--churn` new connections a second that never say a word, from 70 loopback
+       addresses, each held `--churn-hold` seconds, for 15 s; meanwhile a joiner
+       says hello every half second: how long its connect and its welcome took,
+       and the host process's CPU.
 conns  `--conns` connections that go silent or dribble a frame byte by byte, before
        and after a hello, from many loopback addresses: host RSS growth, a real
        player's join latency meanwhile, and when each connection was closed
@@ -391,6 +395,95 @@ def part_frames(tmp: Path, runs: int) -> None:
     print(f"costliest: {rows[0][0]}, {rows[0][1]:.0f} µs")
 
 
+# ---- churn: a crowd of new connections before hello ---------------------------------------------------
+
+
+def _churner(port: int, rate: float, addresses: list[str], hold: float, until: float, sent) -> None:
+    """Open `rate` connections a second (round the addresses), never write, close each after `hold` s."""
+    import socket
+
+    held: list[tuple[float, socket.socket]] = []
+    count, start = 0, time.monotonic()
+    while (now := time.monotonic()) < until:
+        while count < (now - start) * rate:
+            sock = socket.socket()
+            sock.setblocking(False)
+            try:
+                sock.bind((addresses[count % len(addresses)], 0))
+                sock.connect_ex(("127.0.0.1", port))
+                held.append((now + hold, sock))
+            except OSError:
+                sock.close()
+            count += 1
+        while held and held[0][0] <= now:
+            held.pop(0)[1].close()
+        time.sleep(0.002)
+    for _, sock in held:
+        sock.close()
+    with sent.get_lock():
+        sent.value += count
+
+
+def _join_once(port: int) -> tuple[str, float, float]:
+    """(outcome, seconds to connect, seconds to the welcome) for one spectator's hello."""
+    import socket
+
+    t0 = time.monotonic()
+    with socket.socket() as sock:
+        sock.bind(("127.0.200.1", 0))
+        sock.settimeout(20)
+        try:
+            sock.connect(("127.0.0.1", port))
+            connected = time.monotonic() - t0
+            session = PeerSession("joiner", code=CODE, watch=True)
+            sock.sendall(session.data_to_send())
+            while not session.welcomed and session.closed is None:
+                data = sock.recv(1 << 16)
+                if not data:
+                    return "closed", connected, time.monotonic() - t0
+                session.receive_data(data)
+        except OSError as exc:
+            return type(exc).__name__, time.monotonic() - t0, time.monotonic() - t0
+    return ("welcome" if session.welcomed else session.closed.code), connected, time.monotonic() - t0
+
+
+def part_churn(tmp: Path, rate: int, hold: float, seconds: float = 15.0, workers: int = 2) -> None:
+    import multiprocessing
+
+    host = HostProcess(tmp, "--seats", "2", "--save", str(tmp / "churn.save"))
+    try:
+        port, _ = trio.run(host.start)
+        cpu0 = proc_stat(host.proc.pid)[0]
+        addresses = [f"127.0.1.{n}" for n in range(1, 71)]
+        sent = multiprocessing.Value("i", 0)
+        until = time.monotonic() + seconds
+        crowd = [multiprocessing.Process(target=_churner, args=(port, rate / workers, addresses[k::workers], hold, until, sent))
+                 for k in range(workers)]
+        for p in crowd:
+            p.start()
+        time.sleep(1.0)
+        joins = []
+        while time.monotonic() < until - 0.5:
+            joins.append(_join_once(port))
+            time.sleep(0.5)
+        for p in crowd:
+            p.join()
+        cpu = proc_stat(host.proc.pid)[0] - cpu0
+    finally:
+        host.close()
+    welcomed = sorted(w for outcome, _, w in joins if outcome == "welcome")
+    connects = sorted(c for _, c, _ in joins)
+    print(f"\n## A churn of new connections that never say hello ({sent.value / seconds:,.0f} a second from 70 addresses, "
+          f"each held {hold} s, {seconds:.0f} s), and a joiner saying hello every half second")
+    print(f"joiners welcomed: {len(welcomed)} of {len(joins)} (others: {sorted({o for o, _, _ in joins} - {'welcome'})})")
+    if welcomed:
+        print(f"connect: median {statistics.median(connects) * 1e3:.0f} ms, max {connects[-1] * 1e3:.0f} ms; "
+              f"connect to welcome: median {statistics.median(welcomed) * 1e3:.0f} ms, max {welcomed[-1] * 1e3:.0f} ms")
+    print(f"host process CPU: {cpu:.1f} s over {seconds:.0f} s ({cpu / seconds:.0%} of a core)")
+    lines = host.stderr().splitlines()
+    print(f"host log: {len(lines)} lines, {host.stderr().count('Traceback')} tracebacks")
+
+
 # ---- conns: many silent or dribbling connections ------------------------------------------------------
 
 
@@ -604,10 +697,12 @@ def part_disk(tmp: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default="text,flood,cpu,frames,conns,disk")
+    parser.add_argument("--parts", default="text,flood,cpu,frames,churn,conns,disk")
     parser.add_argument("--joins", type=int, default=5000)
     parser.add_argument("--conns", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3, help="frames: best of this many runs per frame kind")
+    parser.add_argument("--churn", type=int, default=4900, help="churn: new connections a second")
+    parser.add_argument("--churn-hold", type=float, default=0.5, help="churn: seconds each one is held open")
     args = parser.parse_args()
     parts = args.parts.split(",")
     print(f"# bench/hostile_peers.py --parts {args.parts} ({load_note()})")
@@ -621,6 +716,8 @@ def main() -> None:
             part_cpu(tmp)
         if "frames" in parts:
             part_frames(tmp, args.runs)
+        if "churn" in parts:
+            part_churn(tmp, args.churn, args.churn_hold)
         if "conns" in parts:
             part_conns(tmp, args.conns)
         if "disk" in parts:

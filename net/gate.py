@@ -9,12 +9,15 @@ now and a count later.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import itertools
 import logging
 import resource
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from .limits import Limits, TokenBucket
 
@@ -41,6 +44,7 @@ def descriptor_room() -> int:
     return max(1, soft - FD_MARGIN)
 
 
+@functools.lru_cache(maxsize=MAX_ADDRESSES)
 def is_loopback(address: str) -> bool:
     """127.0.0.0/8, ::1 or an IPv4-mapped loopback address: a connection from this very machine."""
     try:
@@ -50,6 +54,63 @@ def is_loopback(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return ip.is_loopback
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class Crowd(Generic[K]):
+    """Who is waiting (connections before their hello or SSH login, pages' passes), per address,
+    oldest first, within a cap per address and one in all. Over an address's cap, that address's
+    oldest makes room; over the cap in all, the oldest of the address holding the most does. So a
+    crowd from a few addresses (or many) never pushes out a newcomer from another address: it only
+    ever competes with itself. `extra(address)` is room an address has beyond `per_address`."""
+
+    def __init__(self, per_address: int, total: int, extra: Callable[[str], int] = lambda address: 0) -> None:
+        self.per_address = per_address
+        self.total = total
+        self.extra = extra
+        self._order: dict[K, tuple[str, int]] = {}  # key -> (address, arrival number), oldest first
+        self._by_address: dict[str, dict[K, None]] = {}  # each address's keys, oldest first
+        self._arrivals = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._order
+
+    def count(self, address: str) -> int:
+        return len(self._by_address.get(address, ()))
+
+    def oldest(self) -> K | None:
+        return next(iter(self._order), None)
+
+    def add(self, key: K, address: str) -> list[K]:
+        """`key` waits from `address`; returns who must make room for it (oldest first), never `key`
+        itself unless its own address has no room at all."""
+        self._order[key] = (address, next(self._arrivals))
+        mine = self._by_address.setdefault(address, {})
+        mine[key] = None
+        out = []
+        while len(mine) > max(0, self.per_address + self.extra(address)):
+            out.append(self._pop(next(iter(mine))))
+        while len(self._order) > self.total:
+            crowded = max(self._by_address.values(), key=lambda keys: (len(keys), -self._order[next(iter(keys))][1]))
+            out.append(self._pop(next(iter(crowded))))
+        return out
+
+    def discard(self, key: K) -> None:
+        if key in self._order:
+            self._pop(key)
+
+    def _pop(self, key: K) -> K:
+        address, _ = self._order.pop(key)
+        keys = self._by_address[address]
+        del keys[key]
+        if not keys:
+            del self._by_address[address]
+        return key
 
 
 @dataclass(slots=True)
@@ -97,7 +158,6 @@ class Gate:
         self.open = 0
         self.quiet = Quiet()
         self._addresses: OrderedDict[str, _Address] = OrderedDict()
-        self._unverified: OrderedDict[int, Callable[[], None]] = OrderedDict()
 
     def _entry(self, address: str) -> _Address:
         entry = self._addresses.get(address)
@@ -134,17 +194,6 @@ class Gate:
         if entry is not None and entry.connections > 0:
             entry.connections -= 1
         self.open = max(0, self.open - 1)
-
-    def unverified(self, key: int, close: Callable[[], None]) -> None:
-        """A connection waiting for its hello; if too many wait, the one waiting longest is closed."""
-        self._unverified[key] = close
-        while len(self._unverified) > self.limits.max_unverified:
-            _, oldest = self._unverified.popitem(last=False)
-            self.quiet.warn("unverified", self.clock(), "too many connections without a hello; closed the oldest")
-            oldest()
-
-    def verified(self, key: int) -> None:
-        self._unverified.pop(key, None)
 
     # -- hellos ---------------------------------------------------------------------
 

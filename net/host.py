@@ -34,7 +34,6 @@ Shape (see DESIGN.md "Protocol"):
 from __future__ import annotations
 
 import hmac
-import itertools
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -48,10 +47,10 @@ from .autosave import HostSave
 from .commitment import Dice, public_setup
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
-from .gate import Gate, Quiet, Refusal
+from .gate import Gate, Quiet, Refusal, descriptor_room
 from .invite import new_seat_token, new_table_id
 from .limits import Limits, TokenBucket
-from .listen import accept_forever, refuse
+from .listen import Doorstep, accept_forever, refuse
 from .log import CommandLog, MemoryLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -247,7 +246,6 @@ class Host:
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
         self._next_peer = 0
-        self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
         self._lobby_dirty = trio.Event()
         self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | None]](64)
@@ -267,13 +265,16 @@ class Host:
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
+        doorstep = Doorstep(self.limits, self.gate.quiet)
+        self.gate.max_open = min(self.gate.max_open, max(1, descriptor_room() - doorstep.room))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
             nursery.start_soon(self._lobby_loop)
             if self.away_bot is not None:
                 nursery.start_soon(self._away_watch, self.away_bot)
+            nursery.start_soon(doorstep.watch, self._handle, nursery)
             for listener in listeners:
-                nursery.start_soon(accept_forever, listener, self._handle, full, nursery)
+                nursery.start_soon(accept_forever, listener, doorstep, full)
             self._maybe_start()
             task_status.started(self.port)
 
@@ -524,8 +525,9 @@ class Host:
 
     # ---- connections ------------------------------------------------------
 
-    async def _handle(self, stream: trio.SocketStream) -> None:
-        """One connection, isolated: no exception from it reaches the accept loop."""
+    async def _handle(self, stream: trio.SocketStream, first: bytes) -> None:
+        """One connection whose first frame has arrived (`first`: the bytes read so far), isolated:
+        no exception from it reaches the accept loop."""
         peer: Peer | None = None
         address = _address_of(stream)
         try:
@@ -535,7 +537,7 @@ class Host:
                     await self._refuse_now(stream, refusal)
                     return
                 try:
-                    admitted = await self._handshake(stream, address)
+                    admitted = await self._handshake(stream, address, first)
                     if admitted is not None:
                         peer, decoder, seat_changed = admitted
                         if seat_changed:
@@ -564,42 +566,19 @@ class Host:
     def _error_frame(code: str, reason: str, *, fatal: bool = False, details: list[str] | None = None) -> bytes:
         return encode_frame(Error(code=code, reason=reason, fatal=fatal, details=details or []).wire())
 
-    async def _handshake(self, stream: trio.SocketStream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
-        """Read one small first frame within the hello deadline; admit it or refuse it.
-
-        Until then the connection is one of the few "unverified" ones: if too many
-        wait at once, the oldest is closed to make room for the newest.
-        """
-        first_limits = self.limits.first_frame
-        decoder = FrameDecoder(first_limits)
-        frames: list[Any] = []
-        key = next(self._connections)
-        with trio.CancelScope() as waiting:
-            self.gate.unverified(key, waiting.cancel)
-            try:
-                with trio.move_on_after(self.limits.hello_timeout):
-                    while not frames:
-                        data = await stream.receive_some(first_limits.frame + 4)
-                        if not data:
-                            return None
-                        try:
-                            frames = decoder.feed(data, max_frames=1)
-                        except FrameTooLarge as exc:
-                            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True))
-                            return None
-            finally:
-                self.gate.verified(key)
-        if waiting.cancelled_caught:
-            return None  # closed to make room for newer connections
-        if not frames:
-            self.gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
-            await self._send_now(stream, self._error_frame("timeout", "no hello in time", fatal=True))
+    async def _handshake(self, stream: trio.SocketStream, address: str, first: bytes) -> tuple[Peer, FrameDecoder, bool] | None:
+        """Admit or refuse the first frame (its bytes waited on the doorstep: `net.listen`)."""
+        decoder = FrameDecoder(self.limits.first_frame)
+        try:
+            frames = decoder.feed(first, max_frames=1)
+        except FrameTooLarge as exc:
+            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True))
             return None
         try:
-            first = frames[0]
-            if isinstance(first, FrameError):
-                raise first
-            hello = parse_to_host(first)
+            frame = frames[0]
+            if isinstance(frame, FrameError):
+                raise frame
+            hello = parse_to_host(frame)
             if not isinstance(hello, Hello):
                 raise ProtocolError("the first message must be a hello")
         except (FrameError, ProtocolError) as exc:

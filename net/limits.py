@@ -57,7 +57,11 @@ class Limits:
     send_timeout: float = 60.0  # one write to a peer that stays blocked this long: it is not reading
     # caps on connections
     max_connections: int = 512  # open connections in all (also kept below the descriptor limit)
-    max_unverified: int = 32  # connections that have not said hello yet; the oldest makes room
+    # Connections that have not sent their first frame yet wait on the doorstep (`net.listen`): no task
+    # each, only a socket; over either cap the oldest of the most crowded address makes room. (In all it is
+    # also kept to a quarter of the open files.)
+    max_unverified: int = 512
+    max_unverified_per_address: int = 8
     max_per_address: int = 16  # open connections from one address
     # The host's own front doors (`host --ssh/--web`) run one interface per visitor, and every one of
     # them connects from loopback: loopback may hold this many connections more. The doors cap their

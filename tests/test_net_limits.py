@@ -171,8 +171,9 @@ async def test_a_connection_without_a_hello_is_closed_at_the_hello_deadline(nurs
 async def test_connections_per_address_are_capped_and_other_addresses_still_get_in(nursery, caplog):
     host = await _host(nursery, limits=Limits().but(max_per_address=3))
     caplog.set_level(logging.WARNING, "cthulhu.net")
-    held = [await trio.open_tcp_stream("127.0.0.1", host.port) for _ in range(3)]
+    held = [(await _peer(host.port, f"w{n}", watch=True)).stream for n in range(3)]
     fourth = await trio.open_tcp_stream("127.0.0.1", host.port)
+    await fourth.send_all(_hello(name="fourth"))
     assert await _errors_until_closed(fourth) == [("too_many_connections", True)]
     other = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.0.2")
     await other.send_all(_hello(name="other"))
@@ -192,10 +193,58 @@ async def test_too_many_silent_newcomers_make_room_by_closing_the_oldest(nursery
     silent = [await trio.open_tcp_stream("127.0.0.1", host.port) for _ in range(10)]
     player = await _peer(host.port, "real")  # still gets in at once, past ten silent sockets
     assert player.session.seat == 0
-    with trio.fail_after(5):
-        assert await silent[0].receive_some(100) == b""  # the oldest were closed to make room
+    assert await _errors_until_closed(silent[0]) == [("too_many_connections", True)]  # the oldest made room
     for s in silent:
         await s.aclose()
+
+
+@pytest.mark.trio
+async def test_a_crowd_waiting_on_the_doorstep_only_ever_pushes_out_its_own(nursery):
+    """Silent newcomers from three addresses, more than the doorstep holds: each address keeps
+    only its newest few, the room in all goes to whoever holds the most, and a joiner from a fourth
+    address who has not said hello yet is never the one closed, however many arrive after it."""
+    host = await _host(nursery, limits=Limits().but(max_unverified=6, max_unverified_per_address=3))
+    crowd = [await trio.open_tcp_stream("127.0.0.1", host.port, local_address=f"127.0.3.{1 + n % 3}") for n in range(6)]
+    joiner = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.4.1")  # not a word yet
+    crowd += [await trio.open_tcp_stream("127.0.0.1", host.port, local_address=f"127.0.3.{1 + n % 3}") for n in range(12)]
+    for old in crowd[:-5]:  # the room in all is 6: the joiner and the five newest of the crowd
+        assert await _errors_until_closed(old) == [("too_many_connections", True)]
+    await joiner.send_all(_hello(name="joiner"))
+    assert await _welcome_or_refusal(joiner) == "welcome"
+    for s in crowd:
+        await s.aclose()
+
+
+@pytest.mark.trio
+async def test_a_joiner_gets_past_a_churn_of_newcomers_from_seventy_addresses(nursery, caplog):
+    """The small real version of the bench's churn (`bench/hostile_peers.py --parts churn`): new
+    connections that never say a word, from 70 addresses, as fast as this test can open them, over
+    a doorstep of 32; meanwhile five joiners each say hello and each is welcomed."""
+    host = await _host(nursery, limits=Limits().but(max_unverified=32, max_unverified_per_address=2, max_spectators=8))
+    caplog.set_level(logging.WARNING, "cthulhu.net")
+    opened = 0
+
+    async def churn() -> None:
+        nonlocal opened
+        held: list[trio.SocketStream] = []
+        while True:
+            held.append(await trio.open_tcp_stream("127.0.0.1", host.port, local_address=f"127.0.5.{1 + opened % 70}"))
+            opened += 1
+            if len(held) > 200:
+                await held.pop(0).aclose()
+
+    async with trio.open_nursery() as crowd:
+        crowd.start_soon(churn)
+        while opened < 300:  # the doorstep is full and turning the crowd away
+            await trio.sleep(0.01)
+        for n in range(5):
+            joiner = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.6.1")
+            await joiner.send_all(_hello(name=f"joiner {n}", watch=True))
+            assert await _welcome_or_refusal(joiner) == "welcome"
+            await joiner.aclose()
+        crowd.cancel_scope.cancel()
+    assert any("too many connections without a hello" in r.getMessage() for r in caplog.records)
+    assert host.crashes == 0
 
 
 @pytest.mark.trio
