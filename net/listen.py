@@ -157,7 +157,7 @@ class Doorstep:
                 (length,) = HEADER.unpack_from(newcomer.data)
                 if not 0 < length <= self.limits.first_frame.frame or len(newcomer.data) >= HEADER.size + length:
                     out.append(self._leave(int(key.fd)))
-        return out
+        return sorted(out, key=lambda newcomer: newcomer.since)  # first come, first handed on
 
     def expire(self) -> float:
         """Close those past the hello deadline; when the next one will be (inf: nobody waits)."""

@@ -42,7 +42,7 @@ from cthulhu.net.gate import Crowd
 from cthulhu.net.textclean import clean_text
 
 from .admission import Admission, Refused, Visit, new_ticket
-from .visitor import stop_process
+from .visitor import Child
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.has_pty = False
         self.wants = "nothing"
         self.master: int | None = None
-        self.proc: asyncio.subprocess.Process | None = None
+        self.child: Child | None = None
         self.visit: Visit | None = None
         self.task: asyncio.Task[None] | None = None
         self._pending = b""
@@ -226,7 +226,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             log.exception("ssh: a session failed")
             self._refuse("the server could not start the game")
         finally:
-            if self.visit is not None:
+            if self.visit is not None and self.child is None:  # no process started: nothing else lets it go
                 door.admission.release(self.visit)
 
     def _refuse(self, line: str) -> None:
@@ -248,9 +248,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         master, slave = pty.openpty()
         self.master = master
         self._set_size(slave)
-        env = visit.env(self.owner.door.child_env(self.term))
+        door = self.owner.door
+        env = visit.env(door.child_env(self.term))
         try:
-            self.proc = await asyncio.create_subprocess_exec(
+            proc = await asyncio.create_subprocess_exec(
                 *visit.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
             )
         except BaseException:
@@ -258,14 +259,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             raise
         finally:
             os.close(slave)
-        self.owner.door.children.add(self.proc)
+        self.child = child = Child(proc, on_reaped=lambda: door.admission.release(visit))  # counted until reaped
+        door.children.add(child)
         os.set_blocking(master, False)
         loop = asyncio.get_running_loop()
         loop.add_reader(master, self._pty_readable)
         try:
-            code = await self.proc.wait()
+            code = await asyncio.shield(child.reaped)
         finally:
-            self.owner.door.children.discard(self.proc)
+            door.children.discard(child)
             self._pty_readable()  # the last frame, if any
             self._close_pty()
         if self.chan is not None and not self._done:
@@ -346,8 +348,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.size = (width, height)
         if self.master is not None:
             self._set_size(self.master)
-            if self.proc is not None and self.proc.returncode is None:
-                self.proc.send_signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
+            if self.child is not None:
+                self.child.signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
 
     def eof_received(self) -> bool:
         return True  # stay half-open: the exit status (or a refusal) still has to reach the client
@@ -361,8 +363,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.owner.sessions.remove(self)
         if self.visit is not None:
             self.owner.door.admission.leaving(self.visit)
-        if self.proc is not None and self.proc.returncode is None:
-            self.stopping = asyncio.get_running_loop().create_task(stop_process(self.proc))  # kept: tasks are weakly held
+        if self.child is not None and self.child.running:
+            self.stopping = asyncio.get_running_loop().create_task(self.child.stop())  # kept: tasks are weakly held
 
 
 class SSHDoor:
@@ -374,7 +376,7 @@ class SSHDoor:
         self.env = env
         self.logging_in: Crowd[_Connection] = Crowd(MAX_LOGGING_IN_PER_ADDRESS, MAX_LOGGING_IN)
         self.connections: list[_Connection] = []  # logged in
-        self.children: set[asyncio.subprocess.Process] = set()
+        self.children: set[Child] = set()
         self.server: Any = None
         self.port: int | None = None
         self.closing = False
@@ -468,7 +470,7 @@ class SSHDoor:
         exits cleanly), then close the connections."""
         self.closing = True
         playing = [s.task for c in self.connections for s in c.sessions if s.task is not None and not s.task.done()]
-        await asyncio.gather(*(stop_process(p) for p in list(self.children)), return_exceptions=True)
+        await asyncio.gather(*(child.stop() for child in list(self.children)), return_exceptions=True)
         if playing:
             await asyncio.wait(playing, timeout=5)
         if self.server is not None:
