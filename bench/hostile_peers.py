@@ -1,6 +1,6 @@
 """Figures for a host facing hostile peers (README, "A hostile peer cannot hurt a table").
 
-    python bench/hostile_peers.py [--parts text,flood,cpu,frames,churn,conns,disk] [--joins 5000] [--conns 1000] [--churn 4900]
+    python bench/hostile_peers.py [--parts text,flood,cpu,frames,churn,doors,conns,disk] [--joins 5000] [--conns 1000] [--churn 4900]
 
 Every part runs a real `cthulhu host --headless` process on 127.0.0.1 and real peers:
 
@@ -21,6 +21,13 @@ churn  `--churn` new connections a second that never say a word, from 70 loopbac
        addresses, each held `--churn-hold` seconds, for 15 s; meanwhile a joiner
        says hello every half second: how long its connect and its welcome took,
        and the host process's CPU.
+doors  the front doors (`host --ssh 0 --web 0`) under a crowd, with the real OpenSSH
+       client and plain HTTP/websocket clients: a visitor past 64 idle sockets from
+       four addresses (and how long it took); 40 simultaneous `ssh` from one address
+       (how many got in, how many read a reason, how many a protocol error); 300
+       fetches of each page from one address, then a visitor from another; 24 web
+       visitors coming and going against the cap of 16 (the most processes at once,
+       "Unknown child" lines); a 10 KB nested message from a page.
 conns  `--conns` connections that go silent or dribble a frame byte by byte, before
        and after a hello, from many loopback addresses: host RSS growth, a real
        player's join latency meanwhile, and when each connection was closed
@@ -36,8 +43,11 @@ Wall times depend on the machine (2 shared cores here): they are printed, never 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -484,6 +494,206 @@ def part_churn(tmp: Path, rate: int, hold: float, seconds: float = 15.0, workers
     print(f"host log: {len(lines)} lines, {host.stderr().count('Traceback')} tracebacks")
 
 
+# ---- doors: the SSH and web doors under a crowd -------------------------------------------------------
+
+
+def _door_host(tmp: Path):
+    from serve_helpers import HostProcess as DoorHost
+
+    return DoorHost(tmp / "doors-data", "--seats", "2", "--bots", "1", "--seed", "7", "--ssh", "0", "--web", "0")
+
+
+def _ssh(host, key: Path, *extra: str) -> list[str]:
+    return ["ssh", "-p", str(host.ssh_port), "-o", f"UserKnownHostsFile={key.parent / 'known_hosts'}", "-o", "StrictHostKeyChecking=accept-new",
+            "-o", "ConnectTimeout=20", "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-i", str(key), *extra]
+
+
+def _ssh_crowds(tmp: Path, key: Path) -> dict:
+    """A visitor past 64 idle sockets; then 40 simultaneous `ssh -N` from one address."""
+    import socket
+
+    from serve_helpers import CODE as DOOR_CODE, Watcher
+
+    out: dict = {}
+    host = _door_host(tmp)
+    try:
+        idle = []
+        for n in range(64):
+            sock = socket.socket()
+            sock.bind((f"127.0.0.{2 + n // 16}", 0))
+            sock.connect(("127.0.0.1", host.ssh_port))
+            idle.append(sock)
+        watcher = Watcher(host.port)
+        t0 = time.monotonic()
+        visitor = subprocess.Popen(_ssh(host, key, "-tt", "-b", "127.0.0.6", f"vera+{DOOR_CODE}@127.0.0.1"),
+                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            watcher.until(lambda: any(name == "vera" and on for _, name, on in watcher.seats().values()), "the visitor seated", 60)
+            out["visitor_seated_s"] = time.monotonic() - t0
+        except AssertionError:
+            out["visitor_seated_s"] = None
+        visitor.kill()
+        visitor.wait()
+        watcher.close()
+        for sock in idle:
+            sock.close()
+
+        crowd = [subprocess.Popen(_ssh(host, key, "-N", "-o", "LogLevel=VERBOSE", "-b", "127.0.0.7", f"{DOOR_CODE}@127.0.0.1"),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(40)]
+        outcomes = {"logged in": 0, "read why not (Received disconnect ...)": 0, "a protocol error": 0}
+        reasons: set[str] = set()
+        for client in crowd:
+            said = ""
+            while "Authenticated to" not in said and "Received disconnect" not in said:
+                line = client.stderr.readline()
+                if not line:
+                    break
+                said += line
+            if "Authenticated to" in said:
+                outcomes["logged in"] += 1
+            elif "Received disconnect" in said:
+                outcomes["read why not (Received disconnect ...)"] += 1
+                reasons.add(said.split("Received disconnect", 1)[1].split(":", 2)[-1].strip())
+            else:
+                outcomes["a protocol error"] += 1
+        for client in crowd:
+            client.kill()
+            client.wait()
+        out["ssh40"], out["ssh40_reasons"] = outcomes, sorted(reasons)
+    finally:
+        host.stop()
+    out["ssh_log"] = host.stderr
+    return out
+
+
+async def _web_crowds(tmp: Path) -> dict:
+    """300 fetches of each page from one address, then a visitor from another; 24 visitors against
+    the cap; a nested message."""
+    import aiohttp
+
+    out: dict = {}
+    host = _door_host(tmp)
+    base = host.url.split("://", 1)[1].split("/", 1)[0]
+    query = host.url.split("?", 1)[1]
+    pid = host.proc.pid
+
+    def kiosks() -> int:
+        count = 0
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                if int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid and b"--kiosk" in (proc / "cmdline").read_bytes():
+                    count += 1
+            except (OSError, ValueError, IndexError):
+                continue
+        return count
+
+    def session(address: str) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+
+    async def pass_for(web: aiohttp.ClientSession, name: str, as_: str = "sit") -> str | None:
+        async with web.get(f"http://{base}/table?{query}&name={name}&as={as_}") as page:
+            found = re.search(r"/ws/([\w-]+)", await page.text()) if page.status == 200 else None
+        return found.group(1) if found else None
+
+    try:
+        statuses: dict[int, int] = {}
+        async with session("127.0.0.2") as looper:
+            for path in (f"/?{query}", f"/table?{query}&name=loop&as=sit"):
+                for _ in range(300):
+                    async with looper.get(f"http://{base}{path}") as page:
+                        await page.read()
+                        statuses[page.status] = statuses.get(page.status, 0) + 1
+        out["fetch_statuses"] = statuses
+        async with session("127.0.0.3") as web:
+            pass_ = await pass_for(web, "ann")
+            seated = False
+            if pass_:
+                async with web.ws_connect(f"ws://{base}/ws/{pass_}?width=80&height=24") as ws:
+                    end = time.monotonic() + 20
+                    while time.monotonic() < end and not seated:
+                        message = await ws.receive(timeout=20)
+                        seated = message.type == aiohttp.WSMsgType.BINARY and len(message.data) > 100  # the interface drew
+                    await ws.send_str("[" * 5000 + "]" * 5000)
+                    notice = None
+                    while notice is None and time.monotonic() < end + 10:
+                        message = await ws.receive(timeout=10)
+                        if message.type == aiohttp.WSMsgType.TEXT and "notice" in message.data:
+                            notice = json.loads(message.data)[1]
+                    await ws.send_str('["stdin", "x"]')
+                    out["nested_notice"], out["nested_still_open"] = notice, not ws.closed
+            out["visitor_after_fetches"] = seated
+
+        peak = 0
+        said: list[str] = []
+
+        async def visitor(n: int) -> None:
+            rng = __import__("random").Random(n)
+            async with session(f"127.0.1.{10 + n}") as web:
+                for _ in range(2):
+                    pass_ = await pass_for(web, f"v{n}", "watch")
+                    if pass_ is None:
+                        continue
+                    async with web.ws_connect(f"ws://{base}/ws/{pass_}?width=80&height=24") as ws:
+                        end = time.monotonic() + rng.uniform(0.5, 6)
+                        while time.monotonic() < end and not ws.closed:
+                            try:
+                                message = await ws.receive(timeout=0.5)
+                            except asyncio.TimeoutError:
+                                continue
+                            if message.type == aiohttp.WSMsgType.BINARY and b"cthulhu:" in message.data:
+                                said.append(message.data.decode(errors="replace").strip())
+                    await asyncio.sleep(rng.uniform(0, 0.5))
+
+        async def sample() -> None:
+            nonlocal peak
+            while True:
+                peak = max(peak, await asyncio.to_thread(kiosks))
+                await asyncio.sleep(0.05)
+
+        sampler = asyncio.create_task(sample())
+        await asyncio.gather(*(visitor(n) for n in range(24)))
+        sampler.cancel()
+        left = time.monotonic()
+        while kiosks() and time.monotonic() - left < 30:  # each is asked to quit, then stopped (3 s), then killed (3 s)
+            await asyncio.sleep(0.1)
+        out["peak"], out["left_running"], out["refusals"] = peak, kiosks(), sorted(set(said))
+        out["last_gone_s"] = time.monotonic() - left
+    finally:
+        host.stop()
+    log = host.stderr
+    out["unknown_child"] = log.count("Unknown child")
+    out["nested_log_lines"] = sum("refused a message from the page" in line for line in log.splitlines())
+    out["tracebacks"] = log.count("Traceback")
+    return out
+
+
+def part_doors(tmp: Path) -> None:
+    import asyncio as _asyncio
+
+    key = tmp / "ssh" / "visitor"
+    key.parent.mkdir(exist_ok=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    ssh = _ssh_crowds(tmp, key)
+    web = _asyncio.run(_web_crowds(tmp))
+    print("\n## The front doors under a crowd (real OpenSSH client, plain HTTP and websocket clients)")
+    print("| | measured |")
+    print("|---|---|")
+    seated = ssh["visitor_seated_s"]
+    print(f"| `ssh` visitor from a fifth address while 64 idle sockets (16 from each of four addresses) are held | "
+          f"{'seated in %.1f s' % seated if seated is not None else 'NOT seated'} |")
+    print(f"| 40 simultaneous `ssh -N` from one address | " + ", ".join(f"{v} {k}" for k, v in ssh["ssh40"].items()) + " |")
+    print(f"| ... the reasons they read | {'; '.join(ssh['ssh40_reasons'])} |")
+    print(f"| 300 fetches of the link and 300 of the sit-down page from one address | statuses {web['fetch_statuses']} |")
+    print(f"| a visitor from another address right after | {'sat down' if web['visitor_after_fetches'] else 'NOT admitted'} |")
+    print(f"| a 10 KB nested message from that page | page told: {web['nested_notice']!r}; session still open: "
+          f"{web['nested_still_open']}; host log lines: {web['nested_log_lines']} |")
+    print(f"| 24 web visitors coming and going, cap 16 | at most {web['peak']} visitor processes at once; the last one gone "
+          f"{web['last_gone_s']:.1f} s after the last visitor left ({web['left_running']} still running); "
+          f"refusals read: {web['refusals'][:2]} |")
+    print(f"| \"Unknown child process\" lines in the host log | {web['unknown_child']} |")
+    print(f"| tracebacks in the host logs | {web['tracebacks'] + ssh['ssh_log'].count('Traceback')} |")
+
+
 # ---- conns: many silent or dribbling connections ------------------------------------------------------
 
 
@@ -610,7 +820,12 @@ class TmpfsHost(HostProcess):
         return Path(f"/proc/{self.proc.pid}/root") / str(self.folder).lstrip("/") / name
 
     def nsenter(self, *cmd: str) -> None:
-        subprocess.run(["nsenter", "-t", str(self.proc.pid), "-U", "-m", "--preserve-credentials", *cmd], check=True, capture_output=True)
+        for _ in range(50):  # a remount waits out a save being written (EBUSY)
+            done = subprocess.run(["nsenter", "-t", str(self.proc.pid), "-U", "-m", "--preserve-credentials", *cmd], capture_output=True)
+            if done.returncode == 0:
+                return
+            time.sleep(0.1)
+        done.check_returncode()
 
 
 def _quote(s: str) -> str:
@@ -697,7 +912,7 @@ def part_disk(tmp: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default="text,flood,cpu,frames,churn,conns,disk")
+    parser.add_argument("--parts", default="text,flood,cpu,frames,churn,doors,conns,disk")
     parser.add_argument("--joins", type=int, default=5000)
     parser.add_argument("--conns", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3, help="frames: best of this many runs per frame kind")
@@ -718,6 +933,8 @@ def main() -> None:
             part_frames(tmp, args.runs)
         if "churn" in parts:
             part_churn(tmp, args.churn, args.churn_hold)
+        if "doors" in parts:
+            part_doors(tmp)
         if "conns" in parts:
             part_conns(tmp, args.conns)
         if "disk" in parts:
