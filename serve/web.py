@@ -340,15 +340,18 @@ class WebDoor:
             await asyncio.wait({pump, service._task}, return_when=asyncio.FIRST_COMPLETED)
             pump.cancel()
             if service._task.done() and service.last_line:  # the interface ended by itself: its last words
-                code = await asyncio.wait_for(asyncio.shield(service.child.reaped), 3) if service.child is not None else 0
+                code: int | None = 0
+                if service.child is not None:
+                    try:
+                        code = await asyncio.wait_for(asyncio.shield(service.child.reaped), 3)
+                    except asyncio.TimeoutError:
+                        code = None
                 if code != 0:
                     self.admission.warn("web ended", "web door: a visitor's interface at %s ended: %s", address, service.last_line)
                 await ws.send_bytes(f"\r\n{service.last_line}\r\n".encode())
         except Refused as exc:
             self.admission.warn(f"web {exc}", "web door: refused %s: %s", address, str(exc))
             await ws.send_bytes(clean_text(f"cthulhu: {exc}").encode() + b"\r\n")
-        except asyncio.TimeoutError:
-            pass  # its last words are said; it is stopped below
         except Exception:
             log.exception("web: a session failed")
         finally:
