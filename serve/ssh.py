@@ -393,18 +393,20 @@ class SSHDoor:
         return None
 
     def arrived(self, conn: _Connection) -> None:
+        # Even one that will be refused counts while it logs in: its key exchange costs the same.
+        for old in self.logging_in.add(conn, conn.address):
+            old.refuse("too many connections from your address are logging in at once; try again in a moment")
         full = self._room_for(conn)
         if full is not None:
             conn.refuse(full)
-            return
-        for old in self.logging_in.add(conn, conn.address):
-            old.refuse("too many connections from your address are logging in at once; try again in a moment")
 
     def logging_in_done(self, conn: _Connection) -> None:
         """The key exchange is done and the client asks to log in (which needs no answer from anyone)."""
         if conn not in self.logging_in:
-            return  # refused already, or asked again
+            return  # turned away already, or asked again
         self.logging_in.discard(conn)
+        if conn.refused:
+            return
         full = self._room_for(conn)  # others may have logged in since it arrived
         if full is not None:
             conn.refuse(full)
