@@ -97,16 +97,20 @@ async def test_a_token_without_a_seat_from_a_host_is_not_taken_for_a_seat(tmp_pa
 @pytest.mark.parametrize("headless", [True, False])
 def test_hosting_a_finished_game_says_it_is_over_and_how_to_see_it_again(tmp_path, headless):
     """`host --load` of a game that has ended opens no table (it used to print a join line and
-    end at once): it says so, and how to watch it again, and exits 0 with the save untouched."""
+    end at once): it says so, how to watch it again and how to play the same table again, and
+    exits 0 with the save untouched."""
     import shutil
     from pathlib import Path
 
+    from cthulhu.net.playagain import play_again_command
     from cthulhu.net.saves import load
 
     save = tmp_path / "won.save"
     shutil.copy(Path(__file__).resolve().parent.parent / "saves" / "example-won-main.save", save)
     before = save.read_bytes()
     header = load(save).header
+    again = play_again_command(load(save).setup, header.bot_seats())
+    assert again is not None
     done = subprocess.run([*CLI, "host", *(["--headless"] if headless else []), "--port", "0", "--load", str(save)],
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
                           env=dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data")))
@@ -114,5 +118,81 @@ def test_hosting_a_finished_game_says_it_is_over_and_how_to_see_it_again(tmp_pat
     assert done.stdout.splitlines() == [
         f"This game is over ({header.outcome} at step {header.step}): there is nothing left to play at this table.",
         f"See it again with:  cthulhu replay {save} --tui",
+        f"Play it again: {again}",
     ]
     assert save.read_bytes() == before
+
+
+def test_a_joiner_is_told_when_the_host_closes_the_table_on_purpose(tmp_path):
+    """SIGTERM (as Ctrl+C) is the host closing on purpose: the joiner says so and stops, where a
+    host that just vanished would be retried for 15 minutes."""
+    import signal
+
+    save = tmp_path / "closed.save"
+    proc = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--save", str(save), "--seats", "2", "--seed", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        m = re.match(r"Join with:\s+cthulhu join (\S+) --code (\S+)", proc.stdout.readline())
+        assert m
+        join = subprocess.Popen([*CLI, "join", m.group(1), "--code", m.group(2), "--bot", "random", "--headless"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seated = join.stderr.readline()
+        assert seated.startswith("Seat 1 (") and "seat token" in seated, seated  # sat down; the game waits for seat 2
+        proc.send_signal(signal.SIGTERM)
+        out, err = join.communicate(timeout=30)
+        host_out, host_err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        for p in (proc, join):
+            p.kill()
+    assert join.returncode == 1 and "Traceback" not in err
+    assert err.splitlines() == ["cthulhu join: the host closed the table; it is saved, and the same join command takes "
+                                "your seat back when it is open again"], err
+    assert "reconnecting" not in err and proc.returncode == 128 + signal.SIGTERM, host_err
+
+
+@pytest.mark.trio
+async def test_a_headless_host_logs_who_sits_down_and_who_leaves(tmp_path):
+    """One line each on stderr, names cleaned; spectators and the closing of the table are not seat news."""
+    import signal
+
+    import trio
+
+    from cthulhu.net.client import PeerSession, TrioPeer
+    from test_host_crash import CODE, HostProcess
+
+    host = HostProcess(tmp_path, "--seats", "3", "--seed", "2", "--save", str(tmp_path / "news.save"))
+    try:
+        with trio.fail_after(60):
+            port, _ = await host.start()
+
+            async def sit(name: str, **kw) -> tuple[PeerSession, TrioPeer]:
+                session = PeerSession(name, code=CODE, **kw)
+                peer = await TrioPeer.connect("127.0.0.1", port, session)
+                while not session.welcomed:
+                    assert await peer.receive()
+                return session, peer
+
+            ann, ann_link = await sit("Ann")
+            eve, eve_link = await sit("Eve\x1b]0;owned\x07\u202e")
+            _, watcher = await sit("Wat", watch=True)
+            await eve_link.aclose()
+            await trio.sleep(0.3)
+            eve, eve_link = await sit("Eve", token=eve.token)
+            await watcher.aclose()
+            await trio.sleep(0.3)
+            host.proc.send_signal(signal.SIGTERM)
+            await host.wait()
+            for link in (ann_link, eve_link):
+                await link.aclose()
+    finally:
+        host.close()
+    news = [line for line in host.stderr().splitlines() if line.startswith("cthulhu host: ")]
+    assert news == [
+        "cthulhu host: Ann sat down at seat 1 (from 127.0.0.1)",
+        "cthulhu host: Eve]0;owned sat down at seat 2 (from 127.0.0.1)",
+        "cthulhu host: Eve]0;owned left seat 2; it waits for them",
+        "cthulhu host: Eve is back at seat 2 (from 127.0.0.1)",
+    ], host.stderr()
+    assert "\x1b" not in host.stderr() and "\u202e" not in host.stderr()

@@ -42,6 +42,9 @@ class TuiMode:
     defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # row -> the value first selected
     stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
+    # The event types a game's story is told with (`cthulhu replay FILE`): what changed the game, not every roll;
+    # a mode that names none is told by its narrator's "end" lines (deaths, summonings, the outcome).
+    story_events: frozenset[str] = frozenset()
 
 
 _TUI: Registry[TuiMode] = Registry(__name__, "TUI", TuiMode, lambda m: m.name,

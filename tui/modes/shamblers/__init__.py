@@ -31,4 +31,5 @@ TUI = TuiMode(
     defaults=lambda content: {"difficulty": content.shamblers.default_difficulty},
     stable_keys=frozenset({"feed", "banish"}),
     hints=HINTS,
+    story_events=frozenset({"banished", "delirium", "game_won", "game_lost"}),
 )
