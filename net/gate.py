@@ -33,6 +33,9 @@ class Refusal:
     reason: str
 
 
+CROWDED = Refusal("too_many_connections", "too many connections from your address are waiting to say hello")
+
+
 def descriptor_room() -> int:
     """Connections this process can hold under its open-file limit."""
     try:
@@ -154,7 +157,12 @@ class Gate:
     def __init__(self, limits: Limits, clock: Callable[[], float]) -> None:
         self.limits = limits
         self.clock = clock
-        self.max_open = min(limits.max_connections, descriptor_room())
+        files = descriptor_room()
+        # Those that have said nothing yet wait in a crowd of their own, at most a quarter of the open files.
+        self.waiting: Crowd[Hashable] = Crowd(limits.max_unverified_per_address, min(limits.max_unverified, max(32, files // 4)),
+                                              extra=lambda address: limits.door_visitors if is_loopback(address) else 0)
+        self._turn_away: dict[Hashable, Callable[[], None]] = {}
+        self.max_open = min(limits.max_connections, max(1, files - self.waiting.total))
         self.open = 0
         self.quiet = Quiet()
         self._addresses: OrderedDict[str, _Address] = OrderedDict()
@@ -194,6 +202,20 @@ class Gate:
         if entry is not None and entry.connections > 0:
             entry.connections -= 1
         self.open = max(0, self.open - 1)
+
+    def unverified(self, key: Hashable, address: str, turn_away: Callable[[], None]) -> None:
+        """A connection from `address` that has not sent its first frame yet. If the crowd of them
+        is too big, someone's oldest is turned away (`turn_away` is called for it, once)."""
+        self._turn_away[key] = turn_away
+        for old in self.waiting.add(key, address):
+            self.quiet.warn("unverified", self.clock(), "too many connections without a hello; closed the one waiting longest "
+                                                        "from the address with the most")
+            self._turn_away.pop(old)()
+
+    def verified(self, key: Hashable) -> None:
+        """Its first frame has come (or it is gone): it waits no more."""
+        self.waiting.discard(key)
+        self._turn_away.pop(key, None)
 
     # -- hellos ---------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ the host (`handler(stream, first_bytes)`). The doorstep is a `Crowd`: at most
 `max_unverified_per_address` from one address and `max_unverified` in all; the
 oldest of an address over its share, or of the address holding the most, is
 told `too_many_connections` and closed, so a joiner from another address is
-never the one pushed out by someone else's crowd. One waiting longer than the
+never the one pushed out by someone else's crowd. (The crowd is the gate's:
+connections on other streams, `Host.handle`, wait in it too, each in its task.) One waiting longer than the
 hello deadline is told `timeout` and closed.
 
 At the open-file limit, `trio.serve_listeners` would log a traceback every
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 import trio
 
 from .frames import HEADER, encode_frame
-from .gate import Crowd, Quiet, descriptor_room, is_loopback
+from .gate import CROWDED, Gate
 from .limits import Limits
 
 log = logging.getLogger("cthulhu.net.host")
@@ -60,14 +61,15 @@ def _spare() -> int | None:
         return None
 
 
-async def refuse(stream: trio.SocketStream, refusal: bytes, grace: float = 0.5) -> None:
-    """Send one last frame and close so that the peer gets to read it: half-close, then drain
-    what it had already sent for up to `grace` seconds (closing with unread input would reset
-    the connection, and the peer might never see why)."""
+async def refuse(stream: trio.abc.Stream, refusal: bytes, grace: float = 0.5) -> None:
+    """Send one last frame and close so that the peer gets to read it: half-close (where the
+    stream can), then drain what it had already sent for up to `grace` seconds (closing a socket
+    with unread input would reset the connection, and the peer might never see why)."""
     try:
         with trio.move_on_after(grace):
             await stream.send_all(refusal)
-            await stream.send_eof()
+            if isinstance(stream, trio.abc.HalfCloseableStream):
+                await stream.send_eof()
             while await stream.receive_some(4096):
                 pass
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -100,39 +102,28 @@ class _Newcomer:
 
 
 class Doorstep:
-    """Connections waiting for their first frame (see the module's docstring). Not thread-safe:
-    only the host's trio tasks use it."""
+    """Connections waiting for their first frame (see the module's docstring), in the gate's
+    crowd of those that have said nothing yet (`Gate.unverified`). Not thread-safe: only the
+    host's trio tasks use it."""
 
-    def __init__(self, limits: Limits, quiet: Quiet, clock: Callable[[], float] = trio.current_time) -> None:
+    def __init__(self, limits: Limits, gate: Gate) -> None:
         self.limits = limits
-        self.quiet = quiet
-        self.clock = clock
-        room = min(limits.max_unverified, max(32, descriptor_room() // 4))
-        self.crowd: Crowd[int] = Crowd(
-            limits.max_unverified_per_address, room, extra=lambda address: limits.door_visitors if is_loopback(address) else 0
-        )
-        self.waiting: dict[int, _Newcomer] = {}  # by file descriptor
+        self.gate = gate
+        self.waiting: dict[int, _Newcomer] = {}  # by file descriptor, in the order they came
         self.selector = selectors.DefaultSelector()
         self._frame = limits.first_frame.frame + HEADER.size  # the most a first frame can take
-        self._crowded = error_frame("too_many_connections", "too many connections from your address are waiting to say hello")
+        self._crowded = error_frame(CROWDED.code, CROWDED.reason)
         self._late = error_frame("timeout", "no hello in time")
-
-    @property
-    def room(self) -> int:
-        return self.crowd.total
 
     def arrive(self, sock: socket.socket, address: str) -> None:
         sock.setblocking(False)
         fd = sock.fileno()
-        self.waiting[fd] = _Newcomer(sock, address, self.clock(), bytearray())
+        self.waiting[fd] = _Newcomer(sock, address, self.gate.clock(), bytearray())
         self.selector.register(fd, selectors.EVENT_READ)
-        for old in self.crowd.add(fd, address):
-            self.quiet.warn("unverified", self.clock(), "too many connections without a hello from %s; closed its oldest",
-                            self.waiting[old].address)
-            _say_and_close(self._leave(old).sock, self._crowded)
+        self.gate.unverified(("doorstep", fd), address, lambda: _say_and_close(self._leave(fd).sock, self._crowded))
 
     def _leave(self, fd: int) -> _Newcomer:
-        self.crowd.discard(fd)
+        self.gate.verified(("doorstep", fd))
         self.selector.unregister(fd)
         return self.waiting.pop(fd)
 
@@ -161,13 +152,13 @@ class Doorstep:
 
     def expire(self) -> float:
         """Close those past the hello deadline; when the next one will be (inf: nobody waits)."""
-        now = self.clock()
-        while (fd := self.crowd.oldest()) is not None:
+        now = self.gate.clock()
+        while (fd := next(iter(self.waiting), None)) is not None:
             newcomer = self.waiting[fd]
             due = newcomer.since + self.limits.hello_timeout
             if due > now:
                 return due
-            self.quiet.warn("hello timeout", now, "closed a connection from %s: no hello in time", newcomer.address)
+            self.gate.quiet.warn("hello timeout", now, "closed a connection from %s: no hello in time", newcomer.address)
             _say_and_close(self._leave(fd).sock, self._late)
         return math.inf
 

@@ -103,7 +103,7 @@ def test_hosting_a_finished_game_says_it_is_over_and_how_to_see_it_again(tmp_pat
     from pathlib import Path
 
     from cthulhu.net.playagain import play_again_command
-    from cthulhu.net.saves import load
+    from cthulhu.savegame import load
 
     save = tmp_path / "won.save"
     shutil.copy(Path(__file__).resolve().parent.parent / "saves" / "example-won-main.save", save)
