@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..link import SaveUnavailable, TableLink, Update
+from ..english import plural
 from ..modes import check_view, tui_mode
 from ..narrate import KIND_STYLES, tell
 from ..options import WIDE_SIZE
@@ -153,6 +154,9 @@ class GameScreen(Screen[None]):
                 subtitle = f"tab: {PANE_TITLES[nxt]}"
             else:
                 subtitle = ""
+            if isinstance(pane, LogPane) and pane.unseen:  # read back while the story went on: say so
+                below = f"{plural(pane.unseen, 'new line')} below"
+                subtitle = below + ((" - End" if ascii_mode else " — End") if pane is focused else "")
             if pane.border_subtitle != subtitle:
                 pane.border_subtitle = subtitle
 
@@ -172,6 +176,9 @@ class GameScreen(Screen[None]):
         if rows != getattr(self, "_rows", None):
             self._rows = rows
             body.styles.grid_rows = rows
+
+    def on_log_lines_unseen(self, message: LogPane.Unseen) -> None:
+        self.titles()
 
     def on_view_pane_grew(self, message: ViewPane.Grew) -> None:
         self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
