@@ -71,3 +71,59 @@ def test_new_lines_wait_below_a_log_read_back_and_its_border_says_so():
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_loaded_game_starts_with_the_story_so_far_in_its_log(tmp_path):
+    """`play --load`: the Log is rebuilt from the saved commands (in this process and through the
+    embedded host alike), not an empty pane."""
+
+    async def main(local: bool) -> None:
+        saves = tmp_path / ("local" if local else "embedded")
+        first = CthulhuApp(PlayOptions(seed=SEED, local=local, skip_title=True, saves_dir=saves),
+                           link_factory=local_link if local else None)
+        async with first.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await choose(pilot, screen, "Run")
+            await choose(pilot, screen, "Move to")
+            said = [t.plain for t in screen.query_one("#log").entries]
+            await pilot.press("ctrl+q")
+        (save,) = saves.glob("*.save")
+        moved = next(line for line in said if " moves to " in line)
+        again = CthulhuApp(PlayOptions(local=local, load=save, saves_dir=saves), link_factory=local_link if local else None)
+        async with again.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            told = [t.plain for t in screen.query_one("#log").entries]
+            assert "The story so far (up to step 2):" in told, told
+            assert told.index(moved) > told.index("The story so far (up to step 2):"), told
+            assert told[-1].startswith("Turn 1: ")  # then where the game stands
+            await pilot.press("ctrl+q")
+
+    for local in (True, False):
+        asyncio.run(asyncio.wait_for(main(local), 60))
+
+
+def test_a_hosted_game_carried_on_tells_its_moves_but_not_its_chat(tmp_path):
+    """`host --load`: the rebuilt Log holds what was played; chat is no part of the saved game."""
+
+    async def main() -> None:
+        options = PlayOptions(seed=SEED, players=2, remote_seats=1, skip_title=True, saves_dir=tmp_path, name="Ann")
+        first = CthulhuApp(options)
+        async with first.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await screen.link.start_with_bots()  # a bot in the open seat: play starts
+            await wait_for(pilot, lambda: any(o["label"] == "Run" for o in (screen.view.get("prompt") or {}).get("options", []))
+                           and screen.view["prompt"]["seat"] in screen.link.local_seats and not screen.link_status)
+            await pilot.press("c", *"a word before we go", "enter")
+            await wait_for(pilot, lambda: any("a word before we go" in t.plain for t in screen.query_one("#log").entries))
+            await choose(pilot, screen, "Run")
+            await pilot.press("ctrl+q")
+        (save,) = tmp_path.glob("*.save")
+        again = CthulhuApp(PlayOptions(load=save, saves_dir=tmp_path, name="Ann", host_table=True))
+        async with again.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            told = " ".join(t.plain for t in screen.query_one("#log").entries)
+            assert "takes the action Run" in told and "The story so far" in told, told
+            assert "a word before we go" not in told
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

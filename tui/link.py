@@ -31,10 +31,13 @@ class Update:
     is the link's state while it cannot play (reconnecting...): shown in place
     of the choices until an update without it arrives. `warning` is something
     the player must not miss (the game is not being saved where they think).
+    `earlier` are events from before this link reached the table (a loaded game, a
+    joiner or a player back from a dropped connection): the story so far, for the Log only.
     """
 
     view: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
+    earlier: list[dict[str, Any]] = field(default_factory=list)
     rejected: str | None = None
     chat: tuple[str, str] | None = None
     notice: str | None = None
@@ -157,8 +160,10 @@ class LocalLink(QueuedUpdates):
         bot_seats: dict[int, Any] | None = None,
         autosave: _Autosave | None = None,
         bot_delay: float = 0.0,
+        recap: Any = None,
     ) -> None:
         self.game = game
+        self.recap = recap  # a loaded game's story so far (`net.recap.Recap`), told when the link opens
         self.bot_delay = bot_delay
         seats = set(range(game.setup.players))
         self.bots = dict(bot_seats or {})
@@ -194,9 +199,12 @@ class LocalLink(QueuedUpdates):
 
     @classmethod
     def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
+        from cthulhu.net.recap import Recap
+
         game, save = load_game(path)
         autosave = _Autosave.resume(Path(path), save, game)
-        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay)
+        recap = Recap.replayed(game, [(entry.seat, entry.command) for entry in save.steps])
+        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay, recap=recap)
 
     @property
     def viewer(self) -> int:
@@ -211,7 +219,8 @@ class LocalLink(QueuedUpdates):
 
     async def open(self) -> Update:
         events = [e.wire() for e in self.game.start_events] if self.game.step == 0 else []
-        first = Update(self._view(), events, warning=self.warning)
+        earlier = self.recap.events() if self.recap is not None and self.game.step > 0 else []
+        first = Update(self._view(), events, earlier=earlier, warning=self.warning)
         await self._run_bots()
         return first
 

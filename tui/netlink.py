@@ -28,7 +28,7 @@ from typing import Any
 
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.invite import join_command
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, RecapMsg, Rejected, Snapshot, Table, Welcome
 
 from .english import plural
 from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
@@ -120,6 +120,8 @@ class NetLink(QueuedUpdates):
         self._waiting: str | None = None  # the status line while the table waits for its seats to fill
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
         self._opened: Update | None = None
+        self._told_step = -1  # the last step whose events reached the Log (a recap tells only those after it)
+        self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
         self.dice: Any = None
         """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
 
@@ -150,8 +152,9 @@ class NetLink(QueuedUpdates):
             self._conns.append(conn)
         self._seat_local()
         view = self._view()
+        earlier, self._earlier = self._earlier, []
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
-            self._opened = Update(view, warning=self.warning)
+            self._opened = Update(view, earlier=earlier, warning=self.warning)
             return self._opened
         seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
@@ -164,7 +167,7 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
+        self._opened = Update(view, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -295,7 +298,10 @@ class NetLink(QueuedUpdates):
             elif not primary:
                 continue
             elif isinstance(msg, Delta):
+                self._told_step = msg.step
                 self._put(list(msg.events), notice=None if not session.mirror.stale else "resynchronising with the host")
+            elif isinstance(msg, RecapMsg):
+                self._recap(msg)
             elif isinstance(msg, Snapshot):
                 self._put()
             elif isinstance(msg, Chat):
@@ -313,6 +319,18 @@ class NetLink(QueuedUpdates):
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _recap(self, msg: RecapMsg) -> None:
+        """The story so far, from the host: the steps this Log has not told yet (all of them on a first
+        welcome; after a dropped connection, those played while we were away)."""
+        told = self._told_step
+        earlier = [event for entry in msg.entries if len(entry) == 2 and isinstance(entry[0], int) and entry[0] > told
+                   and isinstance(entry[1], list) for event in entry[1] if isinstance(event, dict)]
+        self._told_step = max(told, msg.step)
+        if self._opened is None:
+            self._earlier = earlier  # goes out with the first update, before anything else is told
+        elif earlier:
+            self._put(earlier=earlier)
 
     def _follow_start(self, table: Table) -> None:
         """Until every seat is taken nobody may act: the bar says so in place of choices the host

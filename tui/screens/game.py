@@ -292,6 +292,18 @@ class GameScreen(Screen[None]):
         self.query_one(LogPane).write(line)
         self.query_one(LogStrip).say(line)
 
+    def tell_earlier(self, events: list[dict[str, Any]], view: dict[str, Any]) -> None:
+        """The story so far (a loaded game, a joiner, a player back at the table): into the Log, under a heading
+        once the game is under way; no hint, no notice."""
+        if not events:
+            return
+        if self.updates_seen > 1:
+            self.say("info", "While you were away:")
+        elif view.get("step"):
+            self.say("info", f"The story so far (up to step {view['step']}):")
+        for ev in events:
+            self.say(*tell(ev, view))
+
     def apply_update(self, update: Update) -> None:
         with self.app.batch_update():  # one frame for the whole update
             self._apply_update(update)
@@ -307,6 +319,7 @@ class GameScreen(Screen[None]):
             if not view:
                 return
         self.view = view
+        self.tell_earlier(update.earlier, view)
         for ev in update.events:
             self.say(*tell(ev, view))
         self.note = None
