@@ -258,7 +258,8 @@ class GameScreen(Screen[None]):
             first = await self._open_link()
             self.apply_update(first)
             view = self.view
-            if not first.events and view and view.get("turn") is not None:
+            fresh = bool(first.earlier) and not view.get("step")  # a game's first events tell whose turn it is
+            if not first.events and not fresh and view and view.get("turn") is not None and not view.get("outcome"):
                 who = tui_mode(view["mode"]).whose_turn(view)
                 self.say("turn", f"Turn {view['turn']}: {who or 'the next player'} to play.")
             async for update in self.link.updates():
