@@ -21,12 +21,14 @@ from textual.widgets import Footer, Static
 from ..link import SaveUnavailable, TableLink, Update
 from ..english import plural
 from ..modes import check_view, tui_mode
-from ..narrate import KIND_STYLES, tell
+from ..moments import Moments
+from ..narrate import KIND_STYLES, tell, told_and_beat
 from ..options import WIDE_SIZE
 from ..safe import clean_update, plain, safe_text
 from ..widgets.chat import ChatInput
 from ..hints import Hints
 from ..widgets.log_strip import LogStrip
+from ..widgets.moment_card import MomentCard
 from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
 
@@ -78,7 +80,7 @@ class GameScreen(Screen[None]):
         Binding("enter", "summary", "Summary", show=False),
         Binding("n", "new_game", "New game", show=False),
     ]
-    ALLOW_IN_MAXIMIZED_VIEW = "#strip, #prompt, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
+    ALLOW_IN_MAXIMIZED_VIEW = "#moments, #strip, #prompt, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
     ESCAPE_TO_MINIMIZE = True
 
     def __init__(self, link: TableLink, *, title: str = "") -> None:
@@ -94,6 +96,7 @@ class GameScreen(Screen[None]):
         self.updates_seen = 0
         self._version: int | None = None
         self.hints = Hints()
+        self.moments = Moments()  # the big moments since this terminal's last decision
         self.resized_to: Size | None = None  # from the last Resize event
 
     def compose(self) -> ComposeResult:
@@ -103,6 +106,7 @@ class GameScreen(Screen[None]):
             yield StoryPane("Story Board", id="story")
             yield InvestigatorsPane("Investigators", id="investigators")
             yield LogPane(id="log")
+        yield MomentCard(id="moments")
         yield LogStrip(id="strip")
         yield ChatInput(id="chat")
         yield PromptBar(id="prompt")
@@ -135,10 +139,22 @@ class GameScreen(Screen[None]):
         self.set_class(compact, "compact")
         for name in SIDE_PANES:
             self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
-        self.query_one(LogStrip).set_class(not compact or self.side == "log", "hidden")
+        # On a small terminal the moment card takes the strip's place: its moments are the newest news.
+        self.query_one(LogStrip).set_class(not compact or self.side == "log" or bool(self.moments.items), "hidden")
+        self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
         self.titles()
         self.fit_rows()
         self.refresh_bindings()
+
+    def moment_rows(self) -> int:
+        """The most lines the moment card may take: a quarter of a small terminal, a fifth of a large one."""
+        height = (self.resized_to or self.app.size).height
+        return max(3, height // 4) if self.compact else max(4, height // 5)
+
+    def decided(self) -> None:
+        """This terminal made a decision: the moments it has seen give way to what comes next."""
+        if self.moments.clear():
+            self.relayout()
 
     def titles(self) -> None:
         """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
@@ -288,10 +304,12 @@ class GameScreen(Screen[None]):
                 attempt += 1
                 await asyncio.sleep(RETRY_SECONDS)
 
-    def say(self, kind: str, sentence: str) -> None:
+    def say(self, kind: str, sentence: str, moment: bool = False) -> None:
+        """A line for the Log (and its strip); `moment`: it is also on the moment card."""
         line = plain(sentence, KIND_STYLES.get(kind, ""))
         self.query_one(LogPane).write(line)
         self.query_one(LogStrip).say(line)
+        self.query_one(MomentCard).told(None if moment or not self.compact else line)  # in the strip's place: the newest line too
 
     def tell_earlier(self, events: list[dict[str, Any]], view: dict[str, Any]) -> None:
         """The story so far (a loaded game, a joiner, a player back at the table): into the Log, under a heading
@@ -321,8 +339,14 @@ class GameScreen(Screen[None]):
                 return
         self.view = view
         self.tell_earlier(update.earlier, view)
+        moments = False
         for ev in update.events:
-            self.say(*tell(ev, view))
+            told, beat = told_and_beat(ev, view)
+            took = self.moments.take(beat)
+            moments |= took
+            self.say(*told, moment=took)
+        if moments:
+            self.relayout()
         self.note = None
         self.link_status = update.status
         if update.status:
@@ -403,6 +427,7 @@ class GameScreen(Screen[None]):
                 or prompt["seat"] not in self.link.local_seats):
             return
         self.pending = True
+        self.decided()
         await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
 
     @property
@@ -421,6 +446,7 @@ class GameScreen(Screen[None]):
             return
         prompt = self.view["prompt"]
         self.pending = True
+        self.decided()
         await self.link.undo(int(prompt["seat"]), prompt.get("version"))
 
     def action_choices(self) -> None:

@@ -11,6 +11,7 @@ from cthulhu.core.main.view import MainView
 from .. import TuiMode
 from .help import HINTS, rules_in_brief
 from .map import render_legend, render_map_and_overflow
+from .moments import beat
 from .narrate import tell
 from .panes import render_investigators, render_story
 from .prompt import dice_line, option_labels
@@ -74,4 +75,5 @@ TUI = TuiMode(
     choices=_choices,
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
+    beat=beat,
 )

@@ -1,0 +1,60 @@
+"""The moment card: the big moments since this terminal's last decision (`tui.moments`), between
+the panes and the prompt bar, so they are on screen when the decision comes and gone once it is made.
+
+It holds at most `rows` lines (the screen gives it a share of its height): every moment keeps its
+title line, and its words take the lines left, cut short with an ellipsis where they run out. On a
+small terminal it stands in the Log strip's place, so its last line is the newest Log line told
+since the last moment's (a chat line, the turn going on), when there is one.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..moments import Moment, render_moments
+from ..safe import safe_text
+
+
+class MomentCard(Static):
+    DEFAULT_CSS = """
+    MomentCard { display: none; height: auto; padding: 0 1; background: $panel; color: $text; }
+    MomentCard.shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: list[Moment] = []
+        self.rows = 4
+        self.tail: Text | None = None  # the story told since the last moment's line, kept in sight
+        self._shown: Text | None = None
+
+    def show(self, items: list[Moment], rows: int) -> None:
+        self.items = list(items)
+        self.rows = rows
+        if not items:
+            self.tail = None
+        self.redraw()
+
+    def told(self, line: Text | None) -> None:
+        """The newest Log line that is no moment's (None: the newest is a moment's own)."""
+        if line is not self.tail:
+            self.tail = line
+            if self.items:
+                self.redraw()
+
+    def redraw(self) -> None:
+        self.set_class(bool(self.items), "shown")
+        if not self.items:
+            self._shown = None
+            return
+        width = (self.screen.size.width or self.app.size.width) - 2  # the whole width, less the padding
+        text = render_moments(self.items, self.app.console, width, self.rows, getattr(self.app, "ascii_mode", False), self.tail)
+        if text != self._shown:
+            self._shown = text
+            self.update(safe_text(text))
+
+    @property
+    def text(self) -> str:
+        """What the card shows, as a player reads it (tests and tools)."""
+        return self._shown.plain if self._shown is not None and self.items else ""
