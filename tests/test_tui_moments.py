@@ -49,8 +49,10 @@ def test_the_mythos_card_is_on_screen_when_the_next_decision_comes(size):
             card = card.removesuffix(" (it bears a summoning symbol)")
             assert on_the_card(capture, screen, f"Mythos card: {card}"), capture.text()
             assert on_the_card(capture, screen, printed[:24])  # what it says, then what it did
-            if size == (80, 24):  # the card stands in the Log strip's place
-                assert not screen.query_one("#strip").display
+            card_region, strip = screen.query_one("#moments").region, screen.query_one("#strip")
+            if size == (80, 24):  # the card lies over the Log strip, just above the prompt bar
+                assert card_region.y <= strip.region.y and card_region.bottom >= strip.region.bottom
+            assert card_region.bottom <= screen.query_one("#prompt").region.y
             await press_option(pilot, screen, 0)  # the next decision: the card gives way
             await pilot.pause(0.1)
             assert printed[:24] not in " ".join(screen.query_one("#moments").text.split())

@@ -139,8 +139,9 @@ class GameScreen(Screen[None]):
         self.set_class(compact, "compact")
         for name in SIDE_PANES:
             self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
-        # On a small terminal the moment card takes the strip's place: its moments are the newest news.
-        self.query_one(LogStrip).set_class(not compact or self.side == "log" or bool(self.moments.items), "hidden")
+        self.query_one(LogStrip).set_class(not compact or self.side == "log", "hidden")
+        self.place_card()
+        self.call_after_refresh(self.place_card)  # again once the panes have their new sizes
         self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
         self.titles()
         self.fit_rows()
@@ -150,6 +151,17 @@ class GameScreen(Screen[None]):
         """The most lines the moment card may take: a quarter of a small terminal, a fifth of a large one."""
         height = (self.resized_to or self.app.size).height
         return max(3, height // 4) if self.compact else max(4, height // 5)
+
+    def place_card(self) -> None:
+        """The moment card just above the prompt bar: over the Log strip and the panes' feet on a small
+        terminal, over the Log pane's foot (its width) on a large one."""
+        card = self.query_one(MomentCard)
+        chat = self.query_one(ChatInput)
+        bottom = self.query_one(PromptBar).rows + 1 + 1 + (1 if chat.is_open else 0)  # the bar and its border, the footer, chat
+        strip = self.query_one(LogStrip)
+        log = self.query_one(LogPane)
+        wide = not self.compact and self.maximized is None and log.display and log.outer_size.width
+        card.place(bottom, log.outer_size.width if wide else None, strip.outer_size.height if strip.display else 1)
 
     def decided(self) -> None:
         """This terminal made a decision: the moments it has seen give way to what comes next."""
@@ -257,14 +269,16 @@ class GameScreen(Screen[None]):
             self.minimize()
         else:
             self.maximize(self.query_one(f"#{self.focused_pane()}"), container=False)
+        self.call_after_refresh(self.place_card)  # over the zoomed pane, or the Log's foot again
 
     def action_full_log(self) -> None:
         """The whole Log, zoomed; again to go back."""
         log = self.query_one(LogPane)
         if self.maximized is log:
             self.minimize()
-            return
-        self.focus_pane("log", zoomed=True)
+        else:
+            self.focus_pane("log", zoomed=True)
+        self.call_after_refresh(self.place_card)
 
     # -- updates from the table --------------------------------------------
 
@@ -309,7 +323,7 @@ class GameScreen(Screen[None]):
         line = plain(sentence, KIND_STYLES.get(kind, ""))
         self.query_one(LogPane).write(line)
         self.query_one(LogStrip).say(line)
-        self.query_one(MomentCard).told(None if moment or not self.compact else line)  # in the strip's place: the newest line too
+        self.query_one(MomentCard).told(None if moment else line)  # it covers the strip (the Log's foot): the newest line too
 
     def tell_earlier(self, events: list[dict[str, Any]], view: dict[str, Any]) -> None:
         """The story so far (a loaded game, a joiner, a player back at the table): into the Log, under a heading
@@ -387,6 +401,8 @@ class GameScreen(Screen[None]):
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
                                           hint=None if self.link_status else self.hints.line)
+        if self.moments.items:
+            self.place_card()  # the bar may have grown or shrunk under it
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")

@@ -17,8 +17,11 @@ from ..safe import safe_text
 
 
 class MomentCard(Static):
+    """Drawn on a layer of its own over the bottom of the panes (the screen places it just above the
+    prompt bar, `place`): coming and going, it moves no pane, so a terminal is sent only its own cells."""
+
     DEFAULT_CSS = """
-    MomentCard { display: none; height: auto; padding: 0 1; background: $panel; color: $text; }
+    MomentCard { display: none; layer: moments; dock: bottom; height: auto; padding: 0 1; background: $panel; color: $text; }
     MomentCard.shown { display: block; }
     """
 
@@ -26,8 +29,25 @@ class MomentCard(Static):
         super().__init__(id=id)
         self.items: list[Moment] = []
         self.rows = 4
+        self.columns: int | None = None  # as placed (None: the whole width)
         self.tail: Text | None = None  # the story told since the last moment's line, kept in sight
         self._shown: Text | None = None
+
+    def place(self, bottom: int, width: int | None, rows: int) -> None:
+        """Stand `bottom` rows above the screen's foot, `width` columns wide (None: the whole width),
+        at least `rows` tall (covering the Log strip on a small terminal)."""
+        moved = width != self.columns
+        self.columns = width
+        styles = self.styles
+        if styles.margin.bottom != bottom:
+            styles.margin = (0, 0, bottom, 0)
+        wanted = f"{width}" if width else "100%"
+        if str(styles.width) != wanted:
+            styles.width = width if width else "100%"
+        if styles.min_height is None or styles.min_height.value != rows:
+            styles.min_height = rows
+        if moved and self.items:
+            self.redraw()  # wrapped again to its new width
 
     def show(self, items: list[Moment], rows: int) -> None:
         self.items = list(items)
@@ -48,7 +68,7 @@ class MomentCard(Static):
         if not self.items:
             self._shown = None
             return
-        width = (self.screen.size.width or self.app.size.width) - 2  # the whole width, less the padding
+        width = (self.columns or self.screen.size.width or self.app.size.width) - 2  # less the padding
         text = render_moments(self.items, self.app.console, width, self.rows, getattr(self.app, "ascii_mode", False), self.tail)
         if text != self._shown:
             self._shown = text
