@@ -97,6 +97,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     With `--name` the token is also kept in the seat store (a second run with the same
     name takes the seat back); without, each run is a new player, so the same bot
     command started three times fills three seats."""
+    from cthulhu.core import modes
     from cthulhu.net.client import RECONNECT_FOR, PeerSession, play_bot
     from cthulhu.net.invite import join_command
     from cthulhu.net.seatstore import SeatStore
@@ -111,10 +112,19 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         token = stored = entry.token if entry is not None else None
     shown: list[str] = []
 
+    def seat(session: PeerSession, word: str = "Seat") -> str:
+        """'Seat 2 (Mina Castellane)': the number `--seat` takes, and who people know that seat as."""
+        view, n = session.mirror.view or {}, session.seat or 0
+        try:  # what the host sent: its declared shape first
+            mode = modes.get(str(view.get("mode")))
+            return f"{word} {n + 1} ({mode.playing(mode.check_view(view), n)})"
+        except ValueError:
+            return f"{word} {n + 1}"
+
     def on_welcome(session: PeerSession) -> None:
         if session.token and session.seat is not None and session.token not in shown:  # a token without a seat is no seat
             shown.append(session.token)
-            print(clean_text(f"Seat {session.seat + 1}; seat token {session.token}; come back with: "
+            print(clean_text(f"{seat(session)}; seat token {session.token}; come back with: "
                              f"{join_command(args.address, args.code, token=session.token)}"), file=sys.stderr, flush=True)
             if store is not None:
                 try:
@@ -123,7 +133,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
                 except OSError as exc:
                     print(f"cthulhu join: could not keep the seat token: {exc.strerror or exc}", file=sys.stderr)
         elif len(shown) and session.seat is not None:
-            print(f"Back at seat {session.seat + 1}.", file=sys.stderr, flush=True)
+            print(clean_text(f"Back at {seat(session, 'seat')}."), file=sys.stderr, flush=True)
 
     def on_retry(attempt: int, error: Exception | None) -> None:
         if error is not None:

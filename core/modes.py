@@ -51,6 +51,8 @@ class Mode:
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
     `listing` gives, for each of `choices`, the ids a setup may name there with a short
     description of each, the default first (`cthulhu content list`, the command line's checks).
+    `characters` names, from any seat's view, what each seat plays (its investigators, its
+    Player Mat): people are told seats by these names, never by a bare number (`playing`).
     """
 
     name: str
@@ -67,6 +69,7 @@ class Mode:
     choices: frozenset[str] = frozenset()
     describe: Callable[[Any], str] | None = None
     listing: Callable[[Any], Mapping[str, list[tuple[str, str]]]] | None = None
+    characters: Callable[[Any], Mapping[int, list[str]]] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""
@@ -78,6 +81,14 @@ class Mode:
                 return RandomBot(seed)
             raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
         return factory(seed)
+
+    def playing(self, view: Any, seat: int) -> str:
+        """What `seat` plays, for people: 'Mina Castellane', 'Mina Castellane and Ada Whitlock'
+        ('seat 2' only for a mode that does not declare its `characters`)."""
+        names = list(self.characters(view).get(seat, [])) if self.characters is not None else []
+        if not names:
+            return f"seat {seat + 1}"
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     @cached_property
     def _view_adapter(self) -> TypeAdapter[Any]:

@@ -44,7 +44,7 @@ def seen_view(term: Terminal) -> tuple[int, str]:
 
 def my_seat(term: Terminal) -> int:
     """The seat the table dialog marks "(you)", counted from 0 as the protocol does."""
-    return int(re.search(r"(\d)  \S+  \(you\)", table_dialog(term)).group(1)) - 1
+    return int(re.search(r"(\d)  [^\n]*\(you\)", table_dialog(term)).group(1)) - 1
 
 
 def view_at(save: Path, step: int, seat: int) -> str:
@@ -114,12 +114,12 @@ def test_a_joiner_whose_terminal_is_killed_runs_the_same_command_and_has_the_sam
     join = [*CLI, "join", host.address, "--code", "owl", "--name", "Bob"]
     try:
         with Terminal(join) as term:
-            term.wait_for("your seat: 1")
+            term.wait_for("you play Ada Whitlock")
             press_first_option(term, 1)  # Run: mid-turn, moves still to make
             before = seen_view(term)
             term.kill(signal.SIGKILL)
         with Terminal(join) as term:
-            term.wait_for("your seat: 1 (your", "kept on this machine")
+            term.wait_for("you play Ada Whitlock", "(your seat, kept on this machine)")
             assert seen_view(term) == before == (before[0], view_at(save, before[0], 0))
             press_first_option(term, 1)  # and the game goes on
             assert load(save).last_step == before[0] + 1
@@ -138,7 +138,8 @@ def test_a_host_killed_mid_game_and_restarted_finds_every_joiner_back(tmp_path):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first_line = bot.stderr.readline()  # the token as soon as the bot has a seat, long before the end
-        assert re.match(r"Seat (\d); seat token (\S+); come back with: cthulhu join ", first_line), first_line
+        seated = re.match(r"Seat (\d) \((Ada Whitlock|Mina Castellane)\); seat token (\S+); come back with: cthulhu join ", first_line)
+        assert seated, first_line
         with Terminal([*CLI, "join", host.address, "--code", "owl", "--name", "Bob"]) as term:
             term.wait_for("Story Board")
             seat = my_seat(term)
@@ -150,7 +151,7 @@ def test_a_host_killed_mid_game_and_restarted_finds_every_joiner_back(tmp_path):
             screen = term.wait_for("reconnecting to", "(attempt")
             assert "Story Board" in screen and "No map" not in screen  # the last table stays on screen
             host = HeadlessHost(*common, "--load", str(save), "--away-bot", "1")
-            term.wait_for("Back at the table (seat")
+            term.wait_for("Back at the table (you play")
             step, digest = seen_view(term)
             assert digest == view_at(save, step, seat)
             term.keys("C-q")  # leave: after a second away, a bot plays the seat to the end
@@ -161,9 +162,9 @@ def test_a_host_killed_mid_game_and_restarted_finds_every_joiner_back(tmp_path):
         bot.kill()
         host.kill()
     assert bot.returncode == 0, err
-    assert "Lost the connection" in err and "Back at seat" in err
+    assert "Lost the connection" in err and re.search(r"Back at seat \d \((Ada Whitlock|Mina Castellane)\)\.", err)
     summary = json.loads(out)
-    assert summary["token"] == first_line.split()[4].rstrip(";") and summary["outcome"] in ("won", "lost")
+    assert summary["token"] == seated.group(3) and summary["outcome"] in ("won", "lost")
     assert host.proc.returncode == 0, host_err
     assert f"state_hash={summary['final_hash']}" in host_out
     assert replay(load(save), verify=True).state_hash() == summary["final_hash"]

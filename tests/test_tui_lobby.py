@@ -33,14 +33,14 @@ def test_table_dialog_shows_code_seats_and_follows_joins_and_leaves(tmp_path):
 
             peer = NetLink("127.0.0.1", port, name="Bob", code="owl-17")
             await peer.open()
-            await wait_for(pilot, lambda: "Bob sits at seat 2." in _log(screen))
+            await wait_for(pilot, lambda: "Bob sits down to play Mina Castellane." in _log(screen))
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
             text = screen_text(app)
             assert "Bob" in text and "0 open seat(s)" in text
             await pilot.press("escape")
             await peer.close()
-            await wait_for(pilot, lambda: "Bob left seat 2; the seat waits for them." in _log(screen))
+            await wait_for(pilot, lambda: "Bob left; Mina Castellane waits for them." in _log(screen))
             await pilot.press("ctrl+q")
             await wait_for(pilot, lambda: not app.is_running)
 

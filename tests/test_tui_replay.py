@@ -16,6 +16,7 @@ from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.replay import Replayer
 from cthulhu.tui.screens.replay import ReplayApp, ReplayScreen
 from cthulhu.tui.screens.title import LoadScreen, TitleScreen
+from cthulhu.tui.who import characters
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 
@@ -37,7 +38,7 @@ def test_replayer_steps_forward_with_events_and_seeks_anywhere(main_save):
     assert r.step == 0 and r.last == 40 and r.describe() == "the table as set up"
     events = r.go(1)
     assert events and r.step == 1 and r.game.state_hash() == save.steps[0].hash
-    assert r.describe().startswith("seat ") and r.labels[1]  # the option's label, as the player saw it
+    assert r.describe().startswith("Ada Whitlock and Mina Castellane: ") and r.labels[1]  # the option's label, as the player saw it
     assert r.go(25) == [] and r.game.state_hash() == save.steps[24].hash
     assert r.labels[25] and r.labels[25] in r.describe()  # a jump still knows the choice that led here
     r.go(7)
@@ -66,7 +67,8 @@ async def _drive(app: ReplayApp, last: int, save) -> None:
         assert "Story Board" in screen_text(app) and f"step 0 of {last}" in screen_text(app)
         await _press(pilot, screen, "right")
         assert screen.view["step"] == 1
-        assert any(line.startswith("Step 1: seat ") for line in _log(screen))
+        named = characters(screen.view, save.steps[0].seat)  # whoever plays the seat, by name
+        assert named and any(line.startswith("Step 1: ") and named[0] in line and "seat" not in line for line in _log(screen))
         assert len(_log(screen)) > 2  # the step's events are told, as in play
         await _press(pilot, screen, "pagedown")
         assert screen.view["step"] == 11

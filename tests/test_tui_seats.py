@@ -42,21 +42,21 @@ def test_the_table_dialog_hands_an_away_seat_to_a_bot_and_frees_another(tmp_path
             bob = await _joiner(screen.link.port, bobs)
             assert bob.local_seats == frozenset({1})
             await bob.close()
-            await wait_for(pilot, lambda: "Bob left seat 2; the seat waits for them." in _log(screen))
+            await wait_for(pilot, lambda: "Bob left; Mina Castellane waits for them." in _log(screen))
 
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await wait_for(pilot, lambda: "b  let a bot play seat 2 until Bob is back" in screen_text(app))
+            await wait_for(pilot, lambda: "b  let a bot play Mina Castellane until Bob is back" in screen_text(app))
             await pilot.press("b")
             await wait_for(pilot, lambda: "a bot plays for them until they are back" in screen_text(app))
             assert host.seats[1].stand_in is not None
             await pilot.press("escape")
-            await wait_for(pilot, lambda: "Bob is away; a bot plays seat 2 until they are back." in _log(screen))
+            await wait_for(pilot, lambda: "Bob is away; a bot plays Mina Castellane until they are back." in _log(screen))
 
             # Bob runs the same join again: his machine still has the token, the bot leaves his seat.
             bob = await _joiner(screen.link.port, bobs)
             assert bob.local_seats == frozenset({1}) and bob._conns[0].stored_token
-            await wait_for(pilot, lambda: "Bob is back at seat 2." in _log(screen))
+            await wait_for(pilot, lambda: "Bob is back (Mina Castellane)." in _log(screen))
             assert host.seats[1].stand_in is None
             await bob.close()
             await wait_for(pilot, lambda: host.seats[1].away)
@@ -64,13 +64,13 @@ def test_the_table_dialog_hands_an_away_seat_to_a_bot_and_frees_another(tmp_path
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
             await pilot.press("2")
-            await wait_for(pilot, lambda: "f  free seat 2 for a new player" in screen_text(app))
+            await wait_for(pilot, lambda: "f  free Mina Castellane's seat for a new player" in screen_text(app))
             await pilot.press("f")
-            await wait_for(pilot, lambda: "Seat 2 is open for a new player." in screen_text(app))
+            await wait_for(pilot, lambda: "Mina Castellane's seat is open for a new player." in screen_text(app))
             await pilot.press("escape")
             cy = await _joiner(screen.link.port, SeatStore(tmp_path / "cy" / "seats.json"), name="Cy")
             assert cy.local_seats == frozenset({1})
-            await wait_for(pilot, lambda: "Cy sits at seat 2." in _log(screen))
+            await wait_for(pilot, lambda: "Cy sits down to play Mina Castellane." in _log(screen))
             # Bob's old token is refused now: his next join forgets it and he watches (no seat is open).
             late = await _joiner(screen.link.port, bobs)
             assert late.local_seats == frozenset() and bobs.find(name="Bob", address=f"127.0.0.1:{screen.link.port}") is None
@@ -186,7 +186,7 @@ def test_until_every_seat_is_taken_the_bar_says_who_is_missing_instead_of_offeri
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             bar = screen.query_one("#prompt")
-            await wait_for(pilot, lambda: "Waiting for players before the game starts: seat 2 is open" in screen_text(app))
+            await wait_for(pilot, lambda: "Waiting for players before the game starts: nobody plays Mina Castellane yet" in screen_text(app))
             assert f"Others join with: cthulhu join 127.0.0.1:{screen.link.port} --code owl-17" in screen.link_status
             assert screen.link_status and not bar.options and "Hint:" not in bar._shown.plain
             await pilot.press("1")
@@ -216,7 +216,7 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             await wait_for(pilot, lambda: bool(screen.link_status) and "L then S" in screen.link_status)
             await pilot.press("L")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await wait_for(pilot, lambda: "S  start now: a bot plays seat 2 for the whole game" in screen_text(app))
+            await wait_for(pilot, lambda: "S  start now: a bot plays Mina Castellane for the whole game" in screen_text(app))
             await pilot.press("S")
             await wait_for(pilot, lambda: host.started.is_set())
             assert host.seats[1].kind == "bot" and host.seats[0].kind == "human"
@@ -225,7 +225,7 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             bar = screen.query_one("#prompt")
             await wait_for(pilot, lambda: bool(bar.options) and screen.link_status is None)
             await wait_for(pilot, lambda: "Every seat is taken: the game begins." in _log(screen))
-            assert "A bot takes seat 2 for the whole game." in _log(screen)
+            assert "A bot plays Mina Castellane for the whole game." in _log(screen)
             await pilot.press("1")
             await wait_for(pilot, lambda: screen.view["step"] >= 1)
             await pilot.press("ctrl+q")
@@ -262,4 +262,4 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
     ann = SeatInfo(seat=0, kind="human", name="Ann", connected=True)
     assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
     news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
-    assert news == ["Cy sits at seat 3."]
+    assert news == ["Cy sits down to play seat 3."]  # (a link that never had a view knows no names)

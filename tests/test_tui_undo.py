@@ -40,7 +40,7 @@ def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal(tmp_path):
             await take_back(pilot, screen)
             assert screen.view["step"] == 0 and options(screen) == actions
             log = "\n".join(screen.query_one("#log").lines_plain)
-            assert "Seat 1 takes back: Run." in log and "no roll or card is changed" in log
+            assert "Ada Whitlock and Mina Castellane take back: Run." in log and "no roll or card is changed" in log
 
             await choose(pilot, screen, "Run")
             first = options(screen)[0].removeprefix("Move to ")

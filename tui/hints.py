@@ -1,8 +1,13 @@
 """First-game hints: one line, the first time each kind of decision (or a few events) comes up in a game.
 
 The mode says what each hint reads (`TuiMode.hints`, keyed by prompt kind or
-"event:<type>"); this keeps which ones a game has shown. A hint belongs to the
-update that brought it: the next update takes it away.
+"event:<type>"); this keeps which ones a game has shown. A hint belongs to a
+decision this terminal makes, and goes with it: none while someone else decides
+(a watcher, a joiner waiting for their turn or for the table to fill), so each
+person meets each hint at their own first decision of that kind; the decision's
+own kind comes first, then the last event before it that has a hint (a Mythos
+card drawn before a Discovery is not what the Discovery choice is about); the
+next update takes it away.
 """
 
 from __future__ import annotations
@@ -22,14 +27,16 @@ class Hints:
         self.seen: set[str] = set()
         self.line: Text | None = None
 
-    def update(self, view: dict[str, Any], event_types: list[str]) -> Text | None:
-        """The hint for the first thing in this update not met before (events first, then the prompt's kind)."""
+    def update(self, view: dict[str, Any], event_types: list[str], *, deciding: bool) -> Text | None:
+        """The hint for this update's decision, if `deciding` (the decision is this terminal's) and it is
+        new: its kind's hint, else that of the last event with one."""
         self.line = None
         mode = tui_mode(view["mode"]) if view.get("mode") else None
-        if not self.enabled or mode is None or view.get("outcome"):
-            return None
         prompt = view.get("prompt")
-        for key in [f"event:{t}" for t in event_types] + ([prompt["kind"]] if prompt is not None else []):
+        if not self.enabled or not deciding or mode is None or prompt is None or view.get("outcome"):
+            return None
+        last_event = next((key for key in (f"event:{t}" for t in reversed(event_types)) if key in mode.hints), None)
+        for key in [prompt["kind"]] + ([last_event] if last_event else []):
             hint = mode.hints.get(key)
             if hint and key not in self.seen:
                 self.seen.add(key)

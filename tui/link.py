@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator, Protocol
 from cthulhu.core import Command, Game, Rejected, Setup
 
 from .english import plural
+from .who import BOT, playing
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,10 @@ class TableLink(Protocol):
 
     seed: int | None
     """Shown on screen so a game can be replayed; None when the host keeps it secret."""
+
+    def seat_names(self) -> dict[int, str]:
+        """Who sits at each seat as this terminal knows it: a person's name, or `who.BOT`; a seat
+        not listed has nobody named (this terminal's own, an open one). See `who.player`."""
 
     async def open(self) -> Update: ...
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
@@ -224,9 +229,16 @@ class LocalLink(QueuedUpdates):
         await self._run_bots()
         return first
 
+    def seat_names(self) -> dict[int, str]:
+        return {seat: BOT for seat in self.bots}
+
+    def _not_here(self, seat: int) -> Update:
+        view = self._view()
+        return Update(view, rejected=f"{playing(view, seat)} is not played at this terminal")
+
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         if seat not in self.local_seats:
-            await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
+            await self._queue.put(self._not_here(seat))
             return
         try:
             cmd = Command.from_wire(command)
@@ -241,7 +253,7 @@ class LocalLink(QueuedUpdates):
     async def undo(self, seat: int, version: int | None) -> None:
         """Take back `seat`'s last decision (the game refuses across a reveal); the save follows."""
         if seat not in self.local_seats:
-            await self._queue.put(Update(self._view(), rejected=f"seat {seat + 1} is not played at this terminal"))
+            await self._queue.put(self._not_here(seat))
             return
         try:
             events = self.game.undo(seat, 1, version)

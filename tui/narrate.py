@@ -15,7 +15,9 @@ from pydantic import TypeAdapter, ValidationError
 from cthulhu.core import modes as core_modes
 from cthulhu.core.undo import Undone
 
+from .english import cap
 from .modes import Beat, Told, tui_mode
+from .who import characters, playing
 
 # kind -> style (16-color names so the ANSI theme and plain terminals agree)
 KIND_STYLES = {
@@ -46,7 +48,7 @@ def told_and_beat(ev: dict[str, Any], view: dict[str, Any]) -> tuple[Told, Beat 
     (`tui.moments`; None: no part of a moment), the event checked once for both."""
     if ev.get("type") == "undone":  # the façade's own event, the same in every mode
         try:
-            return told_undone(_UNDONE.validate_python(ev, strict=True)), None
+            return told_undone(_UNDONE.validate_python(ev, strict=True), view), None
         except ValidationError:
             return ("info", humanize(ev)), None
     name = view.get("mode")
@@ -66,9 +68,11 @@ def told_and_beat(ev: dict[str, Any], view: dict[str, Any]) -> tuple[Told, Beat 
     return ("info", humanize(ev)), None
 
 
-def told_undone(ev: Undone) -> Told:
+def told_undone(ev: Undone, view: dict[str, Any]) -> Told:
     what = "; ".join(ev["taken"]) or "a decision"
-    return "info", f"Seat {ev['seat'] + 1} takes back: {what}. (Back at step {ev['step']}; no roll or card is changed.)"
+    who = cap(playing(view, ev["seat"]))  # the seat by what it plays ('seat 2' only for a mode that does not say)
+    takes = "take" if len(characters(view, ev["seat"])) > 1 else "takes"
+    return "info", f"{who} {takes} back: {what}. (Back at step {ev['step']}; no roll or card is changed.)"
 
 
 def humanize(ev: dict[str, Any]) -> str:

@@ -22,16 +22,18 @@ import asyncio
 import shlex
 import threading
 from dataclasses import dataclass, field
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, RecapMsg, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.textclean import clean_text
 
-from .english import plural
+from .english import and_list, plural
 from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .who import BOT, characters, playing
 
 WELCOME_TIMEOUT = 10.0
 
@@ -85,6 +87,7 @@ class NetLink(QueuedUpdates):
         save_hint: str | None = None,
         doors: tuple[str, ...] = (),
         visitor: str | None = None,
+        names: Sequence[str] | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -111,6 +114,8 @@ class NetLink(QueuedUpdates):
         seat store is their own (one data folder per visitor and table), so its newest seat is theirs."""
         self.local_seats: frozenset[int] = frozenset()
         self._wanted = list(seats) if seats else [None]
+        self._names = list(names) if names else None
+        """Hot-seat: each connection's name (the investigators it plays), in the order of `seats`."""
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -136,7 +141,7 @@ class NetLink(QueuedUpdates):
         if self.embedded is not None:
             self.embedded.on_save_trouble = self._save_trouble
         for n, wanted in enumerate(self._wanted):
-            name = self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
+            name = self._names[n] if self._names else self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
             conn = await self._open_conn(name, wanted, token, stored and token is not None)
             if conn.session.closed is not None and conn.stored_token and conn.session.closed.code == "bad_token":
@@ -156,12 +161,10 @@ class NetLink(QueuedUpdates):
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
             self._opened = Update(view, earlier=earlier, warning=self.warning)
             return self._opened
-        seats = ", ".join(str(s + 1) for s in sorted(self.local_seats)) or "none (watching)"
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
         kept = "kept for you" if self.visitor is not None else "kept on this machine"
         back = f" (your seat, {kept})" if self._conns[0].stored_token and self.local_seats else ""
-        which = "seat" if len(self.local_seats) == 1 else "seats"
-        notice = f"Joined {where}; your {which}: {seats}{back}."
+        notice = f"Joined {where}; you play {self._playing(self.local_seats)}{back}."
         full = not self.local_seats and not self.watch
         if full:
             notice = f"Joined {where}. Every seat is taken, so you are watching."
@@ -282,13 +285,13 @@ class NetLink(QueuedUpdates):
                     news = self._seat_news(msg.table)
                     if back:
                         self._status = None
-                        seat = "watching" if msg.seat is None else f"seat {msg.seat + 1}"
+                        seat = "watching" if msg.seat is None else f"you play {self._playing([msg.seat])}"
                         self._put(notice=f"Back at the table ({seat}).", status=None)
                         for line in news:
                             self._put(notice=line)
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
-                    self._follow_start(msg.table)
+                    self._follow_start(msg.table, session.mirror.view)
             elif isinstance(msg, Error) and msg.fatal:
                 conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
             elif isinstance(msg, Error) and msg.code == "rate_limited":
@@ -308,7 +311,7 @@ class NetLink(QueuedUpdates):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
                 begins = self._waiting is not None and msg.table.started
-                self._follow_start(msg.table)
+                self._follow_start(msg.table, session.mirror.view)
                 for line in self._seat_news(msg.table):
                     self._put(notice=line)
                 if begins:
@@ -332,16 +335,15 @@ class NetLink(QueuedUpdates):
         elif earlier:
             self._put(earlier=earlier)
 
-    def _follow_start(self, table: Table) -> None:
+    def _follow_start(self, table: Table, view: dict[str, Any] | None) -> None:
         """Until every seat is taken nobody may act: the bar says so in place of choices the host
         would refuse, with the seats still open and how to fill them; it clears when play starts."""
         waiting = None
         if not table.started:
-            open_seats = [s.seat + 1 for s in table.seats if s.kind == "open"]
-            seats = ", ".join(str(n) for n in open_seats)
+            open_seats = [s.seat for s in table.seats if s.kind == "open"]
             waiting = "Waiting for players before the game starts"
             if open_seats:
-                waiting += f": seat{'s' if len(open_seats) > 1 else ''} {seats} {'are' if len(open_seats) > 1 else 'is'} open"
+                waiting += f": nobody plays {self._playing(open_seats, view)} yet"
             join = None if self.visitor is not None else join_command(self.lobby_info()["address"], self.code)
             waiting += f". Others join with: {join}" if join else "."
             if self.hosting:
@@ -359,6 +361,18 @@ class NetLink(QueuedUpdates):
         if status is not ...:
             self._status = status
         self._queue.put_nowait(Update(self._view(), list(events or []), status=self._status, **fields))
+
+    def _playing(self, seats: Iterable[int], view: dict[str, Any] | None = None) -> str:
+        """'Ada Whitlock', 'Ada Whitlock and Mina Castellane': what these seats play, in `view` (default:
+        the latest; a connection being welcomed is not one of ours yet, so it gives its own)."""
+        view = view or self._view()
+        return and_list(name for s in sorted(seats) for name in characters(view, s) or [playing(view, s)]) or "nobody (you are watching)"
+
+    def seat_names(self) -> dict[int, str]:
+        """The host's latest seat list: each person's name (as the host cleaned it), or `who.BOT`."""
+        table = self._conns[0].session.table if self._conns else None
+        seats = table.seats if table is not None else []
+        return {s.seat: BOT if s.kind == "bot" else clean_text(s.name or "a player") for s in seats if s.kind != "open"}
 
     def _seat_local(self) -> None:
         self.local_seats = frozenset(c.session.seat for c in self._conns if c.session.seat is not None)
@@ -399,22 +413,25 @@ class NetLink(QueuedUpdates):
             now = (s.kind, s.name, s.connected, s.stand_in)
             before = self._seats_seen.get(s.seat)
             self._seats_seen[s.seat] = now
-            if first or before == now:
-                continue
+            if first or before == now or s.seat in self.local_seats or s.seat in self._wanted:
+                continue  # this terminal's own seats are no news to it (hot-seat: nor those it is still sitting down at)
+            what = self._playing([s.seat])
             if s.kind == "bot":
                 if before is not None and before[0] == "open":  # a seat not seen before has no past
-                    news.append(f"A bot takes seat {s.seat + 1} for the whole game.")
+                    news.append(f"A bot plays {what} for the whole game.")
                 continue
             who = s.name or "a player"
-            if s.kind == "human" and s.connected:
-                news.append(f"{who} {'is back at' if before and before[1] == s.name else 'sits at'} seat {s.seat + 1}.")
+            if s.kind == "human" and s.connected and who in characters(self._view(), s.seat):  # hot-seat players elsewhere
+                news.append(f"{who} is back." if before and before[1] == s.name else f"{who} sits down.")
+            elif s.kind == "human" and s.connected:
+                news.append(f"{who} is back ({what})." if before and before[1] == s.name else f"{who} sits down to play {what}.")
             elif s.kind == "human" and s.stand_in:
-                news.append(f"{who} is away; a bot plays seat {s.seat + 1} until they are back.")
+                news.append(f"{who} is away; a bot plays {what} until they are back.")
             elif s.kind == "human" and (before is None or before[0] != "human" or before[2]):
                 # (lobby news coalesce: a quick join-and-leave may arrive as one change)
-                news.append(f"{who} left seat {s.seat + 1}; the seat waits for them.")
+                news.append(f"{who} left; {what} waits for them.")
             elif s.kind == "open" and before is not None:
-                news.append(f"Seat {s.seat + 1} is open.")
+                news.append(f"Nobody plays {what} now: the seat is open.")
         return news
 
     def _save_trouble(self, reason: str | None) -> None:
@@ -442,6 +459,7 @@ class NetLink(QueuedUpdates):
             "hosting": self.hosting,
             "local_seats": sorted(self.local_seats),
             "table": session.table if session is not None else None,
+            "characters": {s.seat: characters(view, s.seat) for s in session.table.seats} if session is not None and session.table else {},
             "step": view.get("step"),
             "status": self._status if self._status != self._waiting else None,  # the dialog says who is missing itself
             "commit": session.record.commit if session is not None else None,
@@ -533,7 +551,7 @@ class NetLink(QueuedUpdates):
                 except OSError as exc:
                     self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
-        self._put(rejected=f"seat {seat + 1} is not played at this terminal")
+        self._put(rejected=f"{self._playing([seat])} is not played at this terminal")
 
     async def undo(self, seat: int, version: int | None) -> None:
         """Ask the host to take back `seat`'s last decision (it decides whether it may)."""
@@ -548,7 +566,7 @@ class NetLink(QueuedUpdates):
                 except OSError as exc:
                     self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
-        self._put(rejected=f"seat {seat + 1} is not played at this terminal")
+        self._put(rejected=f"{self._playing([seat])} is not played at this terminal")
 
     async def chat(self, text: str) -> None:
         if self._conns and self._conns[0].up:
@@ -875,9 +893,19 @@ async def embedded_link(options: Any) -> NetLink:
         label=_label(options, humans, len(bot_seats)),
         save_hint=save_hint,
         doors=options.doors,
+        names=_hot_seat_names(game, humans) if len(humans) > 1 else None,
     )
     link.warning = warning
     return link
+
+
+def _hot_seat_names(game: Any, seats: list[int]) -> list[str]:
+    """Several people at one terminal are named by what they play (not "you 1", "you 2"): all of
+    it when the name has room, else the first investigator."""
+    from cthulhu.net.textclean import NAME_MAX
+
+    view = game.view(None)
+    return [name if len(name := playing(view, seat)) <= NAME_MAX else characters(view, seat)[0] for seat in seats]
 
 
 def join_link(options: Any) -> NetLink:

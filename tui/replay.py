@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from cthulhu.net.saves import SaveFile
 
 from .link import QueuedUpdates, Update
+from .who import BOT, player
 
 
 class Replayer:
@@ -99,7 +100,12 @@ class Replayer:
         if what is None:
             args = ", ".join(f"{k}={v}" for k, v in entry.command.items() if k != "kind")
             what = str(entry.command.get("kind", "?")).replace("_", " ") + (f" ({args})" if args else "")
-        return f"seat {entry.seat + 1}: {what}"
+        return f"{player(self.game.view(None), entry.seat, self.seat_names())}: {what}"
+
+    def seat_names(self) -> dict[int, str]:
+        """Who sat where, as the save says (cleaned where it is drawn, like every name from a file). A game
+        played at one terminal calls its player "you" (`PlayOptions.name`): no name to a viewer."""
+        return {p.seat: BOT if p.bot else p.name for p in self.save.header.players if p.bot or p.name != "you"}
 
 
 class ReplayLink(QueuedUpdates):
@@ -116,6 +122,9 @@ class ReplayLink(QueuedUpdates):
 
     def view(self) -> dict[str, Any]:
         return self.replayer.game.view(None)
+
+    def seat_names(self) -> dict[int, str]:
+        return self.replayer.seat_names()
 
     async def open(self) -> Update:
         r = self.replayer

@@ -27,6 +27,14 @@ def _summary(game: Game) -> dict[str, str | int | bool | None]:
     }
 
 
+def _characters(view: MainView) -> dict[int, list[str]]:
+    """Each seat's investigators, in turn order."""
+    out: dict[int, list[str]] = {}
+    for inv in view["investigators"]:
+        out.setdefault(inv["seat"], []).append(inv["name"])
+    return out
+
+
 def _coverage(content: Any, setup: Setup) -> dict[str, list[str]] | None:
     from ..sim import coverage_entries
 
@@ -78,4 +86,5 @@ MODE = Mode(
     choices=frozenset({"episode", "elder_one", "investigators"}),
     describe=_describe,
     listing=_listing,
+    characters=_characters,
 )

@@ -18,6 +18,14 @@ def _summary(game: Game) -> dict[str, str | int | bool | None]:
     return {"turn": view["turn"], "phase": view["phase"]}
 
 
+def _characters(view: ShamblersView) -> dict[int, list[str]]:
+    """Each seat's Player Mat."""
+    out: dict[int, list[str]] = {}
+    for mat in view["mats"]:
+        out.setdefault(mat["seat"], []).append(mat["name"])
+    return out
+
+
 def _scramble(state: ShamblerState) -> None:
     state.bag.reverse()
     state.track.reverse()
@@ -49,4 +57,5 @@ MODE = Mode(
     choices=frozenset({"difficulty"}),
     describe=_describe,
     listing=_listing,
+    characters=_characters,
 )

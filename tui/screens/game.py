@@ -16,16 +16,18 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+from textual.widgets._toast import ToastRack  # (not re-exported: the container Textual puts notifications in)
 
 from ..link import SaveUnavailable, TableLink, Update
 from ..english import plural
 from ..modes import check_view, tui_mode
 from ..moments import Moments
 from ..narrate import KIND_STYLES, tell, told_and_beat
-from ..options import WIDE_SIZE
+from ..options import OPTION_KEYS, WIDE_SIZE
 from ..safe import clean_update, plain, safe_text
 from ..widgets.chat import ChatInput
+from ..widgets.footer import FittedFooter
 from ..hints import Hints
 from ..widgets.log_strip import LogStrip
 from ..widgets.moment_card import MomentCard
@@ -44,6 +46,20 @@ SIDE_PANES = ("investigators", "story", "log")
 PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investigators", "log": "Log"}
 MANY_OPTIONS = 12  # more than this opens the list dialog by itself
 RETRY_SECONDS = 2  # a joiner whose host does not answer yet tries again this often
+
+
+def key_list(keys: list[str]) -> str:
+    """'1-4', '1, 3 or 4', '1-9, a or b': the keys that pick something now (runs of digits shortened)."""
+    parts: list[str] = []
+    run: list[str] = []
+    for key in [k for k in keys if k] + [""]:
+        if key.isdigit() and run and int(key) == int(run[-1]) + 1:
+            run.append(key)
+            continue
+        parts += [f"{run[0]}-{run[-1]}"] if len(run) > 2 else run
+        run = [key] if key.isdigit() else []
+        parts += [key] if key and not key.isdigit() else []
+    return ", ".join(parts[:-1]) + " or " + parts[-1] if len(parts) > 1 else "".join(parts)
 
 
 def dice_text(verdict: Any) -> str:
@@ -110,7 +126,7 @@ class GameScreen(Screen[None]):
         yield LogStrip(id="strip")
         yield ChatInput(id="chat")
         yield PromptBar(id="prompt")
-        yield Footer()
+        yield FittedFooter()
 
     # -- layout -------------------------------------------------------------
 
@@ -123,6 +139,7 @@ class GameScreen(Screen[None]):
         self.hints.enabled = self.HINTS and bool(getattr(options, "hints", True))
         self.relayout()
         self.query_one("#map").focus()
+        self.screen_layout_refresh_signal.subscribe(self, self.place_toasts)
         self.pump()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -207,6 +224,22 @@ class GameScreen(Screen[None]):
 
     def on_log_lines_unseen(self, message: LogPane.Unseen) -> None:
         self.titles()
+
+    def place_toasts(self, _: object = None) -> None:
+        """Notifications stand on the prompt bar (and the chat line, when open), never over them: Textual
+        docks them over the bottom row alone (its footer). Dialogs over this screen keep the same place."""
+        guarded = [w.region.y for w in (*self.query(ChatInput), *self.query(PromptBar)) if w.region.height]  # (none once closed)
+        if not guarded:
+            return
+        margin = self.size.height - min(guarded)
+        stack = self.app.screen_stack
+        for screen in stack[stack.index(self):] if self in stack else [self]:
+            for rack in screen.query(ToastRack):
+                if rack.styles.margin.bottom != margin:
+                    rack.styles.margin = (0, 0, margin, 0)
+
+    def on_screen_suspend(self) -> None:
+        self.app.call_after_refresh(self.place_toasts)  # a dialog's own notifications, once it is up
 
     def on_view_pane_grew(self, message: ViewPane.Grew) -> None:
         self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
@@ -388,7 +421,8 @@ class GameScreen(Screen[None]):
             self._version = None  # no hint while nobody can choose: it comes with the first choices
         elif update.events or version != self._version:
             self._version = version
-            self.hints.update(view, [str(ev.get("type")) for ev in update.events])
+            deciding = prompt is not None and prompt["seat"] in self.link.local_seats
+            self.hints.update(view, [str(ev.get("type")) for ev in update.events], deciding=deciding)
         self.redraw()
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
@@ -400,7 +434,7 @@ class GameScreen(Screen[None]):
             self.query_one(pane).show(view)
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
-                                          hint=None if self.link_status else self.hints.line)
+                                          hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
         if self.moments.items:
             self.place_card()  # the bar may have grown or shrunk under it
         status = Text()
@@ -432,10 +466,27 @@ class GameScreen(Screen[None]):
         if self.query_one(ChatInput).has_focus:
             return
         bar = self.query_one(PromptBar)
-        index = bar.key_for(event.character or "")
+        char = event.character or ""
+        index = bar.key_for(char)
         if bar.local and index is not None and index < len(bar.options):
             event.stop()
             await self.choose(index)
+        elif char and char in OPTION_KEYS and self.view and not self.view.get("outcome"):
+            bar.flash(self.no_choice(char))
+
+    WATCHING = "you are watching"  # why a key picks nothing at a terminal without a seat
+
+    def no_choice(self, char: str) -> str:
+        """Why `char` picks nothing ('No choice on 7: choose 1-4'), said in the bar rather than nothing at all."""
+        bar = self.query_one(PromptBar)
+        prompt = self.view.get("prompt")
+        if bar.local and bar.keys:
+            return f"No choice on {char}: choose {key_list(bar.keys)}"
+        if not self.link.local_seats:
+            return f"No choice on {char}: {self.WATCHING}"
+        if prompt is not None and prompt["seat"] not in self.link.local_seats and not self.link_status:
+            return f"No choice on {char}: not your decision"
+        return f"No choice on {char} now"
 
     async def choose(self, index: int) -> None:
         prompt = self.view.get("prompt")  # the view is {} until the table's first update

@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from cthulhu.net.textclean import clean_text
 
+from ..english import and_list
 from ..safe import safe_text
 
 REFRESH = 0.5  # seconds: the dialog follows the host's seat news while open
@@ -61,19 +62,20 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
         n = int(seat.get("seat", 0))
         kind = seat.get("kind")
         line = Text(f"{'>' if selected == n else ' '} {n + 1}  ", style="bold" if selected == n else "")
+        what = playing(info, n)
         if kind == "open":
             line.append("open", style="green")
-            line.append(" - anyone with the code may take it", style="dim")
+            line.append(f" for {what} - anyone with the code may take it", style="dim")
         elif kind == "bot":
-            line.append(f"{clean_text(seat.get('name') or 'bot')} (bot)")
+            line.append(f"{clean_text(seat.get('name') or 'bot')} (bot) plays {what}")
         else:
-            line.append(clean_text(seat.get("name") or "player"))
+            line.append(plays(info, n, clean_text(seat.get("name") or "player")))
             if n in mine:
                 line.append("  (you)", style="bold")
-            if seat.get("stand_in"):
-                line.append("  away - a bot plays for them until they are back", style="bright_yellow")
+            if seat.get("stand_in"):  # (on a line of its own: a seat's line has a name and investigators already)
+                line.append("\n     away - a bot plays for them until they are back", style="bright_yellow")
             elif not seat.get("connected"):
-                line.append("  away - their seat waits for them", style="bright_yellow")
+                line.append("\n     away - their seat waits for them", style="bright_yellow")
         out.append_text(line)
         out.append("\n")
     if not seats:
@@ -86,6 +88,17 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     if info.get("comeback_elsewhere"):
         out.append(f"From another machine:\n  {info['comeback_elsewhere']}\n")
     return safe_text(out)  # the address, the code, the mode and the token came over the wire too
+
+
+def playing(info: dict[str, Any], seat: int) -> str:
+    """What `seat` plays, as `lobby_info` names it ('seat 2' before the first view)."""
+    return and_list(clean_text(name) for name in (info.get("characters") or {}).get(seat, [])) or f"seat {seat + 1}"
+
+
+def plays(info: dict[str, Any], seat: int, name: str) -> str:
+    """'Ann plays Ada Whitlock'; a hot-seat player, named after what they play, is not named twice."""
+    what = playing(info, seat)
+    return what if name == what or name in (info.get("characters") or {}).get(seat, []) else f"{name} plays {what}"
 
 
 def view_line(info: dict[str, Any]) -> Text:
@@ -161,13 +174,13 @@ class LobbyScreen(ModalScreen[None]):
         seat = away(self.info, self.selected) if self.info.get("hosting") else None
         if seat is not None:
             who = clean_text(seat.get("name") or "the player")
-            n = int(seat["seat"]) + 1
+            what = playing(self.info, int(seat["seat"]))
             if not seat.get("stand_in"):
-                keys.append(f"b  let a bot play seat {n} until {who} is back\n")
-            keys.append(f"f  free seat {n} for a new player ({who}'s token stops working)\n")
+                keys.append(f"b  let a bot play {what} until {who} is back\n")
+            keys.append(f"f  free {what}'s seat for a new player ({who}'s token stops working)\n")
         if self.can_start:
-            open_seats = [str(int(s["seat"]) + 1) for s in self._seats() if s.get("kind") == "open"]
-            keys.append(f"S  start now: a bot plays seat{'s' if len(open_seats) > 1 else ''} {', '.join(open_seats)} for the whole game\n")
+            open_seats = [playing(self.info, int(s["seat"])) for s in self._seats() if s.get("kind") == "open"]
+            keys.append(f"S  start now: {'bots play' if len(open_seats) > 1 else 'a bot plays'} {and_list(open_seats)} for the whole game\n")
         if self.info.get("hosting") and len(self._seats()) > 1:
             keys.append("1-5 pick a seat   ", style="dim")
         keys.append("escape: close", style="dim")
@@ -189,12 +202,13 @@ class LobbyScreen(ModalScreen[None]):
             return
         seat = away(self.info, self.selected) or {}
         who = clean_text(seat.get("name") or "the player")
+        what = playing(self.info, self.selected)
         try:
             await getattr(self.link, method)(self.selected)
         except Exception as exc:  # nobody away there, the player came back meanwhile, or the host stopped
             self.message = Text(clean_text(f"Not done: {exc}"), style="bright_red")
         else:
-            self.message = Text(done.format(n=self.selected + 1, who=who), style="green")
+            self.message = Text(done.format(what=what, who=who), style="green")
         self.refresh_info()
         self.redraw()
 
@@ -221,10 +235,10 @@ class LobbyScreen(ModalScreen[None]):
         self.redraw()
 
     async def action_bot(self) -> None:
-        await self._act("hand_to_bot", "A bot plays seat {n} until {who} is back.")
+        await self._act("hand_to_bot", "A bot plays {what} until {who} is back.")
 
     async def action_free(self) -> None:
-        await self._act("free_seat", "Seat {n} is open for a new player.")
+        await self._act("free_seat", "{what}'s seat is open for a new player.")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -28,6 +28,7 @@ KEYS_HINT = "left/right step   PgUp/PgDn 10 steps   Home/End first/last   q clos
 
 class ReplayScreen(GameScreen):
     HINTS = False
+    WATCHING = "a replay is only watched (left/right step)"
     # The prompt bar lists every stepping key (KEYS_HINT); the footer keeps the two most used.
     BINDINGS = [
         Binding("right", "step(1)", "Step", priority=True),
