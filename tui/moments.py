@@ -1,4 +1,4 @@
-"""The big moments since this terminal's last decision, for the moment card over the prompt bar.
+"""The big moments since this terminal's last decision, for the moment card above the prompt bar.
 
 After "End actions" a Mythos card, its summons, the Elder One advancing and a Stage falling arrive
 in one update: a dozen Log lines at once. Board-game apps show the card: here each card, each

@@ -157,9 +157,8 @@ class GameScreen(Screen[None]):
         for name in SIDE_PANES:
             self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
         self.query_one(LogStrip).set_class(not compact or self.side == "log", "hidden")
-        self.place_card()
+        self.show_moments()
         self.call_after_refresh(self.place_card)  # again once the panes have their new sizes
-        self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
         self.titles()
         self.fit_rows()
         self.refresh_bindings()
@@ -180,10 +179,14 @@ class GameScreen(Screen[None]):
         wide = not self.compact and self.maximized is None and log.display and log.outer_size.width
         card.place(bottom, log.outer_size.width if wide else None, strip.outer_size.height if strip.display else 1)
 
+    def show_moments(self) -> None:
+        self.place_card()
+        self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
+
     def decided(self) -> None:
         """This terminal made a decision: the moments it has seen give way to what comes next."""
         if self.moments.clear():
-            self.relayout()
+            self.show_moments()
 
     def titles(self) -> None:
         """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
@@ -267,9 +270,13 @@ class GameScreen(Screen[None]):
             self.relayout()
         else:
             self.titles()
+        if isinstance(widget, ChatInput):
+            self.place_card()  # the chat line opened under it
 
     def on_descendant_blur(self, event: Any) -> None:
         self.titles()
+        if isinstance(event.widget, ChatInput):
+            self.place_card()
 
     def focused_pane(self) -> str:
         focused = self.focused
@@ -393,7 +400,7 @@ class GameScreen(Screen[None]):
             moments |= took
             self.say(*told, moment=took)
         if moments:
-            self.relayout()
+            self.show_moments()
         self.note = None
         self.link_status = update.status
         if update.status:

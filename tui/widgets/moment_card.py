@@ -1,10 +1,10 @@
-"""The moment card: the big moments since this terminal's last decision (`tui.moments`), between
-the panes and the prompt bar, so they are on screen when the decision comes and gone once it is made.
+"""The moment card: the big moments since this terminal's last decision (`tui.moments`), just above
+the prompt bar, so they are on screen when the decision comes and gone once it is made.
 
 It holds at most `rows` lines (the screen gives it a share of its height): every moment keeps its
-title line, and its words take the lines left, cut short with an ellipsis where they run out. On a
-small terminal it stands in the Log strip's place, so its last line is the newest Log line told
-since the last moment's (a chat line, the turn going on), when there is one.
+title line, and its words take the lines left, cut short with an ellipsis where they run out. It
+lies over the Log strip of a small terminal (over the Log pane's foot on a large one), so its last
+line is the newest Log line told since the last moment's (a chat line, the turn going on), if any.
 """
 
 from __future__ import annotations
