@@ -113,6 +113,7 @@ class GameScreen(Screen[None]):
         self._version: int | None = None
         self.hints = Hints()
         self.moments = Moments()  # the big moments since this terminal's last decision
+        self._moments_seen = False  # ... which this terminal has decided after: they go with the next events
         self.resized_to: Size | None = None  # from the last Resize event
 
     def compose(self) -> ComposeResult:
@@ -183,10 +184,16 @@ class GameScreen(Screen[None]):
         self.place_card()
         self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
 
-    def decided(self) -> None:
-        """This terminal made a decision: the moments it has seen give way to what comes next."""
-        if self.moments.clear():
-            self.show_moments()
+    def decided(self, at_once: bool = False) -> None:
+        """This terminal made a decision: the moments it has seen give way to what comes of it. They go
+        with the table's answer (the update that brings its events), in the same frame as the moments
+        that answer brings, so the card is not drawn away and back again in between (`at_once`: now)."""
+        if at_once:
+            self._moments_seen = False
+            if self.moments.clear():
+                self.show_moments()
+        else:
+            self._moments_seen = bool(self.moments.items)
 
     def titles(self) -> None:
         """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
@@ -394,6 +401,9 @@ class GameScreen(Screen[None]):
         self.view = view
         self.tell_earlier(update.earlier, view)
         moments = False
+        if self._moments_seen and update.events:
+            self._moments_seen = False
+            moments = self.moments.clear()
         for ev in update.events:
             told, beat = told_and_beat(ev, view)
             took = self.moments.take(beat)

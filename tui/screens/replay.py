@@ -56,11 +56,11 @@ class ReplayScreen(GameScreen):
         return self.link.replayer
 
     def action_step(self, delta: int) -> None:
-        self.decided()  # each step taken shows its own moments
+        self.decided(at_once=True)  # each step taken shows its own moments
         self.link.go(self.replayer.step + delta)
 
     def action_jump(self, where: int) -> None:
-        self.decided()
+        self.decided(at_once=True)
         self.link.go(self.replayer.last if where < 0 else where)
 
     def _apply_update(self, update: Update) -> None:
