@@ -74,25 +74,38 @@ class Moments:
         return True
 
 
+Wrapped = dict[tuple[str, tuple[tuple[str, bool], ...], int], list[Text]]  # (title, lines, width) -> its lines
+
+
+def _wrapped(moment: Moment, console: Console, width: int, cache: Wrapped | None) -> list[Text]:
+    """A moment's title and words as lines of `width` (kept in `cache`: a card is drawn again with
+    every Log line told while it shows, its moments mostly unchanged)."""
+    key = (moment.title, tuple(moment.lines), width)
+    if cache is not None and key in cache:
+        return cache[key]
+    text = Text()
+    text.append(moment.title + (":" if moment.lines else ""), style=TITLE_STYLE)
+    for line, quote in moment.lines:
+        text.append(" ")
+        text.append(line, style=QUOTE_STYLE if quote else "")
+    lines = list(text.wrap(console, width))
+    if cache is not None:
+        cache[key] = lines
+    return lines
+
+
 def render_moments(items: list[Moment], console: Console, width: int, rows: int, ascii_only: bool = False,
-                   tail: Text | None = None) -> Text:
+                   tail: Text | None = None, cache: Wrapped | None = None) -> Text:
     """The moments in at most `rows` lines of `width`: every title shown, each moment's words given
     the lines left in reading order and cut with an ellipsis where they run out. `tail`: the
     newest Log line told since (no moment's), last and whole where it fits, so the story's end
-    stays in sight."""
+    stays in sight. `cache`: wrapped moments kept from one drawing to the next."""
     width = max(10, width)
     more = "..." if ascii_only else "…"
     tail_lines = list(tail.wrap(console, width)) if tail is not None else []
     room = max(1, rows - (1 if tail_lines else 0))
     shown = items[-room:]
-    wrapped: list[list[Text]] = []
-    for moment in shown:
-        text = Text()
-        text.append(moment.title + (":" if moment.lines else ""), style=TITLE_STYLE)
-        for line, quote in moment.lines:
-            text.append(" ")
-            text.append(line, style=QUOTE_STYLE if quote else "")
-        wrapped.append(list(text.wrap(console, width)))
+    wrapped = [_wrapped(moment, console, width, cache) for moment in shown]
     tail_rows = min(len(tail_lines), max(1, rows - len(wrapped))) if tail_lines else 0
     budget = [1] * len(wrapped)
     left = rows - len(wrapped) - tail_rows
@@ -107,10 +120,11 @@ def render_moments(items: list[Moment], console: Console, width: int, rows: int,
     for n, lines in enumerate(wrapped):
         kept = lines[: budget[n]]
         if len(lines) > budget[n]:
-            last = kept[-1]
+            last = kept[-1].copy()  # (the wrapped lines may be kept for the next drawing)
             last.truncate(max(1, width - len(more)))
             last.rstrip()
             last.append(more)
+            kept[-1] = last
         for row in kept:
             if out:
                 out.append("\n")

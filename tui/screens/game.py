@@ -454,6 +454,7 @@ class GameScreen(Screen[None]):
                                           hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
         if self.moments.items:
             self.place_card()  # the bar may have grown or shrunk under it
+            self.query_one(MomentCard).catch_up()  # the lines of this update, in its frame
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")

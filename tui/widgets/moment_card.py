@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..moments import Moment, render_moments
+from ..moments import Moment, Wrapped, render_moments
 from ..safe import safe_text
 
 
@@ -31,6 +31,8 @@ class MomentCard(Static):
         self.rows = 4
         self.columns: int | None = None  # as placed (None: the whole width)
         self.tail: Text | None = None  # the story told since the last moment's line, kept in sight
+        self._behind = False  # a line was told since the card was drawn
+        self._wrapped: Wrapped = {}  # the moments' lines, wrapped (for the moments shown now)
         self._shown: Text | None = None
 
     def place(self, bottom: int, width: int | None, rows: int) -> None:
@@ -57,19 +59,33 @@ class MomentCard(Static):
         self.redraw()
 
     def told(self, line: Text | None) -> None:
-        """The newest Log line that is no moment's (None: the newest is a moment's own)."""
+        """The newest Log line that is no moment's (None: the newest is a moment's own). Drawn once for
+        all the lines of an update (`catch_up`), not once a line."""
         if line is not self.tail:
             self.tail = line
+            if self.items and not self._behind:
+                self._behind = True
+                self.call_later(self.catch_up)
+
+    def catch_up(self) -> None:
+        """Draw the lines told since the card was last drawn, if any."""
+        if self._behind:
+            self._behind = False
             if self.items:
                 self.redraw()
 
     def redraw(self) -> None:
+        self._behind = False
         self.set_class(bool(self.items), "shown")
         if not self.items:
             self._shown = None
+            self._wrapped.clear()
             return
         width = (self.columns or self.screen.size.width or self.app.size.width) - 2  # less the padding
-        text = render_moments(self.items, self.app.console, width, self.rows, getattr(self.app, "ascii_mode", False), self.tail)
+        if len(self._wrapped) > 64:  # a watcher's card lives long: let old wrappings go
+            self._wrapped.clear()
+        text = render_moments(self.items, self.app.console, width, self.rows, getattr(self.app, "ascii_mode", False), self.tail,
+                              self._wrapped)
         if text != self._shown:
             self._shown = text
             self.update(safe_text(text))
