@@ -30,6 +30,7 @@ class MomentCard(Static):
         self.items: list[Moment] = []
         self.rows = 4
         self.columns: int | None = None  # as placed (None: the whole width)
+        self._placed: tuple[int, int | None, int] | None = None  # (bottom, width, rows) last set
         self.tail: Text | None = None  # the story told since the last moment's line, kept in sight
         self._behind = False  # a line was told since the card was drawn
         self._wrapped: Wrapped = {}  # the moments' lines, wrapped (for the moments shown now)
@@ -37,17 +38,16 @@ class MomentCard(Static):
 
     def place(self, bottom: int, width: int | None, rows: int) -> None:
         """Stand `bottom` rows above the screen's foot, `width` columns wide (None: the whole width),
-        at least `rows` tall (covering the Log strip on a small terminal)."""
+        at least `rows` tall (covering the Log strip on a small terminal). Styles change (and the
+        screen is laid out) only when the place does."""
+        if (bottom, width, rows) == self._placed:
+            return
+        self._placed = (bottom, width, rows)
         moved = width != self.columns
         self.columns = width
-        styles = self.styles
-        if styles.margin.bottom != bottom:
-            styles.margin = (0, 0, bottom, 0)
-        wanted = f"{width}" if width else "100%"
-        if str(styles.width) != wanted:
-            styles.width = width if width else "100%"
-        if styles.min_height is None or styles.min_height.value != rows:
-            styles.min_height = rows
+        self.styles.margin = (0, 0, bottom, 0)
+        self.styles.width = width if width else "100%"
+        self.styles.min_height = rows
         if moved and self.items:
             self.redraw()  # wrapped again to its new width
 
