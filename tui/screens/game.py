@@ -209,9 +209,14 @@ class GameScreen(Screen[None]):
                 subtitle = f"tab: {PANE_TITLES[nxt]}"
             else:
                 subtitle = ""
-            if isinstance(pane, LogPane) and pane.unseen:  # read back while the story went on: say so
-                below = f"{plural(pane.unseen, 'new line')} below"
-                subtitle = below + ((" - End" if ascii_mode else " — End") if pane is focused else "")
+            if isinstance(pane, LogPane):  # read back while the story went on: its top border says so
+                # (the top: the moment card may lie over the pane's foot)
+                title = PANE_TITLES[name]
+                if pane.unseen:
+                    dash = " - " if ascii_mode else " — "
+                    title += f"{dash}{plural(pane.unseen, 'new line')} below" + (f"{dash}End" if pane is focused else "")
+                if pane.border_title != title:
+                    pane.border_title = title
             if pane.border_subtitle != subtitle:
                 pane.border_subtitle = subtitle
 
