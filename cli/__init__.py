@@ -2,7 +2,8 @@
 
 Headless commands (`sim`, `content check`, `saves`, `replay`, `host --headless`,
 `join --headless`) never import Textual: only the commands that open the game
-interface import `cthulhu.tui`, inside their `run` (a test holds this).
+interface import the app (`cthulhu.tui.app`), inside their `run`; `replay` tells a
+save's story with the modes' narrators, which are Rich text (a test holds this).
 """
 
 from __future__ import annotations

@@ -31,6 +31,37 @@ def default_name() -> str:
     return name or "player"
 
 
+def check_save(path: object) -> None:
+    """Read and replay a save to carry on, every hash checked: a damaged or edited one is a `SaveError`
+    here, so `play --load` and `host --load` say so in one line before any screen opens."""
+    from pathlib import Path
+
+    from cthulhu.net.saves import load, resume
+
+    resume(load(Path(str(path))))
+
+
+SEED_MAX = 2**63 - 1  # a seed is 63 bits (`Setup.seed`)
+PORT_MAX = 65535
+SEATS_MAX = 5  # `Setup.players`
+Range = tuple[float, float, str]  # low, high, and the unit the message names ("" for none)
+
+
+def out_of_range(args: argparse.Namespace, ranges: dict[str, Range]) -> str | None:
+    """One line naming the first numeric option given outside its range (NaN and infinity included),
+    or None when every one is in range. `ranges` maps an option's `dest` to (low, high, unit)."""
+    import math
+
+    for dest, (low, high, unit) in ranges.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if not math.isfinite(value) or not low <= value <= high:
+            shown = [f"{int(x)}" if float(x).is_integer() else f"{x:g}" for x in (low, high)]
+            return f"--{dest.replace('_', '-')} must be {shown[0]} to {shown[1]}{unit}, not {value:g}"
+    return None
+
+
 def refuse(command: str, message: str) -> int:
     """One cleaned line on stderr (it may quote a file or a peer) and the exit status for a refusal (2)."""
     from cthulhu.net.textclean import clean_text

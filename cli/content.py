@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from cthulhu.net.textclean import clean_text
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,24 +47,40 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def not_content(path: Path, mode_folders: list[str]) -> str | None:
+    """Why `path` is no content folder (one line), or None: a content folder holds a folder per game
+    mode (`main/`, `shamblers/`) of TOML files. Checked before anything is read (a home folder is not)."""
+    if not path.is_dir():
+        return f"no content folder at {path}" if not path.exists() else f"{path} is a file, not a content folder"
+    if not any((path / name).is_dir() and any((path / name).rglob("*.toml")) for name in mode_folders):
+        folders = " or ".join(f"{name}/" for name in mode_folders)
+        return f"{path} is not a content folder: it has no {folders} folder of TOML files (see the built-in content/)"
+    return None
+
+
 def run_check(args: argparse.Namespace) -> int:
     from cthulhu.content import read_tree
     from cthulhu.core import ContentError
     from cthulhu.core.content import Content
 
+    from cthulhu.core import modes
+
+    if args.path is not None:
+        problem = not_content(Path(args.path), [m.name for m in modes.all_modes() if m.content is not None])
+        if problem is not None:
+            print(clean_text(f"content check: {problem}"), file=sys.stderr)
+            return 2
     try:
         files = read_tree(args.path)
         content = Content.from_files(files)
-    except FileNotFoundError as exc:
-        print(f"content check: {exc}", file=sys.stderr)
+    except (FileNotFoundError, ValueError) as exc:  # ValueError: a file that is not UTF-8 text (named)
+        print(clean_text(f"content check: {exc}"), file=sys.stderr)
         return 2
     except ContentError as exc:
         for line in exc.problems:
             print(line, file=sys.stderr)
         print(f"content check: {len(exc.problems)} problem(s)", file=sys.stderr)
         return 2
-    from cthulhu.core import modes
-
     print(f"content ok: {len(files)} files, version {content.version}")
     for mode in modes.all_modes():
         part = content.modes.get(mode.name)

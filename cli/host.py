@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from cthulhu.tui.netlink import NetLink
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, default_name, given_choices, refuse, theme_of
+from .common import (
+    PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, check_save, choice_problem, default_name, given_choices, out_of_range,
+    refuse, theme_of,
+)
 
 from . import mode_names
 
@@ -70,18 +73,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+RANGES: dict[str, Range] = {
+    "port": (0, PORT_MAX, ""),
+    "seats": (1, SEATS_MAX, ""),
+    "seed": (0, SEED_MAX, ""),
+    "bots": (0, SEATS_MAX, ""),
+    "bot_delay": (0, 60, " seconds"),
+    "away_bot": (0, 7 * 24 * 3600, " seconds"),
+    "ssh": (0, PORT_MAX, ""),
+    "web": (0, PORT_MAX, ""),
+}
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    if not 1 <= args.seats <= 5 or not 0 <= args.bots <= args.seats:
+    problem = out_of_range(args, RANGES)
+    if problem is not None:
+        return refuse("host", problem)
+    if args.bots > args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
-    if not 0 <= args.bot_delay <= 60:
-        return refuse("host", "--bot-delay must be 0 to 60 seconds")
     problem = choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("host", problem)
-    if args.away_bot is not None and args.away_bot < 0:
-        return refuse("host", "--away-bot must be 0 seconds or more")
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
         return refuse("host", "--code must be 1-64 characters and not begin with '-'")
     try:
@@ -102,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def log_warnings_to_stderr() -> None:
-    """A headless host says what it refused, evicted or could not save: one cleaned line each."""
+    """A headless host says what it refused, evicted or could not save, and who sat down or left
+    (the seat news): one cleaned line each."""
     import logging
 
     from cthulhu.net.textclean import CleanFormatter
@@ -125,6 +140,7 @@ def log_warnings_to_stderr() -> None:
         logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
+    logging.getLogger("cthulhu.net.host").setLevel(logging.INFO)  # and the seat news: who sat down, who left
 
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
@@ -171,7 +187,9 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
     if args.bots >= args.seats and not args.load:
         return refuse("host", "leave at least one seat for yourself (or use --headless)")
     try:
-        table_id, code, _ = _table(args)
+        table_id, code, save = _table(args)
+        if args.load:
+            check_save(args.load)  # damaged or edited: one line, before any screen (as headless)
     except Exception as exc:
         return refuse("host", str(exc))
     humans = args.seats - args.bots
@@ -193,7 +211,7 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         save_to=Path(args.save) if args.save else None,
         no_save=args.no_save,
         saves_dir=default_saves_dir(args.saves),
-        name=args.name or default_name(),
+        name=host_name(args, save, table_id),
         code=code,
         host_table=True,
         host_bind=args.bind,
@@ -230,6 +248,22 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
 
         for path in held:
             release(path)
+
+
+def host_name(args: argparse.Namespace, save: SaveFile | None, table_id: str) -> str:
+    """The hosting player's name: `--name`; else, carrying a table on, the name their seat has in the
+    save (found by the seat token this machine keeps for the table); else the login name."""
+    if args.name:
+        return str(args.name)
+    if save is not None:
+        from cthulhu.net.seatstore import SeatStore
+        from cthulhu.net.textclean import clean_name
+
+        mine = SeatStore().find(name=None, table=table_id, hosting=True)
+        if mine is not None:
+            saved = {r.seat: r.name for r in save.header.players}
+            return clean_name(saved.get(mine.seat) or mine.name) or default_name()
+    return default_name()
 
 
 def _opening(doors: FrontDoors, bind: str) -> LinkFactory:
@@ -346,6 +380,7 @@ async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse
                 nonlocal stopped_by
                 async for signum in signals:
                     stopped_by = signum
+                    await host.close_table()  # joiners hear that it closed on purpose (not a lost connection)
                     nursery.cancel_scope.cancel()
                     return
 
@@ -389,4 +424,10 @@ async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse
     g = host.game
     print(f"{'Interrupted' if stopped_by else 'Game over'} at step {g.step}: outcome={g.outcome} state_hash={g.state_hash()}"
           + (f" seed={g.setup.seed}" if g.outcome else ""), flush=True)
+    if g.outcome:
+        from cthulhu.net.playagain import play_again_command
+
+        again = play_again_command(g.setup, {s.index: s.bot_kind for s in host.seats if s.kind == "bot"})
+        if again is not None:
+            print(f"Play it again: {again}", flush=True)
     return 128 + stopped_by if stopped_by else 0  # 130 after Ctrl+C, 143 after SIGTERM, as shells expect

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from .common import add_interface_options, default_name, refuse, theme_of
+from .common import PORT_MAX, SEATS_MAX, SEED_MAX, add_interface_options, default_name, out_of_range, refuse, theme_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,9 +59,14 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_address(args.address)
     except ValueError:
         return refuse("join", f"bad address {args.address!r} (HOST[:PORT])")
+    if not 1 <= port <= PORT_MAX:
+        return refuse("join", f"bad address {args.address!r}: the port must be 1 to {PORT_MAX}")
+    if args.seat is not None and args.seat < 1:
+        return refuse("join", "--seat counts from 1, as the table shows the seats")
+    problem = out_of_range(args, {"seat": (1, SEATS_MAX, ""), "seed": (0, SEED_MAX, "")})
+    if problem is not None:
+        return refuse("join", problem)
     if args.seat is not None:
-        if args.seat < 1:
-            return refuse("join", "--seat counts from 1, as the table shows the seats")
         args.seat -= 1  # the protocol counts from 0
     if not args.headless:
         if args.bot is not None:
@@ -153,6 +158,9 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
             session = await attempt(None)
     except OSError as exc:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if session.closed is not None and session.closed.code == "host_closed":
+        print(clean_text(f"cthulhu join: {session.closed.reason}"), file=sys.stderr)  # on purpose: not a refusal
         return 1
     if session.closed is not None:
         print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)

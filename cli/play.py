@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
-from .common import add_interface_options, choice_problem, given_choices, refuse, theme_of
+from .common import SEATS_MAX, SEED_MAX, Range, add_interface_options, check_save, choice_problem, given_choices, out_of_range, refuse, theme_of
 
 from . import mode_names
 
@@ -42,6 +42,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+RANGES: dict[str, Range] = {
+    "seed": (0, SEED_MAX, ""),
+    "players": (1, SEATS_MAX, ""),
+    "bots": (0, SEATS_MAX - 1, ""),
+    "bot_delay": (0, 60, " seconds"),
+}
+
+
 def _saves_dir(arg: str | None) -> Path | None:
     from cthulhu.net.savedir import default_saves_dir
 
@@ -51,14 +59,11 @@ def _saves_dir(arg: str | None) -> Path | None:
 def options_from(args: argparse.Namespace) -> PlayOptions:
     from cthulhu.tui.options import PlayOptions
 
-    if args.players < 1 or args.players > 5:
-        raise SystemExit("cthulhu play: --players must be 1 to 5")
-    if args.bots < 0 or args.players + args.bots > 5:
-        raise SystemExit("cthulhu play: at most 5 seats in all (--players + --bots)")
-    if args.seed is not None and not 0 <= args.seed < 2**63:
-        raise SystemExit("cthulhu play: --seed must be between 0 and 2**63-1")
-    if not 0 <= args.bot_delay <= 60:
-        raise SystemExit("cthulhu play: --bot-delay must be 0 to 60 seconds")
+    problem = out_of_range(args, RANGES)
+    if problem is None and args.players + args.bots > SEATS_MAX:
+        problem = f"at most {SEATS_MAX} seats in all (--players + --bots)"
+    if problem is not None:
+        raise SystemExit(refuse("play", problem))  # one line, status 2
     load = None
     if args.load:
         from cthulhu.net.saves import SaveError, find_save, hold
@@ -66,6 +71,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         try:
             load = find_save(args.load, args.saves)
             hold(load)  # before the terminal check: a second process is told who has the save
+            check_save(load)  # damaged or edited: one line, before any screen
         except SaveError as exc:
             raise SystemExit(refuse("play", str(exc))) from None
     theme = theme_of(args)

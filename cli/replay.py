@@ -1,5 +1,8 @@
-"""`cthulhu replay FILE`: check a save against the rules and show the state at a step.
+"""`cthulhu replay FILE`: tell a saved game's story, check it against the rules, show a step.
 
+The text is a narrated summary: the table, who won or lost (or who is to decide),
+then what happened, turn by turn, in the mode's own sentences (its narrator,
+imported without Textual); `--json` is the header and the spectator view as data.
 A damaged or mismatching save prints one line naming the problem (and the
 step) and exits with status 2; the file is only ever read.
 """
@@ -47,32 +50,48 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _flat(value: Any, width: int = 150) -> str:
-    """One line for a value: scalars as they are, maps as k=v pairs, nested parts counted."""
-    if isinstance(value, dict):
-        parts = []
-        for k, v in value.items():
-            if isinstance(v, (dict, list)):
-                parts.append(f"{k}=[{len(v)}]" if v else f"{k}=-")
-            else:
-                parts.append(f"{k}={v}")
-        text = ", ".join(parts)
-    elif isinstance(value, list):
-        text = ", ".join(_flat(v) if not isinstance(v, (dict, list)) else f"[{len(v)}]" for v in value)
-    else:
-        text = str(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _names(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _lines(view: dict[str, Any]) -> list[str]:
-    """A short, readable rendering of a view: one line per field, one per list item."""
-    out: list[str] = []
-    for key, v in view.items():
-        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            out.append(f"  {key}:")
-            out.extend(f"    - {_flat(x)}" for x in v)
-        else:
-            out.append(f"  {key}: {_flat(v)}")
+def story(save: Any, upto: int, allow_other_content: bool) -> list[str]:
+    """What happened, in the mode's own sentences (its narrator, as the Log tells it), one line per
+    event that changed the game (`TuiMode.story_events`), each under its turn. Text only: no Textual."""
+    from cthulhu.net.saves import steps_told
+    from cthulhu.tui.modes import tui_mode
+    from cthulhu.tui.narrate import tell
+
+    wanted = tui_mode(save.setup.mode).story_events
+    lines: list[str] = []
+    for game, events in steps_told(save, upto=upto, allow_other_content=allow_other_content):
+        if not events:
+            continue
+        view = game.view(None)
+        turn = view.get("turn")
+        for event in events:
+            kind, sentence = tell(event.wire(), view)
+            if (event.type in wanted) if wanted else kind == "end":
+                lines.append(f"  Turn {turn}: {sentence}" if turn is not None else f"  {sentence}")
+    return lines
+
+
+def _where_it_stands(save: Any, view: dict[str, Any], step: int) -> list[str]:
+    """Who won or lost and how the table ended (the mode's game-over summary), or who is to decide."""
+    from cthulhu.tui.modes import tui_mode
+
+    seats = {p.seat: p.name for p in save.header.players}
+    outcome = view.get("outcome")
+    turn = view.get("turn")
+    when = f" on turn {turn}" if turn is not None else ""
+    if outcome:
+        out = [f"{'Won' if outcome == 'won' else 'Lost' if outcome == 'lost' else str(outcome).title()}{when}, after {step} steps."]
+        out += [f"  {line}" for line in tui_mode(view["mode"]).summary(view).plain.splitlines() if line]
+        return out
+    out = [f"In play{when}, after {step} steps."]
+    prompt = view.get("prompt")
+    if prompt:  # seats count from 1, as the table shows them
+        who = f"seat {prompt['seat'] + 1}" + (f" ({seats[prompt['seat']]})" if prompt["seat"] in seats else "")
+        out.append(f"  waiting for {who}: {prompt['text']}")
     return out
 
 
@@ -97,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         options = PlayOptions(ascii=args.ascii, theme=theme_of(args))
         return run_replay(save, path, step=step, allow_other_content=args.any_content, options=options)
     view = game.view(None)
+    from cthulhu.core import modes
+
     if args.json:
         doc = {
             "file": str(path),
@@ -113,29 +134,41 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2))
         return 0
     h = save.header
-    setup = save.setup
-    _say(f"{path.name}: {h.mode}, {save.last_step} steps, {h.outcome or 'in play'}; saved {h.updated}")
-    elder = setup.elder_one or h.summary.get("elder_one")
-    episode = setup.episode or h.summary.get("episode")
-    if elder or episode:  # modes with an Elder One and an episode say which
-        _say(f"  Elder One: {elder or '?'}   Episode: {episode or '?'}")
-    if setup.investigators:
-        _say(f"  Investigators: {', '.join(setup.investigators)}")
+    mode = modes.get(h.mode).title if h.mode in modes.names() else h.mode
+    from cthulhu.tui.modes import tui_mode
+
+    table = tui_mode(h.mode).title(view)
+    _say(f"{path.name}: {table}{f' ({mode})' if mode not in table else ''}, {save.last_step} steps; saved "
+         f"{h.updated.replace('T', ' ').removesuffix('+00:00')} UTC.")
+    elder = h.summary.get("elder_one") or save.setup.elder_one
+    if elder:
+        _say(f"  Against {elder}.")
+    investigators = [str(i["name"]) for i in view.get("investigators", []) if isinstance(i, dict) and "name" in i]
+    if investigators:
+        _say(f"  Investigators: {_names(investigators)}.")
     if h.players:
-        _say(f"  Players: {', '.join(f'{p.name} (seat {p.seat + 1})' for p in h.players)}")  # seats count from 1, as the table shows
+        _say(f"  Players: {_names([f'{p.name} (seat {p.seat + 1})' for p in h.players])}.")  # seats count from 1, as the table shows
+    for line in _where_it_stands(save, view, game.step):
+        _say(line)
+    try:
+        told = story(save, game.step, args.any_content)
+    except SaveError as exc:
+        return _fail(str(exc) if exc.path else f"{path}: {exc}")
+    if told:
+        _say("What happened:")
+        for line in told:
+            _say(line)
     if args.verify:
         _say(f"Verified: all {save.last_step} steps replay to their recorded hashes.")
         if committed and save.dice is not None:  # True only for a save that keeps a commitment
             _say(f"Dice verified: the seed opens the commitment {save.dice.commit[:16]}... sent to every player at the start.")
         else:
             _say("Dice: this save keeps no commitment to its seed (written before format 2), so only the hashes were checked.")
-    _say(f"State at step {game.step} of {save.last_step} (hash {game.state_hash()[:12]}):")
-    prompt = view.get("prompt")
-    if prompt:
-        _say(f"  waiting for seat {prompt['seat'] + 1}: {prompt['text']}")
-    elif view.get("outcome"):
-        _say(f"  the game is over: {view['outcome']}")
-    body = {k: v for k, v in view.items() if k not in ("prompt", "step", "outcome")}
-    for line in _lines(body):
-        _say(line)
+    _say(f"State at step {game.step} of {save.last_step} (hash {game.state_hash()[:12]}).")
+    if game.outcome is not None:  # the seed is no secret once the game is over
+        from cthulhu.net.playagain import play_again_command
+
+        again = play_again_command(save.setup, h.bot_seats())
+        if again is not None:
+            _say(f"Play it again: {again}")
     return 0

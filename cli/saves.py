@@ -1,35 +1,45 @@
-"""`cthulhu saves`: list the saves in a folder, damaged ones with the reason."""
+"""`cthulhu saves`: list the saves in a folder (damaged ones with the reason), delete one (`--delete`)
+or the finished and empty ones (`--prune`). A save a running game holds (net/savelock.py) is never touched."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from cthulhu.net.textclean import clean_text
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("saves", help="list saved games", description="List the saved games in the saves folder.")
+    p = sub.add_parser("saves", help="list saved games (and delete them)",
+                       description="List the saved games in the saves folder; delete one, or the finished and empty ones. "
+                       "A save a running game holds is never deleted.")
     p.add_argument("--saves", metavar="DIR", help="the saves folder (default: saves/ in a checkout, else the user data dir)")
     p.add_argument("--json", action="store_true", help="print one JSON object per save instead of a table")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--delete", metavar="NAME", action="append",
+                      help="delete this save (a name as listed, or a path); may be given more than once")
+    what.add_argument("--prune", action="store_true", help="delete every finished save, and every one nobody played a move in")
     p.set_defaults(func=run)
 
 
-def _who(save: Any) -> str:
-    """'Hastur (summoned) / The Wexley Mill Fire' where the mode has those, else the mode's title."""
-    setup = save.setup
-    summary = save.header.summary
-    if not (setup.elder_one or summary.get("elder_one") or setup.episode or summary.get("episode")):
-        from cthulhu.core import modes
+def _game(save: Any) -> str:
+    """What the table plays against: 'Hastur (summoned)', or the mode's title and its level ('Shamblers (hard)')."""
+    from cthulhu.core import modes
 
-        return modes.get(setup.mode).title if setup.mode in modes.names() else setup.mode
-    elder = str(setup.elder_one or summary.get("elder_one") or "?")
-    if summary.get("elder_one_summoned"):
-        elder += " (summoned)"
-    parts = [elder, str(setup.episode or summary.get("episode") or "?")]
-    return " / ".join(parts)
+    setup, summary = save.setup, save.header.summary
+    elder = summary.get("elder_one") or setup.elder_one
+    if elder:
+        return f"{elder} (summoned)" if summary.get("elder_one_summoned") else str(elder)
+    title = modes.get(setup.mode).title if setup.mode in modes.names() else setup.mode
+    return f"{title} ({setup.difficulty})" if setup.difficulty else title
+
+
+def _episode(save: Any) -> str:
+    """The episode by name (the listing's summary), else by id; '-' for a mode without episodes."""
+    return str(save.header.summary.get("episode") or save.setup.episode or "-")
 
 
 def _row(entry: Any) -> dict[str, Any]:
@@ -51,10 +61,68 @@ def _row(entry: Any) -> dict[str, Any]:
     }
 
 
+def _about(save: Any) -> str:
+    """'won at turn 9', 'playing, turn 4', 'not started'."""
+    h = save.header
+    turn = h.summary.get("turn")
+    if h.step == 0:
+        return "not started"
+    at = f"turn {turn}" if turn is not None else f"step {h.step}"
+    return f"{h.outcome} at {at}" if h.outcome else f"playing, {at}"
+
+
+def _delete(names: list[str], saves_dir: str | None) -> int:
+    """Delete each named save; one line each. A missing one, or one a running game holds, is refused (exit 2)."""
+    from cthulhu.net.saves import SUFFIX, SaveError, delete_save, find_save, load
+
+    status = 0
+    for name in names:
+        try:
+            path = find_save(name, saves_dir)
+            if path.suffix != SUFFIX:
+                raise SaveError(f"not a save file (saves end in {SUFFIX}); not deleted", path=path)
+            try:
+                about = f" ({_about(load(path))})"
+            except SaveError as exc:
+                about = f" (it could not be read: {exc.message})"
+            delete_save(path)
+        except SaveError as exc:
+            print(clean_text(f"cthulhu saves: {exc}"), file=sys.stderr)
+            status = 2
+            continue
+        print(clean_text(f"Deleted {path}{about}"))
+    return status
+
+
+def _prune(folder: Path) -> int:
+    """Delete the finished saves and the ones nobody played a move in; keep damaged and held ones."""
+    from cthulhu.net.saves import SaveLocked, delete_save, list_saves
+
+    deleted = 0
+    for entry in list_saves(folder):
+        save = entry.save
+        if save is None or (save.header.outcome is None and save.header.step > 0):
+            continue
+        try:
+            delete_save(entry.path)
+        except SaveLocked as exc:
+            print(clean_text(f"Kept {entry.path.name}: {exc.message}"))
+            continue
+        deleted += 1
+        print(clean_text(f"Deleted {entry.path.name} ({_about(save)})"))
+    if not deleted:
+        print(clean_text(f"Nothing to prune in {folder}: no finished or empty saves."))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from cthulhu.net.saves import default_saves_dir, list_saves
 
+    if args.delete:
+        return _delete(args.delete, args.saves)
     folder = default_saves_dir(args.saves)
+    if args.prune:
+        return _prune(folder)
     entries = list_saves(folder)
     rows = [_row(e) for e in entries]
     if args.json:
@@ -65,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         print(clean_text(f"No saves in {folder}"))
         return 0
     print(clean_text(f"Saves in {folder}"))
-    table: list[tuple[str, ...]] = [("FILE", "MODE", "ELDER ONE / EPISODE", "STEP", "TURN", "OUTCOME", "UPDATED")]
+    table: list[tuple[str, ...]] = [("FILE", "MODE", "AGAINST", "EPISODE", "TURN", "STEP", "OUTCOME", "UPDATED")]
     damaged = []
     for entry, row in zip(entries, rows):
         if entry.save is None:
@@ -76,17 +144,19 @@ def run(args: argparse.Namespace) -> int:
             (
                 row["file"],
                 row["mode"],
-                _who(entry.save),
-                str(row["step"]),
+                _game(entry.save),
+                _episode(entry.save),
                 "-" if turn is None else str(turn),
-                row["outcome"] or "playing",
+                str(row["step"]),
+                row["outcome"] or ("not started" if row["step"] == 0 else "playing"),
                 row["updated"].replace("T", " ").removesuffix("+00:00"),
             )
         )
     table = [tuple(clean_text(cell) for cell in r) for r in table]  # every cell was read from a file
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    numbers = {4, 5}  # TURN and STEP are right-aligned
     for r in table:
-        print("  ".join(cell.ljust(w) if i < 3 or i > 4 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
+        print("  ".join(cell.rjust(w) if i in numbers else cell.ljust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
     for row in damaged:
         print(clean_text(f"{row['file']}: cannot be read: {row['error']}"), file=sys.stdout)
     return 0

@@ -1,19 +1,28 @@
-"""`cthulhu sim`: many seeded bot games, summarised; the same seed gives the same output."""
+"""`cthulhu sim`: many seeded bot games, summarised; the same seed gives the same output.
+
+With `--jobs N` the games are shared out among N processes; their results are
+taken back in game order, so everything printed (and every event written) is
+the same as with one process, apart from the timings.
+"""
 
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cthulhu.core import Event
+    from cthulhu.core import Event, Setup
+    from cthulhu.core.sim import Played
 
 from . import mode_names
+from .common import SEATS_MAX, SEED_MAX, Range
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
     p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
     p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="random", help="the bot that plays every seat (default random)")
+    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic",
+                   help="the bot that plays every seat (default heuristic, the one that plays to win; random: any legal choice)")
     p.add_argument("--episode", help="an episode (main game): {ids:episode}")
     p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
     p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
@@ -34,31 +44,100 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
     p.add_argument("--events", metavar="FILE", help="write every event as JSON lines")
+    p.add_argument("--jobs", type=int, default=None, help="processes playing games at once (default: one per core); the output is the same")
     p.set_defaults(func=run)
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def setup_for(args: argparse.Namespace, seed: int) -> Setup:
+    from cthulhu.core import Setup
+
+    return Setup(
+        mode=args.mode,
+        seed=seed,
+        episode=args.episode,
+        elder_one=args.elder_one,
+        investigators=args.investigators.split(",") if args.investigators else [],
+        players=args.players,
+        difficulty=args.difficulty,
+    )
+
+
+# One game's result: its number, what happened (or the error line), its events as JSON lines.
+Result = tuple[int, "Played | str", list[str]]
+
+_ARGS: argparse.Namespace | None = None  # a worker's copy of the command line (`_start_worker`)
+
+
+def _start_worker(args: argparse.Namespace) -> None:
+    global _ARGS
+    _ARGS = args
+
+
+def play_one(args: argparse.Namespace, n: int, coverage: bool) -> Result:
+    """Game `n` of the batch; a crash is its error line, never hidden."""
+    from cthulhu.core.sim import game_seed, play
+
+    seed = game_seed(args.seed, n)
+    lines: list[str] = []
+
+    def write(step: int, evs: list[Event]) -> None:
+        lines.extend(json.dumps({"game": n, "step": step, **e.wire()}, sort_keys=True) for e in evs)
+
+    try:
+        played = play(setup_for(args, seed), bot=args.bot, turn_limit=args.turn_limit, on_events=write if args.events else None,
+                      coverage=coverage)
+    except Exception as exc:  # counted and reported by the caller
+        return n, f"game {n} (seed {seed}): {type(exc).__name__}: {exc}", lines
+    return n, played, lines
+
+
+def _in_worker(job: tuple[int, bool]) -> Result:
+    assert _ARGS is not None, "worker started without its arguments"
+    return play_one(_ARGS, *job)
+
+
+def results(args: argparse.Namespace, jobs: int, coverage: bool) -> Iterator[Result]:
+    """Every game's result, in game order, played by `jobs` processes (1: this one)."""
+    if jobs == 1 or args.games == 1:
+        for n in range(args.games):
+            yield play_one(args, n, coverage)
+        return
+    import multiprocessing
+
+    # Forked workers start at once with the content already loaded; spawned ones where there is no fork.
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    chunk = max(1, min(64, args.games // (jobs * 8)))
+    with context.Pool(min(jobs, args.games), _start_worker, (args,)) as pool:
+        yield from pool.imap(_in_worker, ((n, coverage) for n in range(args.games)), chunk)
+
+
+RANGES: dict[str, Range] = {
+    "games": (1, 10**7, ""),
+    "seed": (0, SEED_MAX, ""),
+    "players": (1, SEATS_MAX, ""),
+    "turn_limit": (1, 10**6, " turns"),
+    "jobs": (1, 1024, " processes"),
+}
+
+
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.core import Setup, modes
-    from cthulhu.core.sim import coverage_report, game_seed, play
+    from cthulhu.core import modes
+    from cthulhu.core.sim import coverage_report, game_seed
 
-    from .common import choice_problem, given_choices, refuse
+    from .common import choice_problem, given_choices, out_of_range, refuse
 
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args))
     if problem is not None:
         return refuse("sim", problem)
-    if args.games < 1:
-        return refuse("sim", "--games must be 1 or more")
-
-    def setup_for(seed: int) -> Setup:
-        return Setup(
-            mode=args.mode,
-            seed=seed,
-            episode=args.episode,
-            elder_one=args.elder_one,
-            investigators=args.investigators.split(",") if args.investigators else [],
-            players=args.players,
-            difficulty=args.difficulty,
-        )
+    jobs = cores() if args.jobs is None else args.jobs
 
     # Choices that no game can be played with are one line and exit 2, not an error per game.
     from .play import one_line
@@ -66,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from cthulhu.core import Game
 
-        first = Game.new(setup_for(game_seed(args.seed, 0)))
+        first = Game.new(setup_for(args, game_seed(args.seed, 0)))
     except ValueError as exc:
         print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
         return 2
@@ -81,19 +160,11 @@ def run(args: argparse.Namespace) -> int:
     used: Counter[str] = Counter()
     entries = _coverage_entries(args)
     started = time.perf_counter()
-    for n in range(args.games):
-        seed = game_seed(args.seed, n)
-        setup = setup_for(seed)
-
-        def write(step: int, evs: list[Event], game_no: int = n, out: TextIO | None = events_out) -> None:
-            assert out is not None  # only handed to `play` when there is an events file
-            for e in evs:
-                out.write(json.dumps({"game": game_no, "step": step, **e.wire()}, sort_keys=True) + "\n")
-
-        try:
-            played = play(setup, bot=args.bot, turn_limit=args.turn_limit, on_events=write if events_out else None, coverage=entries is not None)
-        except Exception as exc:  # a crash is counted and reported, never hidden
-            errors.append(f"game {n} (seed {seed}): {type(exc).__name__}: {exc}")
+    for _, played, lines in results(args, jobs, entries is not None):
+        if events_out is not None:
+            events_out.writelines(line + "\n" for line in lines)
+        if isinstance(played, str):
+            errors.append(played)
             continue
         outcomes[played.outcome] += 1
         if played.outcome != "turn_limit":
@@ -131,14 +202,47 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
-        for key, value in summary.items():
-            if key == "content_coverage":
-                total = sum(len(v) for k, v in value.items() if k != "unused")
-                value = f"{total - len(value['unused'])} of {total} entries used; unused: {', '.join(value['unused']) or 'none'}"
-            print(f"{key:>16}: {value}")
+        print("\n".join(readable(summary, args)))
     for line in errors[:10]:
         print(line, file=sys.stderr)
     return 1 if errors else 0
+
+
+def _share(n: int, games: int) -> str:
+    return f"{n} ({n / games:.1%})" if games else str(n)
+
+
+def readable(summary: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    """The summary in sentences (`--json` has every field as it is)."""
+    from cthulhu.core import modes
+
+    games, played = summary["games"], summary["games"] - summary["errors"]
+    outcomes = summary["outcomes"]
+    level = f" ({summary['difficulty']} level)" if "difficulty" in summary else ""
+    people = f"{args.players} player{'s' if args.players != 1 else ''} a table"
+    lines = [f"{modes.get(summary['mode']).title}{level}: {games} game{'s' if games != 1 else ''}, the {summary['bot']} bot "
+             f"in every seat, {people}, from seed {args.seed}."]
+    unfinished = outcomes.get("turn_limit", 0)
+    lines.append(f"Won {_share(outcomes.get('won', 0), played)}, lost {_share(outcomes.get('lost', 0), played)}"
+                 + (f", {unfinished} unfinished after {args.turn_limit} turns" if unfinished else "")
+                 + f"; a game lasts {summary['mean_turns']:g} turns on average.")
+    if summary["summoned_share"]:
+        lines.append(f"The Elder One took the board in {summary['summoned_share']:.1%} of the games.")
+    if summary["loss_causes"]:
+        causes = ", ".join(f"{cause.replace('_', ' ')} {n}" for cause, n in summary["loss_causes"].items())
+        lines.append(f"Lost games by cause: {causes}.")
+    if summary["errors"]:
+        lines.append(f"{summary['errors']} game{'s' if summary['errors'] != 1 else ''} failed with an error (listed on stderr).")
+    coverage = summary.get("content_coverage")
+    if coverage is not None:
+        total = sum(len(v) for k, v in coverage.items() if k != "unused")
+        # "mythos:Chalk on the Door" -> its name; "enemy_ability:fire_vampire:ignite" -> "fire vampire ignite"
+        unused = ", ".join(name.split(":", 1)[1].replace("_", " ").replace(":", " ") for name in coverage["unused"]) or "none"
+        lines.append(f"Content used: {total - len(coverage['unused'])} of {total} cards, actions and abilities (never used: {unused}).")
+    speed = f", {summary['games_per_second']:g} games a second" if summary["games_per_second"] else ""
+    lines.append(f"{summary['commands']:,} commands in {summary['seconds']:g} s{speed}.")
+    lines.append(f"Digest {summary['digest']}: the same options and seed always give the same digest.")
+    return lines
 
 
 def _coverage_entries(args: argparse.Namespace) -> dict[str, list[str]] | None:

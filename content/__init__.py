@@ -17,7 +17,14 @@ def read_tree(root: Path | str | None = None) -> dict[str, str]:
     base = Path(root) if root is not None else HERE
     if not base.is_dir():
         raise FileNotFoundError(f"no content folder at {base}")
-    return {p.relative_to(base).as_posix(): p.read_text(encoding="utf-8") for p in sorted(base.rglob("*.toml"))}
+    out = {}
+    for path in sorted(base.rglob("*.toml")):
+        name = path.relative_to(base).as_posix()
+        try:
+            out[name] = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{name}: not UTF-8 text") from None
+    return out
 
 
 @lru_cache(maxsize=1)

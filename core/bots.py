@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from . import modes
 from .command import Command
 from .game import Game
@@ -21,6 +23,7 @@ class Bot(Protocol):
     def choose_view(self, view: Any) -> dict[str, Any]: ...
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a plug-in mode's bot may build on it, compiled core or not
 class ViewBot:
     """A bot that decides from its seat's view alone: `choose` is `choose_view(game.view(seat))`."""
 
@@ -28,7 +31,13 @@ class ViewBot:
         prompt = game.prompt
         if prompt is None or prompt.seat != seat or game.outcome is not None:
             raise ValueError(f"seat {seat} has nothing to decide")
-        return Command.from_wire(self.choose_view(game.view(seat)))
+        view = game.view(seat)
+        wire = self.choose_view(view)
+        # Usually one of the view's own option commands: then the option's command itself, unparsed.
+        for option, shown in zip(prompt.options, view["prompt"]["options"]):
+            if shown["command"] is wire:
+                return option.command
+        return Command.from_wire(wire)
 
     def choose_view(self, view: Any) -> dict[str, Any]:  # pragma: no cover - every bot overrides it
         raise NotImplementedError

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from typing_extensions import NotRequired, TypedDict
+from typing import Any, NamedTuple
 
 from .errors import MalformedCommand
+from .wiretypes import OptionWire as OptionWire, PromptWire as PromptWire  # declared apart: see `wiretypes`
 
 _SCALARS = (str, int, bool, type(None))
 
@@ -36,13 +35,25 @@ class Command:
 
     @classmethod
     def of(cls, kind: str, **args: Any) -> "Command":
+        """The command `kind(**args)`. Commands with no argument or one plain one are interned:
+        the engine builds one per option on every prompt, and a bot's answer is then the very
+        object `apply` looks for (`Prompt.find`)."""
         if not args:
-            return cls(kind)
-        if len(args) == 1:
+            key: tuple[Any, ...] = (kind,)
+        elif len(args) == 1:
             ((k, v),) = args.items()
-            if type(v) in (str, int, bool):  # the common case, built on every prompt
-                return cls(kind, ((k, v),))
-        return cls(kind, tuple(sorted((k, _freeze(v)) for k, v in args.items())))
+            t = type(v)
+            if t is not str and t is not int and t is not bool:
+                return cls(kind, ((k, _freeze(v)),))
+            key = (kind, k, v, t)  # the type too: True and 1 are equal keys, not equal wire forms
+        else:
+            return cls(kind, tuple(sorted((k, _freeze(v)) for k, v in args.items())))
+        hit = _INTERNED.get(key)
+        if hit is None:
+            if len(_INTERNED) >= _INTERN_MAX:
+                _INTERNED.clear()
+            hit = _INTERNED[key] = cls(kind, ((key[1], key[2]),) if len(key) > 1 else ())
+        return hit
 
     def __getitem__(self, key: str) -> Any:
         for k, v in self.args:
@@ -76,35 +87,22 @@ class Command:
         return f"{self.kind}({inner})"
 
 
-class OptionWire(TypedDict):
-    command: dict[str, Any]  # `Command.wire()`: {"kind": ..., **arguments}
-    label: str  # for people: the Choices list shows it whole
-    data: dict[str, Any]  # what an interface needs, declared per prompt kind by the mode
+_INTERNED: dict[tuple[Any, ...], Command] = {}  # (kind[, name, value, type(value)]) -> the one such command
+_INTERN_MAX = 1 << 16
 
 
-class PromptWire(TypedDict):
-    seat: int
-    kind: str
-    text: str
-    version: int
-    actor: int | None
-    options: list[OptionWire]
-    extra: dict[str, Any]
-    undo: NotRequired[int]  # how many of the deciding seat's decisions it may take back (`Game.view` adds it)
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(NamedTuple):
     """One legal answer: the command, a label for people, and structured data for interfaces.
 
     `data` follows the `TypedDict` the mode declares for the prompt's kind, so an
     interface never parses `label` to learn a cost, a die or a payment. None: the
-    prompt works it out when it is first put on the wire (`Prompt.describe`).
+    prompt works it out when it is first put on the wire (`Prompt.describe`; no data
+    without one). A tuple, not a dataclass: one is built per option of every prompt.
     """
 
     command: Command
     label: str
-    data: Any = field(default_factory=dict)
+    data: Any = None
 
 
 @dataclass(slots=True)
@@ -122,11 +120,24 @@ class Prompt:
     describe: Callable[[Command], Any] | None = None
     _options: list[OptionWire] | None = field(default=None, repr=False, compare=False)
 
+    def find(self, command: Command) -> Option | None:
+        """The option whose command is `command`: by identity first (interned commands, a bot
+        answering with one of `options`), else by equality."""
+        for o in self.options:
+            if o.command is command:
+                return o
+        for o in self.options:
+            if o.command == command:
+                return o
+        return None
+
     def wire(self) -> PromptWire:
         if self._options is None:  # built once per prompt and shared by every seat's view: read-only
+            describe = self.describe
             self._options = [
+                # The data copied: an option may be shared by many prompts (`core.shamblers.tables`).
                 {"command": o.command.wire(), "label": o.label,
-                 "data": self.describe(o.command) if o.data is None and self.describe is not None else o.data}
+                 "data": dict(o.data) if o.data is not None else describe(o.command) if describe is not None else {}}
                 for o in self.options
             ]
         return {
@@ -140,21 +151,51 @@ class Prompt:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    """Something that happened; the log narrates these and tests assert on them."""
+    """Something that happened; the log narrates these and tests assert on them.
 
-    type: str
-    data: dict[str, Any] = field(default_factory=dict)
+    It keeps the wire form it was made from (`of`), so making one costs no copy: the
+    engine emits a few per command. Treat it as frozen."""
+
+    __slots__ = ("type", "_wire")
+
+    def __init__(self, type: str, data: Mapping[str, Any] | None = None, wire: dict[str, Any] | None = None) -> None:
+        self.type = type
+        # `wire`: what `of` hands over whole (nobody else passes it).
+        self._wire: dict[str, Any] = wire if wire is not None else {"type": type, **(data or {})}
 
     @classmethod
     def of(cls, wire: Mapping[str, Any]) -> "Event":
-        """From the wire form: the type plus the other fields (a mode's declared event)."""
-        data = dict(wire)
-        return cls(data.pop("type"), data)
+        """From the wire form: the type plus the other fields (a mode's declared event).
+        The event keeps `wire` if it is a dict with the type first, as every emitter writes
+        it (a fresh literal): no copy."""
+        if type(wire) is dict and next(iter(wire)) == "type":
+            return cls(wire["type"], None, wire)
+        return cls(wire["type"], None, {"type": wire["type"], **wire})
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The fields other than the type."""
+        return {k: v for k, v in self._wire.items() if k != "type"}
 
     def wire(self) -> dict[str, Any]:
-        return {"type": self.type, **self.data}
+        return dict(self._wire)
 
     def __getitem__(self, key: str) -> Any:
-        return self.data[key]
+        if key == "type":
+            raise KeyError(key)
+        return self._wire[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return default if key == "type" else self._wire.get(key, default)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return self._wire == other._wire
+
+    __hash__ = None  # type: ignore[assignment]  # it holds a dict, as it always did
+
+    def __repr__(self) -> str:
+        return f"Event(type={self.type!r}, data={self.data!r})"
+

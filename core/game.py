@@ -44,7 +44,7 @@ class Rules(Protocol):
 class Game:
     """One game: apply legal commands, read per-seat views, hash the state."""
 
-    __slots__ = ("setup", "content", "rules", "state", "step", "history", "_start_events")
+    __slots__ = ("setup", "content", "rules", "state", "step", "history", "_start_events", "_asked")
 
     def __init__(self, setup: Setup, content: Any, rules: Rules, state: Any, step: int = 0) -> None:
         self.setup = setup
@@ -54,6 +54,8 @@ class Game:
         self.step = step
         self.history = History(step)
         self._start_events: list[Event] = []
+        # The prompt of this step, asked of the rules once: (step, state, prompt). See `prompt`.
+        self._asked: tuple[int, Any, Prompt | None] | None = None
 
     @classmethod
     def new(cls, setup: Setup, content: Any = None) -> "Game":
@@ -74,10 +76,22 @@ class Game:
 
     @property
     def prompt(self) -> Prompt | None:
+        """The decision waited for. Asked of the rules once per step (the loop, the bot and
+        `apply` all read it); whoever changes the state by hand calls `rearranged`."""
+        asked = self._asked
+        if asked is not None and asked[0] == self.step and asked[1] is self.state:
+            return asked[2]
         prompt = self.rules.prompt(self.state)
         if prompt is not None:
             prompt.version = self.step
+        self._asked = (self.step, self.state, prompt)
         return prompt
+
+    def rearranged(self) -> None:
+        """The state was changed outside `apply` (a test arranging the table): forget the
+        prompt worked out for it, and let nothing before now be taken back."""
+        self._asked = None
+        self.history.reset(self.step)
 
     @property
     def outcome(self) -> str | None:
@@ -100,7 +114,7 @@ class Game:
             raise StalePrompt(f"that answers an earlier question (version {version}, now {prompt.version})")
         if seat != prompt.seat:
             raise NotYourDecision(f"seat {prompt.seat} is deciding: {prompt.text}")
-        option = next((o for o in prompt.options if o.command == command), None)
+        option = prompt.find(command)
         if option is None:
             raise IllegalCommand(f"{command} is not one of the choices: {prompt.text}")
         before = self.history.before(self)

@@ -85,17 +85,18 @@ COVERAGE_KINDS = ("mythos", "discovery", "episode_action", "insanity", "enemy_ab
 
 def coverage_key(event: Event) -> str | None:
     """The content entry an event shows in use, as "<kind>:<name>", or None."""
-    t, d = event.type, event.data
+    t = event.type
     if t == "mythos_drawn":
-        return f"mythos:{d['card']}"
+        return f"mythos:{event['card']}"
     if t == "discovery_drawn":
-        return f"discovery:{d['card']}"
-    if t == "action_taken" and "episode_action" in d:
-        return f"episode_action:{d['episode_action']}"
+        return f"discovery:{event['card']}"
+    if t == "action_taken":
+        action = event.get("episode_action")
+        return None if action is None else f"episode_action:{action}"
     if t == "insanity_activated":
-        return f"insanity:{d['card']}"
+        return f"insanity:{event['card']}"
     if t == "ability_used":
-        return f"enemy_ability:{d['kind']}:{d['ability']}"
+        return f"enemy_ability:{event['kind']}:{event['ability']}"
     return None
 
 

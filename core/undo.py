@@ -20,12 +20,11 @@ or card. The history is not part of the state: hashes and saves ignore it.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
-
-from typing_extensions import TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .command import Command, Event
 from .errors import CannotUndo
+from .wiretypes import Undone as Undone  # declared apart: see `wiretypes`
 
 if TYPE_CHECKING:
     from .game import Game
@@ -33,15 +32,6 @@ if TYPE_CHECKING:
 REBASE = 64  # steps between history snapshots (taken only where nothing can be undone)
 
 _SETUP = "setup"  # base: rebuild from the setup itself (a game made by `Game.new`)
-
-
-class Undone(TypedDict):
-    """The event of a take-back, the same in every mode: who, back to which step, what was taken back."""
-
-    type: Literal["undone"]
-    seat: int
-    step: int
-    taken: list[str]  # the labels of the decisions taken back, oldest first
 
 
 class Entry(NamedTuple):
@@ -85,7 +75,7 @@ class History:
         rng = getattr(game.state, "rng", None)
         if rng is None:
             return 0, (), _secret(game)
-        return sum(rng.counters.values()), tuple(rng.scripted) if rng.scripted else (), _secret(game)
+        return rng.draws, tuple(rng.scripted) if rng.scripted else (), _secret(game)
 
     def after(self, game: "Game", seat: int, command: Command, label: str, before: tuple[int, tuple[Any, ...], Any]) -> None:
         """Called by `Game.apply` right after the step; moves the line if the step revealed anything."""
@@ -96,11 +86,10 @@ class History:
         if rng is not None:
             if scripted:
                 faces = scripted[: len(scripted) - len(rng.scripted)]
-            chance = bool(faces) or sum(rng.counters.values()) != draws
+            chance = bool(faces) or rng.draws != draws
         self.entries.append(Entry(seat, command, label, faces))
         step = game.step
-        now = _secret(game)
-        if chance or now is _UNDECLARED or now != secret:
+        if chance or secret is _UNDECLARED or _secret(game) != secret:  # (no need to look at the secrets after a roll)
             self.floor, self.why = step, "the last step revealed something (a roll, a card, a draw or a shuffle)"
         elif self.floor < step - 1 and self.entries[-2].seat != seat:
             self.floor, self.why = step - 1, f"seat {self.entries[-2].seat + 1} decided since"

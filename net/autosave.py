@@ -44,6 +44,12 @@ class HostSave:
     def path(self) -> Path | None:
         return getattr(self.log, "path", None)
 
+    def keep(self) -> None:
+        """Something worth keeping before the first command: a seat whose token another terminal now
+        holds (it must outlive a crash). A new game's save is written from then on (`SaveWriter.started`)."""
+        if self.enabled:
+            self.log.started = True
+
     def _build(self) -> tuple[int, bytes]:
         self._version += 1
         return self._version, self.log.to_bytes()
@@ -53,8 +59,8 @@ class HostSave:
 
         with self._lock:
             path = self.path
-            if version <= self._written or path is None:
-                return  # a newer state is already on disk (or there is no file to write)
+            if version <= self._written or path is None or not getattr(self.log, "started", True):
+                return  # a newer state is already on disk (or no file to write, or nothing played yet)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, data, fsync=bool(getattr(self.log, "fsync", True)))
             self._written = version

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hmac
 import itertools
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -209,8 +210,12 @@ class Host:
         away_bot: float | None = None,
         stand_in_kind: str = "heuristic",
         dice: Dice | None = None,
+        own_seats: Iterable[int] = (),
     ) -> None:
         self.game = game
+        # Seats this process's own terminal plays (`cthulhu play`, the hosting player's): taking them
+        # is no reason to write a save before the first command; anyone else's seat is (their token).
+        self.own_seats = frozenset(own_seats)
         self.code = code
         self.table_id = table_id or new_table_id()
         self.away_bot = away_bot
@@ -250,6 +255,7 @@ class Host:
         self.finished = trio.Event()
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
+        self.closing = False  # `close_table` has begun: the connections ending now are not seat news
         self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
         self._next_peer = 0
         self._connections = itertools.count(1)
@@ -296,6 +302,23 @@ class Host:
                 self.started.set()
             else:
                 self.start()
+
+    async def close_table(self, grace: float = 1.0) -> None:
+        """The host closes the table on purpose (quit, Ctrl+C, SIGTERM): every peer is told so, in a
+        fatal `host_closed` error, before its connection ends (a joiner then stops reconnecting and
+        says why, instead of "connection lost"). Waits at most `grace` seconds for the words to leave."""
+        if self.game.outcome is not None:
+            return  # the ending was the last word
+        self.closing = True
+        saved = self.saves.enabled and self.saves.path is not None
+        reason = ("the host closed the table; it is saved, and the same join command takes your seat back "
+                  "when it is open again") if saved else "the host closed the table"
+        frame = self._error_frame("host_closed", reason, fatal=True)
+        for peer in list(self.peers):
+            peer.close_with(frame, grace)
+        with trio.move_on_after(grace):
+            while self.peers:  # each leaves once its last frame is out
+                await trio.sleep(0.01)
 
     def flush_log(self) -> bool:
         """Write the save now, from any thread (the final save). False if the disk refused (reported once)."""
@@ -684,8 +707,9 @@ class Host:
             seat = self._seat_for_token(hello)
             assert seat is not None
             if seat.peer is not None:  # the rightful owner is back; the old connection is stale
-                seat.peer.close_with(self._error_frame("replaced", "your seat was taken back with its token from another connection", fatal=True))
-                self._drop(seat.peer)
+                stale, seat.peer = seat.peer, None  # (so the seat is not "left": its owner is here)
+                stale.close_with(self._error_frame("replaced", "your seat was taken back with its token from another connection", fatal=True))
+                self._drop(stale)
             seat.stand_in = seat.away_since = None  # back: their stand-in, if any, leaves the seat
             token = seat.token
         elif not hello.watch:
@@ -716,7 +740,12 @@ class Host:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
         seat_changed = seat is not None and self._record_players()
-        log.info("peer %d (%s) at %s joined as %s", peer.id, name, address, "spectator" if seat is None else f"seat {seat.index + 1}")
+        if seat_changed and seat is not None and seat.index not in self.own_seats:
+            self.saves.keep()
+        if seat is not None:  # seat news, one line each (spectators come and go unlogged: they can be many)
+            log.info("%s %s seat %d (from %s)", name, "is back at" if hello.token is not None else "sat down at", seat.index + 1, address)
+        else:
+            log.debug("peer %d (%s) at %s watches", peer.id, name, address)
         return peer, seat_changed
 
     def _drop(self, peer: Peer) -> None:
@@ -726,6 +755,8 @@ class Host:
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
                 self.seats[peer.seat].away_since = trio.current_time()
+                if self.game.outcome is None and not self.closing:
+                    log.info("%s left seat %d; it waits for them", peer.name, peer.seat + 1)
             self._broadcast_lobby()
 
     # ---- away players -----------------------------------------------------

@@ -45,7 +45,8 @@ def join_address(bind: str, port: int) -> str:
     return f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}"
 
 
-def _option(name: str, value: str) -> str:
+def shell_option(name: str, value: str) -> str:
+    """`--name value` for a POSIX shell, whatever the value holds."""
     # `--code=-x` is the one spelling argparse never mistakes for an option; quote for the shell.
     return shlex.quote(f"{name}={value}") if value.startswith("-") else f"{name} {shlex.quote(value)}"
 
@@ -56,7 +57,7 @@ def join_command(address: str, code: str | None = None, *, token: str | None = N
     A token finds its own seat, so the line never needs a seat number."""
     parts = ["cthulhu", "join", shlex.quote(address)]
     if code:
-        parts.append(_option("--code", code))
+        parts.append(shell_option("--code", code))
     if token:
-        parts.append(_option("--token", token))
+        parts.append(shell_option("--token", token))
     return " ".join(parts)

@@ -111,6 +111,22 @@ def find_save(name: str | Path, saves_dir: str | Path | None = None) -> Path:
     return path
 
 
+def delete_save(path: str | Path) -> None:
+    """Delete a save no process holds: `SaveLocked` (naming the holder) if a running game has it.
+    Held while it is removed, so no game can take it up half-deleted."""
+    from .savelock import hold, release
+
+    hold(path)
+    try:
+        Path(path).unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise SaveIOError(f"cannot delete it: {exc.strerror or exc}", path=path) from None
+    finally:
+        release(path)
+
+
 def save_name(path: str | Path, saves_dir: str | Path | None = None) -> str:
     """How to name `path` on a command line: its file name when it lies in the saves folder."""
     path = Path(path)

@@ -150,6 +150,10 @@ class SaveHeader(_Model):
     summary: dict[str, str | int | bool | None] = Field(default_factory=dict)
     table: str | None = None  # the table id a host served the game as (hosted games only)
 
+    def bot_seats(self) -> dict[int, str]:
+        """The seats a bot played, by kind: a loaded game seats its bots again."""
+        return {p.seat: p.bot for p in self.players if p.bot is not None}
+
     def wire(self) -> dict[str, Any]:
         """The header as written: the optional keys only when they are set."""
         out = self.model_dump(mode="json")

@@ -10,10 +10,10 @@ after it, checking those hashes too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from cthulhu.core import Command, Game, Rejected
+from cthulhu.core import Command, Event, Game, Rejected
 
 from .commitment import opens
 from .savefile import ContentMismatch, DiceMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
@@ -32,10 +32,10 @@ def _brief(wire: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _apply(game: Game, step: int, seat: int, wire: dict[str, Any]) -> None:
+def _apply(game: Game, step: int, seat: int, wire: dict[str, Any]) -> list[Event]:
     try:
         command = Command.from_wire(wire)
-        game.apply(seat, command)
+        return game.apply(seat, command)
     except Rejected as exc:
         raise ReplayRejected(f"step {step}: the recorded command {_brief(wire)} by seat {seat + 1} was refused: {exc.reason}", step=step) from None
     except Exception as exc:
@@ -189,6 +189,22 @@ def replay(
 
 _verify = verify
 _seek = seek
+
+
+def steps_told(save: SaveFile, content: Any = None, *, upto: int | None = None,
+               allow_other_content: bool = False) -> Iterator[tuple[Game, list[Event]]]:
+    """The game from its setup to step `upto` (default: the last), one step at a time, with the events
+    each step made (the setup's own first, at step 0); every hash checked on the way. What a story of
+    the game is told from (`cthulhu replay`); the game object is the same one, moved on each time."""
+    content = _content(content)
+    if not allow_other_content:
+        check_content(save, content)
+    game = _start(save, content)
+    yield game, list(game.start_events)
+    for step, entry in enumerate(save.steps[: save.last_step if upto is None else upto], start=1):
+        events = _apply(game, step, entry.seat, entry.command)
+        _check(game, step, entry.hash)
+        yield game, events
 
 
 def resume(save: SaveFile, content: Any = None) -> Game:

@@ -1,6 +1,6 @@
 """Save files: the public surface (format, autosave writer, replay, folders).
 
-    writer = SaveWriter(path, game, players=[...])      # autosave from step 0
+    writer = SaveWriter(path, game, players=[...])      # autosave from the first command
     writer.append(seat, command.wire(), game.state_hash())  # after every apply
     save = load(path)                                   # checks the file; SaveError if damaged
     game = replay(save, content, verify=True, seek=None)  # checks every hash
@@ -9,6 +9,7 @@
 from .savedir import (
     SaveEntry,
     default_saves_dir,
+    delete_save,
     find_save,
     list_saves,
     new_save_path,
@@ -42,7 +43,7 @@ from .savefile import (
     encode,
     load,
 )
-from .savereplay import check_dice, replay, resume, seek, verify
+from .savereplay import check_dice, replay, resume, seek, steps_told, verify
 from .savewriter import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "check_dice",
     "decode",
     "default_saves_dir",
+    "delete_save",
     "encode",
     "find_save",
     "hold",
@@ -86,6 +88,7 @@ __all__ = [
     "resume",
     "save_game",
     "seek",
+    "steps_told",
     "sweep_temp_files",
     "token_matches",
     "user_saves_dir",

@@ -214,11 +214,12 @@ class SaveWriter:
         self.hashes: list[str] = []
         self._steps: list[bytes] = []
         self._snapshots: list[tuple[int, bytes]] = []
+        # An autosave of a new game waits for its first command: starting and quitting at once
+        # leaves no file (the same choices make the same game again). A resumed or hand-written save writes.
+        self.started = _initial_hash is not None or not autosave
         if _initial_hash is None:
             self._snapshots.append((0, pack_snapshot(0, game.canonical())))
             sweep_temp_files(self.path.parent, self.path.name)
-            if autosave:
-                self.write()
 
     # The host's CommandLog interface.
     def append(self, seat: int, command: dict[str, Any] | Command, state_hash: str) -> None:
@@ -229,6 +230,7 @@ class SaveWriter:
             raise ValueError(f"append() for step {step} but the game is at step {self.game.step}: call it right after apply()")
         self._steps.append(pack_step(seat, wire, state_hash))
         self.hashes.append(state_hash)
+        self.started = True
         if step % self.snapshot_every == 0 or self.game.outcome is not None:
             self._snapshots.append((step, pack_snapshot(step, self.game.canonical())))
         if self.autosave:
@@ -296,7 +298,10 @@ class SaveWriter:
         return frame(body)
 
     def write(self) -> None:
-        """Write the whole save atomically (a `SaveIOError` if the disk refuses)."""
+        """Write the whole save atomically (a `SaveIOError` if the disk refuses); nothing before a new
+        game's first command (`started`)."""
+        if not self.started:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, self.to_bytes(), fsync=self.fsync)
 

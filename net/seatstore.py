@@ -70,10 +70,10 @@ class SeatStore:
                 continue  # a damaged entry is skipped, never fatal
         return out
 
-    def find(self, *, name: str, address: str | None = None, table: str | None = None, hosting: bool = False) -> SeatEntry | None:
-        """The newest seat for `name` at `address` (joining) or at `table` (hosting)."""
+    def find(self, *, name: str | None, address: str | None = None, table: str | None = None, hosting: bool = False) -> SeatEntry | None:
+        """The newest seat for `name` (None: anyone's) at `address` (joining) or at `table` (hosting)."""
         for e in self.entries():
-            if e.name != name or e.hosting != hosting:
+            if (name is not None and e.name != name) or e.hosting != hosting:
                 continue
             if address is not None and e.address != normal_address(address):
                 continue

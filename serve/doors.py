@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 
 class DoorError(Exception):
-    """A door could not open (a port in use, an unusable host key, the extra not installed)."""
+    """A door could not open (a port in use, an unusable host key, a broken installation)."""
+
+
+def incomplete(option: str, exc: ImportError) -> str:
+    """asyncssh and textual-serve are ordinary dependencies: missing, the installation is broken."""
+    return f"{option} cannot start: this installation of cthulhu is incomplete ({exc}); install it again"
 
 
 def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
@@ -163,7 +168,7 @@ class FrontDoors:
                 from . import hostkey
                 from .ssh import SSHDoor
             except ImportError as exc:
-                raise DoorError(f"--ssh needs the serve extra (pip install 'cthulhu[serve]'): {exc}") from None
+                raise DoorError(incomplete("--ssh", exc)) from None
             key = hostkey.load_or_create(self.data_dir)
             self.fingerprint = hostkey.fingerprint(key)
             self.ssh = SSHDoor(self.admission, key, env)
@@ -178,7 +183,7 @@ class FrontDoors:
             try:
                 from .web import WebDoor
             except ImportError as exc:
-                raise DoorError(f"--web needs the serve extra (pip install 'cthulhu[serve]'): {exc}") from None
+                raise DoorError(incomplete("--web", exc)) from None
             self.web = WebDoor(self.admission, env)
             try:
                 port = await self.web.start(self.bind, self.web_port)

@@ -47,7 +47,7 @@ def rearrange(game: Game, *, at: dict[int, str] | None = None, figures: list[tup
     if s.pending is not None:
         s.pending = None
         game.rules.engine(s).run()
-    game.history.reset(game.step)  # a take-back must not rebuild the table as it was before this
+    game.rearranged()  # a fresh prompt; a take-back must not rebuild the table as it was before this
 
 
 def do(game: Game, kind: str, **args) -> list:

@@ -56,3 +56,28 @@ def test_host_builds_its_table_at_the_chosen_difficulty():
     args = build_parser().parse_args(["host", "--mode", "shamblers", "--difficulty", "easy", "--seats", "2", "--no-save", "--seed", "4"])
     host, _ = build_host(args)
     assert host.game.setup.difficulty == "easy" and host.game.state.cfg.difficulty == "easy"
+
+
+def test_sim_plays_the_heuristic_bot_unless_told_and_says_what_happened_in_sentences(capsys):
+    import json
+    import re
+
+    assert cli.main(["sim", "--games", "6", "--seed", "2", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert cli.main(["sim", "--games", "6", "--seed", "2", "--json", "--bot", "heuristic"]) == 0
+    heuristic = json.loads(capsys.readouterr().out)
+    assert default["bot"] == "heuristic" and default["digest"] == heuristic["digest"]
+    assert set(default) == {"mode", "bot", "games", "finished", "errors", "outcomes", "win_rate", "mean_turns", "summoned_share",
+                            "loss_causes", "commands", "seconds", "games_per_second", "digest", "content_coverage"}  # --json as it was
+    for argv in (["sim", "--games", "6", "--seed", "2"], ["sim", "--games", "6", "--mode", "shamblers", "--bot", "random"]):
+        assert cli.main(argv) == 0
+        text = capsys.readouterr().out
+        assert not re.search(r"[{}\[\]]|\w_\w", text), text  # no dict reprs, no field names
+        lines = text.splitlines()
+        assert all(line[:1].isupper() or line[:1].isdigit() for line in lines) and all(line.endswith(".") for line in lines), text
+        assert re.search(r"^Won \d+ \(\d+\.\d%\), lost \d+ \(\d+\.\d%\); a game lasts [\d.]+ turns on average\.$", text, re.M)
+        assert "the same options and seed always give the same digest" in text
+    assert cli.main(["sim", "--games", "6", "--seed", "2"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Main game: 6 games, the heuristic bot in every seat, 1 player a table, from seed 2.")
+    assert f"Digest {heuristic['digest']}" in text

@@ -1,9 +1,11 @@
 """Headless commands never import Textual: they run on servers and in CI, where the app is dead weight.
 
 Each command runs as a real process under `python -X importtime`, which lists
-every module it imports; none may be Textual's. The commands that open the
-game interface (`play`, `host`/`join` without `--headless`, `replay --tui`) are
-the only ones that import `cthulhu.tui`.
+every module it imports; none may be Textual's, nor the app's own (its screens,
+widgets, links, terminal). `cthulhu replay` tells a save's story with the modes'
+narrators (`cthulhu.tui.modes`, `cthulhu.tui.narrate`: Rich text, no Textual); only
+the commands that open the game interface (`play`, `host`/`join` without
+`--headless`, `replay --tui`) import the app.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 CLI = [sys.executable, "-X", "importtime", "-m", "cthulhu.cli"]
 SAVES = Path(__file__).resolve().parent.parent / "saves"
+APP = ("app", "screens", "widgets", "link", "netlink", "terminal", "replay", "themes", "options")  # the interface proper
 
 
 def imported(stderr: str) -> set[str]:
@@ -31,7 +34,8 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 def assert_headless(result: subprocess.CompletedProcess[str]) -> None:
     modules = imported(result.stderr)
     assert "cthulhu.core" in modules, "importtime listed nothing: the check would pass vacuously"
-    interface = sorted(m for m in modules if m == "textual" or m.startswith(("textual.", "cthulhu.tui")))
+    app = tuple(f"cthulhu.tui.{part}" for part in APP)
+    interface = sorted(m for m in modules if m == "textual" or m.startswith("textual.") or m in app or m.startswith(tuple(a + "." for a in app)))
     assert not interface, interface
 
 

@@ -46,6 +46,17 @@ def test_every_investigator_is_checked(command, capsys):
     ]
 
 
+@pytest.mark.parametrize("command", ["play", "sim", "host"])
+@pytest.mark.parametrize("investigators", ["ada_whitlock", "ada_whitlock,osric_vane,mina_castellane"])
+def test_a_one_player_table_takes_exactly_two_investigators(command, investigators, capsys):
+    extra = ["--headless", "--no-save", "--port", "0", "--seats", "1"] if command == "host" else []
+    assert cli.main([command, "--investigators", investigators, *extra]) == 2
+    n = investigators.count(",") + 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"cthulhu {command}: a one-player game is played with exactly 2 investigators (you play both, taking turns), not {n}"
+    ]
+
+
 def test_a_host_seats_the_investigators_it_is_given(capsys):
     from cthulhu.cli.host import build_host
 
@@ -117,5 +128,67 @@ def test_replay_counts_seats_from_1_as_the_table_does(capsys, tmp_path):
     save = Path(__file__).resolve().parent.parent / "saves" / "example-midgame-main.save"
     assert cli.main(["replay", str(save)]) == 0
     out = capsys.readouterr().out
-    assert "waiting for seat 1:" in out or "waiting for seat 2:" in out
+    assert "waiting for seat 1 (" in out or "waiting for seat 2 (" in out
     assert "seat 0" not in out
+
+
+def _numeric_options() -> list[tuple[str, str, type]]:
+    """(command, option, type) for every option of every subcommand that takes a number."""
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = []
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            if action.type in (int, float) and action.option_strings:
+                out.append((name, action.option_strings[0], action.type))
+    return out
+
+
+NEEDS = {"join": ["127.0.0.1:9", "--headless", "--bot", "random"], "replay": ["saves/example-won-main.save"],
+         "host": ["--headless", "--no-save"], "sim": ["--games", "1"]}
+
+
+def test_every_numeric_option_is_listed_here():
+    found = {(c, o) for c, o, _ in _numeric_options()}
+    assert {("play", "--players"), ("play", "--seed"), ("play", "--bot-delay"), ("host", "--port"), ("host", "--away-bot"),
+            ("sim", "--turn-limit"), ("join", "--seat"), ("replay", "--seek")} <= found
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str]:
+    """Exit status and stderr: in this process where a missed check cannot start anything that waits
+    (`play` then stops at "needs a terminal"), in a child process with a time limit for `host` and `join`."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if argv[0] not in ("host", "join"):
+        try:
+            code = cli.main(argv)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+        return code, capsys.readouterr().err
+    done = subprocess.run([sys.executable, "-m", "cthulhu.cli", *argv], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.DEVNULL)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize(("command", "option", "kind"), _numeric_options(), ids=lambda v: getattr(v, "__name__", v))
+def test_every_bad_number_is_one_line_and_exit_2(command, option, kind, capsys, monkeypatch):
+    """Below, above and not a number at all: one line naming the option, status 2, nothing started."""
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    bad = ["-1", "99999999999999999999999"] + (["nan", "inf"] if kind is float else [])
+    for value in bad:
+        argv = [command, *NEEDS.get(command, []), f"{option}={value}"]
+        code, err = _run(argv, capsys)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, (argv, code, err)
+        assert lines[0].startswith(f"cthulhu {command}: ") and (option in lines[0] or "no step" in lines[0]), (argv, lines)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:0", "127.0.0.1:70000", "127.0.0.1:-5"])
+def test_a_join_address_with_a_bad_port_is_one_line_and_exit_2(address, capsys):
+    assert cli.main(["join", address, "--headless", "--bot", "random"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cthulhu join: bad address"), err

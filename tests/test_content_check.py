@@ -81,3 +81,21 @@ def test_the_game_refuses_to_start_on_broken_content(copy):
 def test_missing_folder_is_a_clear_error(tmp_path, capsys):
     code, out = check(tmp_path / "nowhere", capsys)
     assert code == 2 and "no content folder" in out
+
+
+def test_a_folder_that_is_not_content_says_so_in_one_line(tmp_path, capsys):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "pyproject.toml").write_text('[project]\nname = "something else"\n')
+    (tmp_path / "main").mkdir()  # a folder named after a mode, but with no TOML in it
+    for folder in (tmp_path, tmp_path / "notes"):
+        code, out = check(folder, capsys)
+        assert code == 2 and out.strip().splitlines() == [
+            f"content check: {folder} is not a content folder: it has no main/ or shamblers/ folder of TOML files (see the built-in content/)"]
+    code, out = check(tmp_path / "notes" / "pyproject.toml", capsys)
+    assert code == 2 and out.strip().splitlines() == [f"content check: {tmp_path / 'notes' / 'pyproject.toml'} is a file, not a content folder"]
+
+
+def test_a_file_that_is_not_text_is_named(copy, capsys):
+    (copy / "main" / "tokens.toml").write_bytes(b"\xff\xfe\x00")
+    code, out = check(copy, capsys)
+    assert code == 2 and out.strip().splitlines() == ["content check: main/tokens.toml: not UTF-8 text"]

@@ -324,9 +324,10 @@ async def test_host_interrupted_mid_game_writes_its_save_and_exits_cleanly(tmp_p
             players = await seat_players(port, 2, 110)
             await play(players, random.Random(int(signum)).randint(1, 15))
             host.proc.send_signal(signum)
-            for p in players:  # the host closes the connections as it shuts down
-                with pytest.raises((HostGone, trio.BrokenResourceError)):
-                    await p.until(lambda: False)
+            for p in players:  # the host tells everyone it closes the table on purpose, then closes the connections
+                while p.session.closed is None and await p.link.receive():
+                    pass
+                assert p.session.closed is not None and p.session.closed.code == "host_closed", p.session.closed
             code, out = await host.wait()
     finally:
         for p in players:
@@ -347,7 +348,8 @@ async def test_host_interrupted_mid_game_writes_its_save_and_exits_cleanly(tmp_p
 @pytest.mark.trio
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 async def test_host_interrupted_right_after_start_exits_cleanly(tmp_path, content, signum):
-    """The signal comes the instant the host has printed where it saves: no traceback, a valid save."""
+    """The signal comes the instant the host has printed where it saves: no traceback, and no save
+    (nothing was played: the same options make the same game again)."""
     save_path = str(tmp_path / "early.save")
     host = HostProcess(tmp_path, "--mode", MODE, "--seats", "1", "--seed", "3", "--save", save_path)
     try:
@@ -360,6 +362,4 @@ async def test_host_interrupted_right_after_start_exits_cleanly(tmp_path, conten
     assert code == 128 + signum, host.stderr()  # 130 for Ctrl+C, 143 for SIGTERM
     assert "Traceback" not in host.stderr()
     assert "Interrupted at step 0:" in out
-    save = load(save_path)
-    assert save.last_step == 0
-    replay(save, content, verify=True)
+    assert sorted(p.name for p in Path(save_path).parent.iterdir() if p.suffix in (".save", ".lock", ".tmp")) == []

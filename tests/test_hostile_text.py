@@ -215,7 +215,7 @@ def test_saves_and_replay_print_no_control_sequence_from_a_save(tmp_path, conten
     game = Game.new(Setup(seed=4, players=2), content)
     names = [EVIL_NAME, "".join(p for p, _, _ in PAYLOADS.values())[:40]]
     players = [{"seat": n, "name": name, "token_hash": "0" * 32} for n, name in enumerate(names)]
-    SaveWriter(tmp_path / "evil.save", game, players=players)
+    SaveWriter(tmp_path / "evil.save", game, players=players, autosave=False).write()
     for args in (["saves", "--saves", str(tmp_path)], ["replay", str(tmp_path / "evil.save")]):
         out = subprocess.run(cthulhu(*args), capture_output=True, timeout=60)
         assert out.returncode == 0, out.stderr

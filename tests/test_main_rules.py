@@ -390,6 +390,14 @@ def test_solo_play_alternates_two_investigators_on_one_seat():
     assert s.active == first
 
 
+def test_solo_means_exactly_two_investigators():
+    three = ["ada_whitlock", "osric_vane", "mina_castellane"]
+    for invs in (["ada_whitlock"], three):
+        with pytest.raises(ValueError, match=f"exactly 2 investigators .*, not {len(invs)}"):
+            Game.new(Setup(seed=1, investigators=invs))
+    assert len(Game.new(Setup(seed=1, investigators=three, players=2)).state.investigators) == 3  # two players may share three
+
+
 def test_several_players_each_decide_for_their_own_investigator():
     game = new_game("osric_vane", "ada_whitlock", players=2)
     s = game.state

@@ -6,6 +6,7 @@ from pydantic import TypeAdapter
 
 from cthulhu.core import Command, script_dice
 from cthulhu.core.main import harm
+from cthulhu.core.main.board import distances
 from cthulhu.core.main.content import AnyOp, KeepMythosOp
 from cthulhu.core.main.state import Figure
 
@@ -267,7 +268,7 @@ def test_after_the_summoning_one_death_is_not_the_end_but_all_deaths_are():
 
 
 def test_a_dead_investigators_later_turns_are_skipped():
-    game = new_game("ada_whitlock", "osric_vane", "tobias_grell")
+    game = new_game("ada_whitlock", "osric_vane", "tobias_grell", players=2)  # three investigators: not a solo table
     setup_table(game)
     s = game.state
     hastur_summoned(game, space="strongroom", disrupted=False)
@@ -315,6 +316,43 @@ def test_a_companion_grants_a_skill_level_and_takes_it_away_when_lost():
     assert eng.levels(0)["marksman"] == 1
     harm.lose_card(eng, 0, discovery_id(game, "Old Jory, Stoker"), "effect")
     assert eng.levels(0)["brawling"] == 1 and not eng.mods(0)["attack_all"]
+
+
+def test_the_level_a_companion_grants_is_the_level_every_view_shows():
+    from cthulhu.tui.modes.main.panes import render_investigators
+
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    claim_companion(game, "Old Jory, Stoker")  # Brawling, which Ada has: level 2 while he is with her
+    claim_companion(game, "Nell Parry, Watchwoman")  # Marksman, which Ada lacks: level 1
+    eng = game.rules.engine(game.state)
+    ada = game.view(0)["investigators"][0]
+    shown = {sk["id"]: sk["level"] for sk in ada["skills"]}
+    assert shown == eng.levels(0) == {"smoke_eater": 1, "toughness": 1, "brawling": 2, "marksman": 1}
+    assert ada["mods"] == {k: v for k, v in eng.mods(0).items() if v} and ada["mods"]["attack_all"]
+    brawling = next(sk for sk in ada["skills"] if sk["id"] == "brawling")
+    assert brawling["own"] == 1 and brawling["granted"] == ["Old Jory, Stoker"]
+    board = render_investigators(game.view(0), width=70).plain
+    assert "Brawling 2 (1 + Old Jory, Stoker)" in board and "Marksman 1 (0 + Nell Parry, Watchwoman)" in board
+    level2 = game.content.main.skills["brawling"].levels[1].text
+    assert "2: " + " ".join(level2.split()[:4]) in board  # the level in effect is spelled out under the skill
+    brief = render_investigators(game.view(0), detail=False, width=70).plain
+    assert "Brawling 2" in brief
+
+
+def test_a_level_up_says_the_level_it_reaches_with_the_companion_held():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    claim_companion(game, "Old Jory, Stoker")
+    s = game.state
+    s.stack.append({"k": "level_up", "inv": 0})
+    s.pending = None
+    eng = game.rules.engine(s)
+    eng.run()
+    labels = [label for _, label in s.pending["options"]]
+    assert any(label.startswith("Brawling to level 3: ") for label in labels), labels
+    ev = eng.answer(Command.of("level_up", skill="brawling"))
+    assert [e["level"] for e in ev if e.type == "skill_leveled"] == [3]
 
 
 def test_companions_can_take_wounds_and_are_lost_at_their_value():
@@ -372,7 +410,7 @@ def test_the_insanity_card_activates_at_every_threshold_before_the_level_up():
 
 
 def test_each_investigator_is_dealt_a_different_insanity_card():
-    game = new_game("ada_whitlock", "osric_vane", "tobias_grell", "mina_castellane")
+    game = new_game("ada_whitlock", "osric_vane", "tobias_grell", "mina_castellane", players=2)
     cards = [inv.insanity for inv in game.state.investigators]
     assert None not in cards and len(set(cards)) == 4
     view = game.view(0)
@@ -437,3 +475,54 @@ def test_enemies_move_toward_the_investigator_the_effect_is_about():
     s.investigators[1].space = "clerk_office"  # Osric, not the active investigator
     run_ops(game, 1, [{"op": "move_enemies", "which": "closest", "kind": "any", "steps": 1}])
     assert s.figures[0].space == "clerk_office"
+
+
+# ------------------------------------------------------------------ the Elder One is an enemy (seed 001: "acts like any enemy")
+
+
+def _moves(events) -> list[tuple[str, str]]:
+    return [(e["figure"], e["to"]) for e in events if e.type == "enemy_moved"]
+
+
+def test_move_the_closest_enemy_reaches_the_elder_one_when_it_is_the_only_enemy():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    hastur_summoned(game, space="carding_room")  # 3 spaces from the Yard Gate
+    game.state.mythos_deck[:] = [mythos_id(game, "The Play's Second Act")]  # move the closest enemy 2 toward you
+    ev = do(game, "end_actions")
+    while game.prompt is not None and game.prompt.kind == "enemy_path":
+        ev += game.apply(game.prompt.seat, game.legal(game.prompt.seat)[0])
+    assert [fid for fid, _ in _moves(ev)] == ["elder_one", "elder_one"]
+    assert distances(game.rules.engine(game.state).adj, "yard_gate")[game.state.figure("elder_one").space] == 1
+
+
+def test_the_beacon_insanity_pulls_the_elder_one_too():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    hastur_summoned(game, space="spinning_floor")  # 2 spaces away
+    ops = TypeAdapter(list[AnyOp]).dump_python(game.content.main.insanity["beacon"].activate)
+    run_ops(game, 0, ops)
+    assert game.state.figure("elder_one").space == "yard_gate"
+
+
+def test_only_monster_and_cultist_effects_leave_the_elder_one_out():
+    for kind in ("monster", "cultist"):
+        game = new_game("ada_whitlock", "osric_vane")
+        setup_table(game)
+        hastur_summoned(game, space="spinning_floor")
+        assert not _moves(run_ops(game, 0, [{"op": "move_enemies", "which": "all", "kind": kind, "steps": 1}]))
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game)
+    hastur_summoned(game, space="spinning_floor")
+    assert _moves(run_ops(game, 0, [{"op": "move_enemies", "which": "all", "kind": "any", "steps": 1}])) == [("elder_one", "loading_dock")]
+
+
+def test_a_tie_for_closest_names_the_elder_one_without_an_article():
+    game = new_game("ada_whitlock", "osric_vane")
+    setup_table(game, figures=[("cultist", "coal_cellar")])
+    hastur_summoned(game, space="spinning_floor")  # both 2 spaces from the Yard Gate
+    run_ops(game, 0, [{"op": "move_enemies", "which": "closest", "kind": "any", "steps": 1}])
+    pending = game.state.pending
+    assert pending is not None and pending["kind"] == "pick_enemy"
+    labels = [label for _, label in pending["options"]]
+    assert "Hastur in Spinning Floor" in labels and "The Cultist in Coal Cellar" in labels

@@ -92,3 +92,78 @@ async def test_a_token_without_a_seat_from_a_host_is_not_taken_for_a_seat(tmp_pa
     err = j.stderr.decode()
     assert "Traceback" not in err and "stray-token" not in err, err
     assert j.returncode == 1 and "refused: go away (full)" in err, err
+
+
+def test_a_joiner_is_told_when_the_host_closes_the_table_on_purpose(tmp_path):
+    """SIGTERM (as Ctrl+C) is the host closing on purpose: the joiner says so and stops, where a
+    host that just vanished would be retried for 15 minutes."""
+    import signal
+
+    save = tmp_path / "closed.save"
+    proc = subprocess.Popen([*CLI, "host", "--headless", "--port", "0", "--save", str(save), "--seats", "2", "--seed", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        m = re.match(r"Join with:\s+cthulhu join (\S+) --code (\S+)", proc.stdout.readline())
+        assert m
+        join = subprocess.Popen([*CLI, "join", m.group(1), "--code", m.group(2), "--bot", "random", "--headless"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seated = join.stderr.readline()
+        assert seated.startswith("Seat 1 (") and "seat token" in seated, seated  # sat down; the game waits for seat 2
+        proc.send_signal(signal.SIGTERM)
+        out, err = join.communicate(timeout=30)
+        host_out, host_err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        for p in (proc, join):
+            p.kill()
+    assert join.returncode == 1 and "Traceback" not in err
+    assert err.splitlines() == ["cthulhu join: the host closed the table; it is saved, and the same join command takes "
+                                "your seat back when it is open again"], err
+    assert "reconnecting" not in err and proc.returncode == 128 + signal.SIGTERM, host_err
+
+
+@pytest.mark.trio
+async def test_a_headless_host_logs_who_sits_down_and_who_leaves(tmp_path):
+    """One line each on stderr, names cleaned; spectators and the closing of the table are not seat news."""
+    import signal
+
+    import trio
+
+    from cthulhu.net.client import PeerSession, TrioPeer
+    from test_host_crash import CODE, HostProcess
+
+    host = HostProcess(tmp_path, "--seats", "3", "--seed", "2", "--save", str(tmp_path / "news.save"))
+    try:
+        with trio.fail_after(60):
+            port, _ = await host.start()
+
+            async def sit(name: str, **kw) -> tuple[PeerSession, TrioPeer]:
+                session = PeerSession(name, code=CODE, **kw)
+                peer = await TrioPeer.connect("127.0.0.1", port, session)
+                while not session.welcomed:
+                    assert await peer.receive()
+                return session, peer
+
+            ann, ann_link = await sit("Ann")
+            eve, eve_link = await sit("Eve\x1b]0;owned\x07\u202e")
+            _, watcher = await sit("Wat", watch=True)
+            await eve_link.aclose()
+            await trio.sleep(0.3)
+            eve, eve_link = await sit("Eve", token=eve.token)
+            await watcher.aclose()
+            await trio.sleep(0.3)
+            host.proc.send_signal(signal.SIGTERM)
+            await host.wait()
+            for link in (ann_link, eve_link):
+                await link.aclose()
+    finally:
+        host.close()
+    news = [line for line in host.stderr().splitlines() if line.startswith("cthulhu host: ")]
+    assert news == [
+        "cthulhu host: Ann sat down at seat 1 (from 127.0.0.1)",
+        "cthulhu host: Eve]0;owned sat down at seat 2 (from 127.0.0.1)",
+        "cthulhu host: Eve]0;owned left seat 2; it waits for them",
+        "cthulhu host: Eve is back at seat 2 (from 127.0.0.1)",
+    ], host.stderr()
+    assert "\x1b" not in host.stderr() and "\u202e" not in host.stderr()

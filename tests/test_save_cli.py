@@ -165,3 +165,136 @@ def test_saves_json_has_one_object_per_file(folder, capsys):
 def test_saves_in_an_empty_or_missing_folder(tmp_path, capsys):
     assert main(["saves", "--saves", str(tmp_path / "none")]) == 0
     assert "No saves in" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["short.save", "edited.save", "other.save"])
+@pytest.mark.parametrize("command", ["play", "host"])
+def test_loading_a_bad_save_in_a_terminal_is_one_line_and_exit_2(folder, name, command):
+    """`play --load` and `host --load` in a real terminal: no screen, one line naming the file and why."""
+    import os
+    import time
+
+    from pty_term import CLI, PtyTerm
+
+    path, _, _ = folder
+    extra = ["--port", "0", "--no-save"] if command == "host" else []
+    term = PtyTerm([*CLI, command, "--load", str(path / name), *extra])
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        term._read(0.05)
+        pid, status = os.waitpid(term.pid, os.WNOHANG)
+        if pid:
+            term.status = os.waitstatus_to_exitcode(status)
+            break
+    term.settle(0.2)
+    os.close(term.fd)
+    text = term.data.decode(errors="replace")
+    assert term.status == 2, text
+    assert "\x1b" not in text, "a screen was drawn"
+    lines = text.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cthulhu {command}: ") and BAD[name] in lines[0], lines
+
+
+def _saved(path, content, mode: str, seed: int, steps: int | None, **choices) -> None:
+    """A save of a bot game: `steps` commands (None: to its end; 0: a game nobody played)."""
+    game = Game.new(Setup(mode=mode, seed=seed, **choices), content)
+    writer = SaveWriter(path, game, autosave=False)
+    play(game, writer.append, steps=steps if steps is not None else 10_000)
+    writer.write()
+    writer.close()
+
+
+def test_saves_shows_the_episode_by_name_and_the_turn(tmp_path, content, capsys):
+    _saved(tmp_path / "tide.save", content, "main", 3, 30, episode="innsmere_tide", elder_one="cthulhu")
+    _saved(tmp_path / "mill.save", content, "main", 4, 30)  # the default episode: named from the game itself
+    assert main(["saves", "--saves", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[1].split()
+    assert header[:5] == ["FILE", "MODE", "AGAINST", "EPISODE", "TURN"]
+    for name, episode in (("tide.save", "The Innsmere Tide"), ("mill.save", "The Wexley Mill Fire")):
+        row = next(line for line in lines if line.startswith(name))
+        turn = load(tmp_path / name).header.summary["turn"]
+        assert episode in row and f" {turn} " in row.split(episode, 1)[1]
+
+
+def test_saves_delete_removes_one_save_and_never_one_a_game_holds(folder, capsys):
+    from test_save_lock import _holding_host
+
+    path, _, _ = folder
+    assert main(["saves", "--saves", str(path), "--delete", "junk"]) == 0  # a name as listed, damaged or not
+    assert not (path / "junk.save").exists()
+    assert capsys.readouterr().out.startswith(f"Deleted {path / 'junk.save'} (it could not be read")
+    assert main(["saves", "--saves", str(path), "--delete", "nothing.save"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    (path / "notes.txt").write_text("mine")
+    assert main(["saves", "--delete", str(path / "notes.txt")]) == 2
+    assert "not a save file" in capsys.readouterr().err and (path / "notes.txt").exists()
+    host = _holding_host(path / "good.save")
+    try:
+        before = (path / "good.save").read_bytes()
+        assert main(["saves", "--saves", str(path), "--delete", "good.save"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"in use by process {host.pid}" in err[0]
+        assert (path / "good.save").read_bytes() == before
+    finally:
+        host.kill()
+        host.communicate()
+
+
+def test_saves_prune_deletes_finished_and_empty_saves_only(tmp_path, content, capsys):
+    from test_save_lock import _holding_host
+
+    _saved(tmp_path / "won.save", content, "shamblers", 5, None, difficulty="easy")
+    _saved(tmp_path / "empty.save", content, "main", 6, 0)
+    _saved(tmp_path / "playing.save", content, "main", 7, 20)
+    _saved(tmp_path / "held.save", content, "main", 8, 0)
+    (tmp_path / "broken.save").write_text("not a save\n")
+    assert load(tmp_path / "won.save").header.outcome is not None
+    host = _holding_host(tmp_path / "held.save")
+    try:
+        assert main(["saves", "--saves", str(tmp_path), "--prune"]) == 0
+    finally:
+        host.kill()
+        host.communicate()
+    out = capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".save") == ["broken.save", "held.save", "playing.save"]
+    assert f"Kept held.save: in use by process {host.pid}" in out
+    assert "Deleted empty.save (not started)" in out and "Deleted won.save (" in out
+    assert main(["saves", "--saves", str(tmp_path), "--prune"]) == 0  # its game is over: free to go now
+    assert capsys.readouterr().out == "Deleted held.save (not started)\n"
+    assert main(["saves", "--saves", str(tmp_path), "--prune"]) == 0
+    assert "Nothing to prune" in capsys.readouterr().out
+
+
+def test_replay_tells_the_games_story_in_sentences_not_a_dump(capsys):
+    import re
+    from pathlib import Path
+
+    from test_play_again import setup_of
+
+    saves = Path(__file__).resolve().parent.parent / "saves"
+    assert main(["replay", str(saves / "example-won-main.save")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("example-won-main.save: The Wexley Mill Fire (Main game), 88 steps; saved ")
+    assert "Won on turn 9, after 88 steps." in lines and "  Hastur is put down: its Final Stage is defeated." in lines
+    assert "  Osric Vane: died (killed)" in lines
+    story = lines[lines.index("What happened:") + 1:]
+    for sentence in ("Turn 4: The ritual is disrupted (Seal the Furnace Doors)! Hastur can now be wounded.",
+                     "Turn 4: Hastur is summoned because the ritual was disrupted this turn!",
+                     "Turn 8: Osric Vane is killed at Vat Hall.",
+                     "Turn 9: The investigators win: Hastur is put down."):
+        assert f"  {sentence}" in story
+    assert not any("[*]" in line or "makes a roll" in line or "takes the action Run" in line for line in story)
+    assert len(story) < 30  # the key events of 88 steps, not every roll and move
+    assert not re.search(r"\w=\w|[{}]|\bid\b|_", "\n".join(lines[:-1])), out  # no field dump (the last line is a command)
+    again, _ = setup_of(lines[-1].removeprefix("Play it again: "))
+    assert again == load(saves / "example-won-main.save").setup
+
+    assert main(["replay", str(saves / "example-midgame-main.save")]) == 0
+    out = capsys.readouterr().out
+    assert "In play on turn 4, after 39 steps." in out and "waiting for seat 1 (Ann): Ada Whitlock" in out
+    assert "Play it again" not in out  # the seed of a game in play stays unsaid
+
+    assert main(["replay", str(saves / "example-won-main.save"), "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == {"file", "header", "setup", "steps", "step", "verified", "dice", "hash", "view"}

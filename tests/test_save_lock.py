@@ -21,7 +21,8 @@ CLI = [sys.executable, "-m", "cthulhu.cli"]
 @pytest.fixture
 def save(tmp_path, content) -> Path:
     path = tmp_path / "table.save"
-    writer = SaveWriter(path, Game.new(Setup(seed=4, players=2), content))
+    writer = SaveWriter(path, Game.new(Setup(seed=4, players=2), content), autosave=False)
+    writer.write()
     writer.close()
     return path
 

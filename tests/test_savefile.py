@@ -247,9 +247,15 @@ def test_a_new_writer_sweeps_stale_temp_files_of_its_save(tmp_path, content):
     dead_pid = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout)
     stale = tmp_path / f".game.save.{dead_pid}.00000000.tmp"
     stale.write_bytes(b"half a save")
-    writer = SaveWriter(tmp_path / "game.save", Game.new(Setup(mode=any_mode(), seed=1), content))
+    game = Game.new(Setup(mode=any_mode(), seed=1), content)
+    writer = SaveWriter(tmp_path / "game.save", game)
     assert not stale.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".game.save.lock", "game.save"]  # held while writing
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".game.save.lock"]  # held; nothing to write before a command
+    seat = game.prompt.seat
+    command = game.legal(seat)[0]
+    game.apply(seat, command)
+    writer.append(seat, command.wire(), game.state_hash())
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".game.save.lock", "game.save"]  # written from the first command
     writer.close()
     assert [p.name for p in tmp_path.iterdir()] == ["game.save"]
 

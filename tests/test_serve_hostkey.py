@@ -36,11 +36,13 @@ def test_a_broken_key_file_is_one_clear_line(tmp_path) -> None:
     assert done.stderr.strip().startswith("cthulhu host: cannot use the SSH host key") and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_without_the_serve_extra_the_doors_say_so_in_one_line(tmp_path) -> None:
-    """`pip install .` has no asyncssh or textual-serve: `--ssh`/`--web` then say what to install."""
+def test_a_broken_installation_without_a_door_library_says_so_in_one_line(tmp_path) -> None:
+    """asyncssh and textual-serve come with `pip install .`; an installation without them is broken:
+    `--ssh`/`--web` say so in one line (and send nobody to a package of another name)."""
     for option, module in (("--ssh", "asyncssh"), ("--web", "textual_serve")):
         code = f"import sys; sys.modules[{module!r}] = None; from cthulhu.cli import main; sys.exit(main(sys.argv[1:]))"
         done = subprocess.run([sys.executable, "-c", code, "host", "--headless", "--port", "0", "--no-save", option, "0"],
                               capture_output=True, text=True, timeout=60, env={"XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-        assert done.stderr.strip() == f"cthulhu host: {option} needs the serve extra (pip install 'cthulhu[serve]'): import of {module} halted; None in sys.modules"
+        assert done.stderr.strip() == (f"cthulhu host: {option} cannot start: this installation of cthulhu is incomplete "
+                                       f"(import of {module} halted; None in sys.modules); install it again")

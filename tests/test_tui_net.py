@@ -175,3 +175,27 @@ def test_every_update_a_watcher_gets_carries_the_table():
             await host.stop()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_joiner_is_told_the_host_closed_the_table_not_that_the_connection_was_lost(tmp_path):
+    from cthulhu.core import Game, Setup
+    from cthulhu.tui.netlink import EmbeddedHost
+
+    async def main():
+        host = EmbeddedHost(Game.new(Setup(seed=SEED, players=2)), code="sesame")
+        port = await host.start()
+        try:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                screen = await started(pilot)
+                await host.stop()  # the hosting player quits
+                await wait_for(pilot, lambda: screen.link_status == "The host closed the table (q quits).", tries=500)
+                assert "The host closed the table." in _log(app)[-1]
+                await pilot.pause(0.5)
+                assert not any("reconnecting" in line or "Lost the connection" in line for line in _log(app))
+                assert "reconnecting" not in str(screen.note)
+                await pilot.press("ctrl+q")
+        finally:
+            await host.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import SEED, screen_text, started, wait_for
+from tui_drive import SEED, first_move_then_quit, screen_text, started, wait_for
 
+from cthulhu.net.saves import load
 from cthulhu.net.seatstore import SeatStore
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.netlink import NetLink
@@ -109,10 +110,16 @@ def test_saving_a_hosted_game_and_what_a_joiner_is_told(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             await pilot.press("s")
-            await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
+            await wait_for(pilot, lambda: "Nothing to save yet: the game is saved from its first move on." in _log(screen))
+            assert not target.exists()
             joined = CthulhuApp(PlayOptions(join=("127.0.0.1", screen.link.port), code="owl-17", name="Bob"))
             async with joined.run_test(size=(120, 40)) as jp:
                 theirs = await started(jp)
+                await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options))
+                await pilot.press("1")
+                await wait_for(pilot, lambda: screen.view.get("step") == 1)
+                await pilot.press("s")
+                await wait_for(pilot, lambda: f"Saved to {target}." in _log(screen))
                 await jp.press("s")
                 await wait_for(jp, lambda: "The host keeps the save of this game (ask them to press s)." in _log(theirs))
                 await jp.press("ctrl+q")
@@ -136,7 +143,7 @@ def test_a_loaded_hot_seat_game_says_so_in_its_header(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.title_text == "2 here, 0 bots"
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, screen)
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         again = CthulhuApp(PlayOptions(load=save))
         async with again.run_test(size=(120, 40)) as pilot:
@@ -154,10 +161,7 @@ def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
     async def main():
         solo = CthulhuApp(PlayOptions(seed=SEED, players=2, skip_title=True, saves_dir=tmp_path))
         async with solo.run_test(size=(120, 40)) as pilot:
-            screen = await started(pilot)
-            await pilot.press("1")
-            await wait_for(pilot, lambda: screen.view.get("step") == 1)
-            await pilot.press("ctrl+q")
+            await first_move_then_quit(pilot, await started(pilot))
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         hosted = CthulhuApp(PlayOptions(load=save, host_table=True, code="owl-17", name="Ann", saves_dir=tmp_path))
         async with hosted.run_test(size=(120, 40)) as pilot:
@@ -263,3 +267,79 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
     assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
     news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
     assert news == ["Cy sits down to play seat 3."]  # (a link that never had a view knows no names)
+
+
+def test_a_loaded_bot_game_keeps_its_bots(tmp_path):
+    """`play --bots 1`, a move, ctrl+q, `play --load`: the bot's seat is the bot's again (embedded host and --local)."""
+
+    async def main():
+        for local in (False, True):
+            folder = tmp_path / ("local" if local else "embedded")
+            app = CthulhuApp(PlayOptions(seed=SEED, bots=1, bot_kind="random", skip_title=True, saves_dir=folder, local=local, bot_delay=0))
+            async with app.run_test(size=(120, 40)) as pilot:
+                screen = await started(pilot)
+                assert screen.title_text == "1 here, 1 bot"
+                await first_move_then_quit(pilot, screen)
+            (save,) = [p for p in folder.iterdir() if p.suffix == ".save"]
+            assert [(p.seat, p.bot) for p in load(save).header.players if p.bot] == [(1, "random")]
+            again = CthulhuApp(PlayOptions(load=save, bot_delay=0, local=local))
+            async with again.run_test(size=(120, 40)) as pilot:
+                screen = await started(pilot)
+                assert isinstance(screen, GameScreen) and screen.title_text == "1 here, 1 bot", local
+                assert screen.link.local_seats == frozenset({0})
+                await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_hosted_table_loaded_again_keeps_its_bot_seats(tmp_path):
+    from cthulhu import cli
+    from cthulhu.cli.host import build_host
+
+    save = tmp_path / "bots.save"
+    args = cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--seats", "2", "--bots", "1", "--bot", "random",
+                                          "--seed", str(SEED), "--save", str(save)])
+    host, log = build_host(args)
+    host._record_players()
+    first = host.game.legal(0)[0]
+    host.game.apply(0, first)  # a first command: from then on the autosave writes
+    log.append(0, first.wire(), host.game.state_hash())
+    log.write()  # what the host's own autosave (net/autosave.py) does after each command
+    log.close()
+    assert [(p.seat, p.bot) for p in load(save).header.players] == [(1, "random")]
+    again, log = build_host(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)]))
+    assert [(s.kind, s.bot_kind) for s in again.seats] == [("open", None), ("bot", "random")]
+    log.close()
+
+
+def test_a_host_restarted_with_load_keeps_the_saved_host_name(tmp_path):
+    """`cthulhu host --name Ann`, a move, quit; `cthulhu host --load` without --name is Ann again (not the
+    login name), in her own seat, found by the token this machine keeps."""
+    from cthulhu import cli
+    from cthulhu.cli.common import default_name
+    from cthulhu.cli.host import host_name
+
+    async def main():
+        target = tmp_path / "ann.save"
+        app = _hosting(tmp_path, save_to=target)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            bob = await _joiner(screen.link.port, SeatStore(tmp_path / "bob" / "seats.json"))
+            await wait_for(pilot, lambda: screen.link_status is None and bool(screen.query_one("#prompt").options))
+            await pilot.press("1")
+            await wait_for(pilot, lambda: screen.view.get("step") == 1)
+            await bob.close()
+            await pilot.press("ctrl+q")
+        save = load(target)
+        args = cli.build_parser().parse_args(["host", "--load", str(target)])
+        name = host_name(args, save, save.header.table)
+        assert name == "Ann" != default_name()
+        assert host_name(cli.build_parser().parse_args(["host", "--load", str(target), "--name", "Zed"]), save, save.header.table) == "Zed"
+        again = _hosting(tmp_path, load=target, name=name, remote_seats=0, table_id=save.header.table)
+        async with again.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            assert screen.link.local_seats == frozenset({0})
+            assert screen.link.embedded.host.seats[0].name == "Ann"
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

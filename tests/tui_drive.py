@@ -44,6 +44,13 @@ async def started(pilot: Any) -> GameScreen:
     return pilot.app.screen
 
 
+async def first_move_then_quit(pilot: Any, screen: GameScreen) -> None:
+    """Take the first option (a game is saved from its first command on), wait for it, quit with ctrl+q."""
+    await pilot.press("1")
+    await wait_for(pilot, lambda: screen.view.get("step", 0) >= 1)
+    await pilot.press("ctrl+q")
+
+
 def options(screen: GameScreen) -> list[str]:
     return [str(o.get("label")) for o in screen.query_one("#prompt").options]
 

@@ -44,7 +44,7 @@ LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitab
 def local_link(options: PlayOptions) -> TableLink:
     """A game in this process (no network)."""
     if options.load is not None:
-        return LocalLink.load(options.load, bots=options.bots, bot_kind=options.bot_kind, bot_delay=options.bot_delay)
+        return LocalLink.load(options.load, bot_delay=options.bot_delay)
     return LocalLink.new(options.setup(), bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir,
                          bot_delay=options.bot_delay)
 

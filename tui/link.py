@@ -51,6 +51,9 @@ class SaveUnavailable(Exception):
     """`save()` cannot save this game here; the message tells the player why (and who can)."""
 
 
+NOTHING_YET = "Nothing to save yet: the game is saved from its first move on."
+
+
 class TableLink(Protocol):
     """The app's only way to the game."""
 
@@ -72,6 +75,8 @@ class TableLink(Protocol):
     async def chat(self, text: str) -> None: ...
     async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
+    def play_again(self) -> str | None:
+        """The `cthulhu play` line that starts this table again (`net.playagain`); None until the seed is known."""
 
 
 class QueuedUpdates:
@@ -110,6 +115,15 @@ class _Autosave:
     @property
     def path(self) -> Path:
         return Path(self.writer.path)
+
+    @property
+    def started(self) -> bool:
+        """Anything on disk to carry on: nothing before a new game's first command."""
+        return bool(self.writer.started)
+
+    def record_bots(self, kinds: dict[int, str]) -> None:
+        """Which seats bots play, in the save's header (written with the next step), so a load seats them again."""
+        self.writer.set_players([{"seat": seat, "name": f"{kind} bot", "bot": kind} for seat, kind in sorted(kinds.items())])
 
     def record(self, seat: int, command: Command, state_hash: str) -> None:
         self.writer.append(seat, command.wire(), state_hash)
@@ -162,16 +176,19 @@ class LocalLink(QueuedUpdates):
         game: Game,
         *,
         local_seats: frozenset[int] | None = None,
-        bot_seats: dict[int, Any] | None = None,
+        bot_seats: dict[int, str] | None = None,
         autosave: _Autosave | None = None,
         bot_delay: float = 0.0,
         recap: Any = None,
     ) -> None:
+        from cthulhu.core.bots import make_bot
+
         self.game = game
         self.recap = recap  # a loaded game's story so far (`net.recap.Recap`), told when the link opens
         self.bot_delay = bot_delay
         seats = set(range(game.setup.players))
-        self.bots = dict(bot_seats or {})
+        self.bot_kinds = dict(bot_seats or {})  # seat -> the kind of bot that plays it
+        self.bots = {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat, kind in self.bot_kinds.items()}
         self.local_seats = frozenset(local_seats if local_seats is not None else seats - set(self.bots))
         self.seed: int | None = game.setup.seed
         self.autosave = autosave
@@ -195,21 +212,37 @@ class LocalLink(QueuedUpdates):
         from cthulhu.net.savedir import autosave_folder
 
         game = Game.new(setup)
-        bot_seats = _make_bots(game, bots, bot_kind)
+        kinds = last_seats(game, bots, bot_kind)
         folder, warning = autosave_folder(saves_dir) if saves_dir else (None, None)
         autosave = _Autosave.start(game, folder, f"{setup.mode}-{setup.seed}") if folder else None
-        link = cls(game, bot_seats=bot_seats, autosave=autosave, bot_delay=bot_delay)
+        if autosave is not None:
+            autosave.record_bots(kinds)
+        link = cls(game, bot_seats=kinds, autosave=autosave, bot_delay=bot_delay)
         link.warning = warning
         return link
 
     @classmethod
-    def load(cls, path: str | Path, *, bots: int = 0, bot_kind: str = "heuristic", bot_delay: float = 0.0) -> "LocalLink":
+    def load(cls, path: str | Path, *, bot_delay: float = 0.0) -> "LocalLink":
+        """A saved game carried on: the seats its bots played are theirs again (the save's header says which),
+        and its story so far is replayed from its commands for the Log."""
         from cthulhu.net.recap import Recap
 
         game, save = load_game(path)
         autosave = _Autosave.resume(Path(path), save, game)
+        kinds = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
+        autosave.record_bots(kinds)
         recap = Recap.replayed(game, [(entry.seat, entry.command) for entry in save.steps])
-        return cls(game, bot_seats=_make_bots(game, bots, bot_kind), autosave=autosave, bot_delay=bot_delay, recap=recap)
+        return cls(game, bot_seats=kinds, autosave=autosave, bot_delay=bot_delay, recap=recap)
+
+    def play_again(self) -> str | None:
+        from cthulhu.net.playagain import play_again_command
+
+        return play_again_command(self.game.setup, self.bot_kinds)
+
+    @property
+    def label(self) -> str:
+        """What the title bar calls this table: 'solo', or '2 here, 1 bot'."""
+        return table_label(len(self.local_seats), len(self.bots))
 
     @property
     def viewer(self) -> int:
@@ -304,12 +337,15 @@ class LocalLink(QueuedUpdates):
     @property
     def comeback(self) -> str | None:
         """One line for after the game closes: how to carry on."""
-        return play_hint(self.autosave.path) if self.autosave is not None and self.game.outcome is None else None
+        saved = self.autosave
+        return play_hint(saved.path) if saved is not None and saved.started and self.game.outcome is None else None
 
     async def save(self) -> str | None:
         """Write the save now and return its file name."""
         if self.autosave is None:
             raise SaveUnavailable("This game is not being saved.")
+        if not self.autosave.started:
+            raise SaveUnavailable(NOTHING_YET)
         self.autosave.flush()
         return str(self.autosave.path)
 
@@ -325,16 +361,20 @@ class LocalLink(QueuedUpdates):
             await self._queue.put(None)
 
 
-def _make_bots(game: Game, bots: int, kind: str) -> dict[int, Any]:
+def last_seats(game: Game, bots: int, kind: str) -> dict[int, str]:
+    """The last `bots` seats, each with the kind of bot that plays it (one the mode has)."""
     if bots <= 0:
         return {}
-    from cthulhu.core.bots import make_bot
-
     seats = list(range(game.setup.players))
     if bots >= len(seats):
         raise ValueError(f"{plural(bots, 'bot')} would leave no seat for a person ({plural(len(seats), 'seat')} at this table)")
     kind = usable_bot(kind, game.setup.mode)
-    return {seat: make_bot(kind, game.setup.mode, game.setup.seed + seat) for seat in seats[-bots:]}
+    return {seat: kind for seat in seats[-bots:]}
+
+
+def table_label(here: int, bots: int) -> str:
+    """'solo' for one seat at this terminal and no bots, else '2 here, 1 bot'."""
+    return "solo" if here <= 1 and not bots else f"{here} here, {plural(bots, 'bot')}"
 
 
 def usable_bot(kind: str, mode: str) -> str:

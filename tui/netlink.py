@@ -32,7 +32,7 @@ from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, RecapMs
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
-from .link import QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
 from .who import BOT, characters, playing
 
 WELCOME_TIMEOUT = 10.0
@@ -266,6 +266,11 @@ class NetLink(QueuedUpdates):
             session.token = None
             if primary:
                 self._put(notice="The host gave your seat up while you were away; joining again as a new player.")
+        elif refused is not None and refused.code == "host_closed":  # on purpose: nothing to reconnect to
+            if primary:
+                self._put(notice=f"{refused.reason[:1].upper()}{refused.reason[1:]}.", headline=True,
+                          status="The host closed the table (q quits).")
+            return False
         elif refused is not None:
             if primary:
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
@@ -318,7 +323,7 @@ class NetLink(QueuedUpdates):
                     self._put(notice="Every seat is taken: the game begins.")
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
-                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...")
+                self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...", source=session)
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
@@ -356,11 +361,15 @@ class NetLink(QueuedUpdates):
         else:
             self._status = waiting
 
-    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., **fields: Any) -> None:
-        """Queue an update over the latest view; `status` (the link's own state line) stays unless given."""
+    def _put(self, events: list[dict[str, Any]] | None = None, *, status: Any = ..., source: PeerSession | None = None,
+             **fields: Any) -> None:
+        """Queue an update over the latest view; `status` (the link's own state line) stays unless given.
+        `source`: the session the news came on, whose view stands in while `open()` is still seating us
+        (a finished game's `game_over` comes with its welcome, before any connection is ours)."""
         if status is not ...:
             self._status = status
-        self._queue.put_nowait(Update(self._view(), list(events or []), status=self._status, **fields))
+        view = self._view() or (source.mirror.view if source is not None and source.mirror.view is not None else {})
+        self._queue.put_nowait(Update(view, list(events or []), status=self._status, **fields))
 
     def _playing(self, seats: Iterable[int], view: dict[str, Any] | None = None) -> str:
         """'Ada Whitlock', 'Ada Whitlock and Mina Castellane': what these seats play, in `view` (default:
@@ -401,9 +410,9 @@ class NetLink(QueuedUpdates):
             return
         self.dice = verdict
         if verdict.verified:
-            self._put(notice=f"Dice: {verdict.message}.")
+            self._put(notice=f"Dice: {verdict.message}.", source=session)
         else:
-            self._put(rejected=f"Dice NOT verified: {verdict.message}")
+            self._put(rejected=f"Dice NOT verified: {verdict.message}", source=session)
 
     def _seat_news(self, table: Table) -> list[str]:
         """Sentences for the seats that changed since the host last told us (none the first time)."""
@@ -484,7 +493,8 @@ class NetLink(QueuedUpdates):
         """One line for after the game closes: how to carry on."""
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
-            return self.save_hint if session is not None and session.game_over is None else None
+            started = self.embedded.writer is not None and self.embedded.writer.started
+            return self.save_hint if session is not None and session.game_over is None and started else None
         if self.visitor is not None:
             return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
@@ -578,6 +588,8 @@ class NetLink(QueuedUpdates):
             raise SaveUnavailable("The host keeps the save of this game (ask them to press s).")
         if self.embedded.writer is None:
             raise SaveUnavailable("This game is not being saved (--no-save).")
+        if not self.embedded.writer.started:
+            raise SaveUnavailable(NOTHING_YET)
         return await self.embedded.save()
 
     @property
@@ -602,6 +614,22 @@ class NetLink(QueuedUpdates):
         if self.embedded is None:
             raise ValueError("only the host can change the seats")
         await self.embedded.call(method, *args)
+
+    def play_again(self) -> str | None:
+        """From the setup every peer is sent (all but the seed), the seed revealed at game over and the
+        table's bot seats (their kinds when the host is ours and seated them at the start)."""
+        from cthulhu.core import Setup
+        from cthulhu.net.playagain import play_again_command
+
+        session = self._conns[0].session if self._conns else None
+        if session is None or self.seed is None or session.record.setup is None or session.table is None:
+            return None
+        try:
+            setup = Setup.model_validate({**session.record.setup, "seed": self.seed})
+        except ValueError:  # a setup this program cannot make: no line to offer
+            return None
+        known = self.embedded.bots if self.embedded is not None else {}
+        return play_again_command(setup, {s.seat: known.get(s.seat) for s in session.table.seats if s.kind == "bot"})
 
     async def close(self) -> None:
         if self._closed:
@@ -645,9 +673,11 @@ class EmbeddedHost:
         away_bot: float | None = None,
         bot_delay: float = 0.0,
         limits: Any = None,
+        own_seats: Sequence[int] = (),
     ) -> None:
         self.game = game
         self.bot_delay = bot_delay
+        self.own_seats = tuple(own_seats)  # the seats this terminal plays (`Host.own_seats`)
         self.bots = bots or {}
         self.writer = writer
         self.bot_seed = bot_seed
@@ -688,6 +718,7 @@ class EmbeddedHost:
                     bot_delay=self.bot_delay,
                     limits=self.limits,
                     on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
+                    own_seats=self.own_seats,
                 )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
@@ -725,7 +756,18 @@ class EmbeddedHost:
         return await asyncio.to_thread(in_trio)
 
     async def stop(self) -> None:
-        """Cancel the host (its autosave is already on disk) and wait for the thread."""
+        """Tell the joiners the table is closing, cancel the host (its autosave is already on disk) and
+        wait for the thread."""
+        if self._token is not None and self.host is not None and self._thread.is_alive():
+            import trio
+
+            def in_trio() -> None:
+                trio.from_thread.run(self.host.close_table, trio_token=self._token)
+
+            try:
+                await asyncio.to_thread(in_trio)
+            except (RuntimeError, trio.RunFinishedError):
+                pass  # trio already finished
         if self._token is not None and self._scope is not None and self._thread.is_alive():
             try:
                 self._token.run_sync_soon(self._scope.cancel)
@@ -799,12 +841,6 @@ def _limits(options: Any) -> Any:
     return Limits().but(door_visitors=options.door_visitors)
 
 
-def _label(options: Any, humans: list[int], bots: int) -> str:
-    if options.hosting:
-        return "hosting"
-    if len(humans) <= 1 and not bots:
-        return "solo"
-    return f"{len(humans)} here, {plural(bots, 'bot')}"
 
 
 async def embedded_link(options: Any) -> NetLink:
@@ -816,17 +852,18 @@ async def embedded_link(options: Any) -> NetLink:
     from cthulhu.core import Game
     from cthulhu.net.invite import new_table_id
 
-    from .link import load_game, usable_bot
+    from .link import last_seats, load_game, table_label, usable_bot
 
     save = None
     if options.load is not None:
         game, save = load_game(options.load)
+        # The seats bots played are theirs again (the save's header says which and what kind).
+        bot_seats = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
     else:
         game = Game.new(options.setup())
+        bot_seats = last_seats(game, options.bots, options.bot_kind)
     writer, warning = _writer_for(options, game, save)
     seats = game.setup.players
-    kind = usable_bot(options.bot_kind, game.setup.mode)
-    bot_seats = {seat: kind for seat in range(seats - options.bots, seats)} if options.bots else {}
     humans = [s for s in range(seats) if s not in bot_seats]
     players = None
     table_id = None
@@ -864,6 +901,7 @@ async def embedded_link(options: Any) -> NetLink:
         away_bot=options.away_bot,
         bot_delay=options.bot_delay,
         limits=_limits(options),
+        own_seats=humans,
     )
     try:
         port = await embedded.start()
@@ -890,7 +928,7 @@ async def embedded_link(options: Any) -> NetLink:
         hosting=options.hosting,
         table=table_id,
         store=store,
-        label=_label(options, humans, len(bot_seats)),
+        label="hosting" if options.hosting else table_label(len(humans), len(bot_seats)),
         save_hint=save_hint,
         doors=options.doors,
         names=_hot_seat_names(game, humans) if len(humans) > 1 else None,

@@ -123,6 +123,12 @@ class ReplayLink(QueuedUpdates):
     def view(self) -> dict[str, Any]:
         return self.replayer.game.view(None)
 
+    def play_again(self) -> str | None:
+        from cthulhu.net.playagain import play_again_command
+
+        save = self.replayer.save
+        return play_again_command(save.setup, save.header.bot_seats())
+
     def seat_names(self) -> dict[int, str]:
         return self.replayer.seat_names()
 

@@ -132,7 +132,10 @@ def step_run(e: Engine, task: RunTask) -> None:
     inv = e.inv(i)
     if task["left"] <= 0:
         return
-    opts = [(Command.of("move", to=sp), f"Move to {e.space_name(sp)}") for sp in e.adj[inv.space]]
+    moves = e.memo.get(("moves", inv.space))  # the same options from a space in every game of this episode
+    if moves is None:
+        moves = e.memo[("moves", inv.space)] = [(Command.of("move", to=sp), f"Move to {e.space_name(sp)}") for sp in e.adj[inv.space]]
+    opts = list(moves)
     if task["moved"]:
         opts.append((Command.of("stop"), "Stop running"))
     e.ask(task, "run", i, f"{e.name(i)} runs: {task['left']} space(s) left", opts)

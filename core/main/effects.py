@@ -160,7 +160,7 @@ def op_move_enemies(e: Engine, task: OpsTask, op: MoveEnemiesOp) -> None:
         best = min(dist[f.space] for f in movers)
         movers = [f for f in movers if dist[f.space] == best]
         if len(movers) > 1:
-            opts = [(Command.of("pick", figure=f.id), f"The {e.enemy_name(f)} in {e.space_name(f.space)}") for f in movers]
+            opts = [(Command.of("pick", figure=f.id), f"{e.the_enemy(f)} in {e.space_name(f.space)}") for f in movers]
             mover: PickMoverTask = {"k": "pick_mover", "inv": task["inv"], "steps": op.steps, **why}  # type: ignore[typeddict-item]
             e.ask(mover, "pick_enemy", e.s.active, "Which of the closest enemies moves?", opts)
             return
@@ -295,7 +295,7 @@ def step_advance_enemy(e: Engine, task: AdvanceEnemyTask) -> None:
         return
     if len(steps) > 1:
         opts = [(Command.of("path", to=sp), f"Through {e.space_name(sp)}") for sp in steps]
-        e.ask(task, "enemy_path", e.s.active, f"The {e.enemy_name(f)} closes in: which way?", opts)
+        e.ask(task, "enemy_path", e.s.active, f"{e.the_enemy(f)} closes in: which way?", opts)
         return
     enemy_step(e, task, steps[0])
 

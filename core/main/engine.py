@@ -21,7 +21,7 @@ from ..command import Command, Event
 from . import actions, effects, fight, harm, turn
 from .events import Cause, CauseKind, MainEvent
 from .content import AnyOp, ElderOne, Half, MainContent, Mythos
-from .mods import mods_of, skill_mods
+from .mods import held_half, investigator_mods, mods_of, skill_levels, skill_mods
 from .state import ELDER, Figure, Investigator, MainState
 from .tasks import CountTask, HeldCard, Roll, Task
 
@@ -42,7 +42,8 @@ class Engine:
         self.memo = memo if memo is not None else {}
 
     def emit(self, event: MainEvent) -> None:
-        self.events.append(Event.of(event))
+        # Every event is a fresh literal with its type first: the event keeps it (`Event.of`).
+        self.events.append(Event(event["type"], None, event))  # type: ignore[arg-type]  # a MainEvent is a dict
 
     def push(self, *tasks: Task) -> None:
         """Push tasks so that the first one given runs first."""
@@ -55,16 +56,20 @@ class Engine:
 
     def run(self) -> Events:
         s = self.s
+        stack = s.stack  # changed in place only (a death filters it with a slice assignment)
         while s.result is None:
-            if s.pending is not None:
-                if len(s.pending["options"]) != 1:
+            pending = s.pending
+            if pending is not None:
+                if len(pending["options"]) != 1:
                     break
-                # One way forward is no decision at all: take it.
-                self.answer(s.pending["options"][0][0])
+                # One way forward is no decision at all: take it (as `answer` would, without recursing).
+                s.pending = None
+                task = stack.pop()
+                ANSWERS[task["k"]](self, task, pending["options"][0][0])
                 continue
-            if not s.stack:
+            if not stack:
                 raise RuntimeError("the engine ran out of tasks")
-            task = s.stack.pop()
+            task = stack.pop()
             STEPS[task["k"]](self, task)
         return self.events
 
@@ -79,10 +84,14 @@ class Engine:
         return self.s.investigators[i]
 
     def name(self, i: int) -> str:
-        return self.c.investigators[self.inv(i).id].name
+        return self.c.investigators[self.s.investigators[i].id].name
 
     def enemy_name(self, f: Figure) -> str:
         return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
+
+    def the_enemy(self, f: Figure) -> str:
+        """'The Cultist' to open a sentence, or the Elder One's own name (a proper name takes no article)."""
+        return self.enemy_name(f) if f.kind == ELDER else f"The {self.enemy_name(f)}"
 
     def enemy_health(self, f: Figure) -> int:
         if f.kind == ELDER:
@@ -98,11 +107,7 @@ class Engine:
         return source[int(n)]
 
     def half(self, held: HeldCard) -> Half:
-        card = self.c.episodes[self.s.episode].discovery[int(held["card"])]
-        half = card.left if held["side"] == "left" else card.right
-        if half is None:
-            raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
-        return half
+        return held_half(self.c, self.s.episode, held)
 
     def cause(self, src: str | None) -> Cause | None:
         """What an effect's source is, for the Log: the card, Stage, episode, action or insanity it is printed on.
@@ -152,33 +157,39 @@ class Engine:
     def safe(self, space: str) -> bool:
         return not any(f.space == space for f in self.s.figures)
 
-    def levels(self, i: int) -> dict[str, int]:
-        """Skill levels with Companions' levels added (level 1 of a skill the investigator lacks)."""
+    def levels(self, i: int, own: dict[str, int] | None = None) -> dict[str, int]:
+        """Skill levels with held cards' levels added (`mods.skill_levels`); `own` in place of the investigator's own."""
         inv = self.inv(i)
         if not inv.cards:
-            return inv.levels
-        out = dict(inv.levels)
-        for held in inv.cards:
-            h = self.half(held)
-            if h.skill:
-                out[h.skill] = min(self.c.rules.skill_cap, out.get(h.skill, 0) + 1)
-        return out
+            return inv.levels if own is None else own
+        return skill_levels(self.c, self.s.episode, inv, own)
+
+    def level_after_up(self, i: int, skill: str) -> int:
+        """The level `skill` shows once the investigator's own level rises by one (held cards included)."""
+        own = dict(self.inv(i).levels)
+        own[skill] += 1
+        return self.levels(i, own)[skill]
 
     def mods(self, i: int) -> dict[str, Any]:
-        """Skills (with Companions' levels) plus the modifiers of held cards."""
-        inv = self.inv(i)
+        """Skills (with held cards' levels) plus the modifiers of held cards."""
+        inv = self.s.investigators[i]
+        # Asked several times a step: the last answer for this seat's investigator, while its levels
+        # and cards are what they were (checked by equality, so a memo shared by games stays right).
+        last = self.memo.get(("mods", i))
+        if last is not None and last[0] == inv.levels and last[1] == inv.cards:
+            return last[2]  # type: ignore[no-any-return]
+        total = self._mods(inv, i)
+        self.memo[("mods", i)] = (dict(inv.levels), [dict(h) for h in inv.cards], total)
+        return total
+
+    def _mods(self, inv: Investigator, i: int) -> dict[str, Any]:
         if not inv.cards:
             return mods_of(self.c, inv.levels)
         key = (tuple(sorted(inv.levels.items())), tuple((h["card"], h["side"]) for h in inv.cards))
         hit: dict[str, Any] | None = self.memo.get(key)
-        if hit is not None:
-            return hit
-        total = dict(mods_of(self.c, self.levels(i)))
-        for held in inv.cards:
-            for k, value in self.half(held).mods:
-                total[k] = (total[k] or value) if isinstance(value, bool) else total[k] + value
-        self.memo[key] = total
-        return total
+        if hit is None:
+            hit = self.memo[key] = investigator_mods(self.c, self.s.episode, inv)
+        return hit
 
     def faces(self, die: str) -> list[str]:
         return self.c.dice.standard if die == "standard" else self.c.dice.bonus
@@ -239,10 +250,14 @@ class Engine:
         return self.elder().minion if name == "minion" else name
 
     def matches(self, f: Figure, kind: str) -> bool:
-        if f.kind == "elder_one":
-            return False
+        """Whether an effect that names enemies of `kind` reaches figure `f`.
+
+        Once on the board the Elder One "acts like any enemy" (seed 001): "any" enemy includes it;
+        only effects that say cultist, monster or an enemy id leave it out (RULES.md, Enemies)."""
         if kind == "any":
             return True
+        if f.kind == ELDER:
+            return False
         if kind in ("cultist", "monster"):
             return self.c.enemies[f.kind].category == kind
         return f.kind == self.enemy_kind(kind)

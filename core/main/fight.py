@@ -159,10 +159,14 @@ def step_reroll(e: Engine, task: RerollTask) -> None:
     opts = [(Command.of("keep"), "Keep these dice")]
     free = roll["free"] > 0
     if free or inv.stress < e.c.investigators[inv.id].stress:
-        cost = "free" if free else "1 stress"
+        memo = e.memo
         for n, (die, face) in enumerate(roll["dice"]):
-            shown = e.faces(die)[face] or "blank"
-            opts.append((Command.of("reroll", die=n), f"Reroll die {n + 1} ({die}: {shown}) for {cost}"))
+            key = ("reroll", n, die, face, free)  # the same option in every roll that shows it
+            opt = memo.get(key)
+            if opt is None:
+                shown = e.faces(die)[face] or "blank"
+                opt = memo[key] = (Command.of("reroll", die=n), f"Reroll die {n + 1} ({die}: {shown}) for {'free' if free else '1 stress'}")
+            opts.append(opt)
     e.ask(task, "reroll", i, f"{e.name(i)}: keep the dice or reroll one", opts)
 
 

@@ -167,9 +167,10 @@ def step_level_up(e: Engine, task: PhaseTask) -> None:
     inv = e.inv(i)
     ref = e.c.investigators[inv.id]
     opts = [
-        (Command.of("level_up", skill=sk), f"{e.c.skills[sk].name} to level {inv.levels[sk] + 1}: {e.c.skills[sk].levels[inv.levels[sk]].text}")
+        (Command.of("level_up", skill=sk), f"{e.c.skills[sk].name} to level {up}: {e.c.skills[sk].levels[up - 1].text}")
         for sk in ref.skills
         if inv.levels[sk] < e.c.rules.skill_cap
+        for up in [e.level_after_up(i, sk)]
     ]
     if opts:
         e.ask(task, "level_up", i, f"{e.name(i)} crosses a threshold: level up a skill", opts)
@@ -180,7 +181,7 @@ def answer_level_up(e: Engine, task: PhaseTask, cmd: Command) -> None:
     inv = e.inv(i)
     sk = cmd["skill"]
     inv.levels[sk] += 1
-    e.emit({"type": "skill_leveled", "inv": i, "name": e.name(i), "skill": sk, "skill_name": e.c.skills[sk].name, "level": inv.levels[sk]})
+    e.emit({"type": "skill_leveled", "inv": i, "name": e.name(i), "skill": sk, "skill_name": e.c.skills[sk].name, "level": e.levels(i)[sk]})
 
 
 def kill(e: Engine, i: int, cause: Literal["killed", "madness"]) -> None:

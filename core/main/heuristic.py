@@ -16,10 +16,6 @@ from .view import EnemyView, InvestigatorView, MainView
 from ..rng import Rng
 from .board import distances
 
-def json_key(command: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((k, str(v)) for k, v in command.items()))
-
-
 def prompt_of(view: MainView) -> PromptWire:
     prompt = view["prompt"]
     if prompt is None:
@@ -30,6 +26,17 @@ def prompt_of(view: MainView) -> PromptWire:
 class HeuristicBot(ViewBot):
     def __init__(self, seed: int) -> None:
         self.rng = Rng(seed)
+        # Distances to a space, by map: (the map's adjacency, the target) -> distances. The map of a
+        # game never changes, so each is worked out once (the adjacency is kept, so its id stays its own).
+        self._distances: dict[tuple[int, str], tuple[dict[str, list[str]], dict[str, int]]] = {}
+
+    def distances(self, adj: dict[str, list[str]], target: str) -> dict[str, int]:
+        hit = self._distances.get((id(adj), target))
+        if hit is None or hit[0] is not adj:
+            if len(self._distances) > 4096:
+                self._distances.clear()
+            hit = self._distances[(id(adj), target)] = (adj, distances(adj, target))
+        return hit[1]
 
     # ------------------------------------------------------------------ reading the table
 
@@ -87,7 +94,8 @@ class HeuristicBot(ViewBot):
         dousing = [o for o in episode if view["episode"]["actions"][o["action"]]["requires"]["fire_here"]]
         attacks = self.by_kind(options, "attack")
         targets = {e["id"]: e for e in view["enemies"]}
-        dice = {json_key(o["command"]): o["data"].get("dice", 0) for o in prompt_of(view)["options"]}
+        # By the command dicts themselves: `options` holds the very ones of the prompt's options.
+        dice = {id(o["command"]): o["data"].get("dice", 0) for o in prompt_of(view)["options"]}
         for o in attacks:
             target = targets.get(o.get("target") or "")
             if target is not None and target["kind"] == "elder_one":
@@ -103,7 +111,7 @@ class HeuristicBot(ViewBot):
         if spread and not hurt:
             return spread[0]
         # Expected successes: half the dice (skills' bonus dice as the view shows them).
-        expected = (dice[json_key(killable[0][1])] + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5 if killable else 0.0
+        expected = (dice[id(killable[0][1])] + me["bonus"] + me["mods"].get("attack_dice", 0)) * 0.5 if killable else 0.0
         if killable and killable[0][0] <= expected + 0.5 and not hurt:
             return killable[0][1]
         if enemies_here:
@@ -139,7 +147,7 @@ class HeuristicBot(ViewBot):
 
         def cost(o: dict[str, Any]) -> tuple[int, int, int, str]:
             to = o["to"]
-            far = min(distances(adj, to).get(g, 99) for g in goals) if goals else 0
+            far = min(self.distances(adj, to).get(g, 99) for g in goals) if goals else 0
             return (far, fire.get(to, 0), len(self.enemies_at(view, to)), to)
 
         best = min(moves, key=cost)
@@ -155,7 +163,7 @@ class HeuristicBot(ViewBot):
         roll = view["last_roll"]
         if roll is None:
             return None
-        data = {json_key(o["command"]): o["data"] for o in prompt_of(view)["options"]}
+        data = {id(o["command"]): o["data"] for o in prompt_of(view)["options"]}  # as in `on_action`
         spare = me["stress"] < me["stress_max"] - 1  # bank the last point of stress
         for o in self.by_kind(options, "reroll"):
             face = roll["dice"][o["die"]][1]
@@ -164,7 +172,7 @@ class HeuristicBot(ViewBot):
                 bad = "success" not in symbols or "tentacle" in symbols
             else:
                 bad = "success" in symbols or "tentacle" in symbols
-            if bad and (spare or data[json_key(o)]["stress"] == 0):
+            if bad and (spare or data[id(o)]["stress"] == 0):
                 return o
         return {"kind": "keep"}
 

@@ -1,10 +1,17 @@
-"""What an investigator's skill levels add up to, as one flat set of modifiers."""
+"""What an investigator's skill levels are, and what they and the held cards add up to.
+
+One computation for the rules and for every view: the level a Companion grants is the
+level the engine uses and the level the board shows (RULES.md, Turn)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .content import MainContent, Modifiers
+from .content import Half, MainContent, Modifiers
+
+if TYPE_CHECKING:
+    from .state import Investigator
+    from .tasks import HeldCard
 
 _ZERO = Modifiers().model_dump()
 # Keyed by id(content); the entry keeps the content alive so the id is never reused.
@@ -43,4 +50,43 @@ def mods_of(content: MainContent, levels: dict[str, int]) -> dict[str, Any]:
     if len(_CACHE) > 4096:
         _CACHE.clear()
     _CACHE[key] = (content, total)
+    return total
+
+
+def held_half(content: MainContent, episode: str, held: HeldCard) -> Half:
+    """The side of a Discovery card an investigator holds."""
+    card = content.episodes[episode].discovery[int(held["card"])]
+    half = card.left if held["side"] == "left" else card.right
+    if half is None:
+        raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
+    return half
+
+
+def grants(content: MainContent, episode: str, inv: Investigator) -> dict[str, list[str]]:
+    """Skill -> the names of the held cards that grant it a level, in the order they were claimed."""
+    out: dict[str, list[str]] = {}
+    for held in inv.cards:
+        half = held_half(content, episode, held)
+        if half.skill:
+            out.setdefault(half.skill, []).append(half.name)
+    return out
+
+
+def skill_levels(content: MainContent, episode: str, inv: Investigator, own: dict[str, int] | None = None) -> dict[str, int]:
+    """The investigator's levels while they hold their cards: their own (or `own`), one more per card
+    granting the skill (level 1 of a skill they lack), never above the cap."""
+    out = dict(inv.levels if own is None else own)
+    for skill, names in grants(content, episode, inv).items():
+        out[skill] = min(content.rules.skill_cap, out.get(skill, 0) + len(names))
+    return out
+
+
+def investigator_mods(content: MainContent, episode: str, inv: Investigator) -> dict[str, Any]:
+    """Every modifier an investigator has now: their skills at their held levels, plus the held cards' own."""
+    if not inv.cards:
+        return mods_of(content, inv.levels)
+    total = dict(mods_of(content, skill_levels(content, episode, inv)))
+    for held in inv.cards:
+        for k, value in held_half(content, episode, held).mods:
+            total[k] = (total[k] or value) if isinstance(value, bool) else total[k] + value
     return total

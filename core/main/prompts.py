@@ -214,7 +214,7 @@ def _wound_to(e: Engine, task: WoundsTask, cmd: Command) -> WoundToData:
 
 def _level_up(e: Engine, task: Task, cmd: Command) -> LevelUpData:
     sk = cmd["skill"]
-    level = e.inv(task["inv"]).levels[sk] + 1
+    level = e.level_after_up(task["inv"], sk)
     skill = e.c.skills[sk]
     return {"skill": sk, "name": skill.name, "level": level, "text": skill.levels[level - 1].text}
 

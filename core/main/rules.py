@@ -11,7 +11,6 @@ from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
 from .prompts import option_data
-from .tasks import Pending
 from .view import MainView
 from .state import Figure, Investigator, MainState
 from .view import build_view
@@ -43,12 +42,34 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
         raise ValueError("each investigator can sit at the table only once")
     if not 1 <= len(investigators) <= c.rules.seats_max:
         raise ValueError(f"play with 1 to {c.rules.seats_max} investigators")
-    if setup.players == 1 and len(investigators) < 2:
-        raise ValueError("a one-player game needs 2 investigators: you play both, taking turns")
+    if setup.players == 1 and len(investigators) != 2:  # seed 001: "In a single-player game, choose 2 investigators"
+        raise ValueError(f"a one-player game is played with exactly 2 investigators (you play both, taking turns), not {len(investigators)}")
     seated = {setup.seat_of(n) for n in range(len(investigators))}
     if len(seated) < setup.players:
         raise ValueError(f"every player needs an investigator: {setup.players} players, {len(investigators)} investigator(s) seated")
     return episode, elder, investigators
+
+
+# (id(content), episode, Elder One) -> (the content, the map's adjacency, the memo every game of them shares).
+# The memo holds what depends on the content alone and never leaves the engine (space names, causes,
+# modifier sums, options' commands and labels): worked out in the first game, not in every `Game.new`.
+# Nothing in it is handed out in a view. The entry keeps the content alive, so its id is never reused.
+_PREPARED: dict[tuple[int, str, str], tuple[MainContent, dict[str, list[str]], dict[Any, Any]]] = {}
+
+
+def _prepared(c: MainContent, episode: str, elder_one: str) -> tuple[dict[str, list[str]], dict[Any, Any]]:
+    key = (id(c), episode, elder_one)
+    hit = _PREPARED.get(key)
+    if hit is None or hit[0] is not c:
+        if len(_PREPARED) > 256:
+            _PREPARED.clear()
+        hit = _PREPARED[key] = (c, c.adjacency(episode), {})
+    if len(hit[2]) > 8192:  # modifier sums of many hands of cards: start again rather than grow
+        hit[2].clear()
+    return hit[1], hit[2]
+
+
+_option = tuple.__new__  # an `Option` made without its Python-level __new__: one per option of every prompt
 
 
 class MainRules:
@@ -59,13 +80,15 @@ class MainRules:
     def __init__(self) -> None:
         self.c: MainContent | None = None
         self.adj: dict[str, list[str]] = {}
-        self._prompt: tuple[Pending, Prompt] | None = None
         self.memo: dict[Any, Any] = {}
+        # This game's own: the parts its views share from step to step. Never shared between games,
+        # so a view changed by whoever holds it (a test making a hostile host's view) spoils no other game.
+        self.view_memo: dict[Any, Any] = {}
 
-    def bind(self, content: Any, episode: str) -> None:
+    def bind(self, content: Any, state: MainState) -> None:
         self.c = _main(content)
-        self.adj = self.c.adjacency(episode)
-        self.memo = {}
+        self.adj, self.memo = _prepared(self.c, state.episode, state.elder_one)
+        self.view_memo = {}
 
     def new_state(self, setup: Setup, content: Any) -> MainState:
         c = _main(content)
@@ -116,7 +139,7 @@ class MainRules:
         # A random starting player, from the hidden stream like every other secret draw.
         first = rng.below("hidden", len(invs))
         state.stack.append({"k": "turn", "inv": first})
-        self.bind(content, episode)
+        self.bind(content, state)
         return state
 
     def engine(self, state: MainState) -> Engine:
@@ -130,28 +153,22 @@ class MainRules:
         p = state.pending
         if p is None or state.result is not None:
             return None
-        # Built once per question: the cache holds the pending dict, so its id cannot be reused.
-        cached = self._prompt
-        if cached is not None and cached[0] is p:
-            return cached[1]
         kind, engine = p["kind"], self.engine(state)
-        prompt = Prompt(
+        return Prompt(
             seat=p["seat"],
             kind=kind,
             text=p["text"],
-            options=[Option(cmd, label, None) for cmd, label in p["options"]],
+            options=[_option(Option, (cmd, label, None)) for cmd, label in p["options"]],  # Option(cmd, label, None)
             actor=p["inv"],
             describe=lambda cmd: option_data(engine, kind, cmd),
         )
-        self._prompt = (p, prompt)
-        return prompt
 
     def resolve(self, state: MainState, command: Command) -> list[Event]:
         return self.engine(state).answer(command)
 
     def view(self, state: MainState, seat: int | None) -> MainView:
         assert self.c is not None
-        return build_view(state, self.c, self.adj, seat, self.memo)
+        return build_view(state, self.c, self.adj, seat, self.view_memo)
 
     def outcome(self, state: MainState) -> str | None:
         return state.result
@@ -165,5 +182,5 @@ class MainRules:
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> MainState:
         state = MainState.from_canonical(data)
-        self.bind(content, state.episode)
+        self.bind(content, state)
         return state

@@ -15,7 +15,7 @@ from typing_extensions import NotRequired, TypedDict
 from ..command import PromptWire
 from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
 from .events import Cause
-from .mods import mods_of
+from .mods import grants, held_half, investigator_mods, skill_levels
 from .state import Investigator, MainState
 from .tasks import HeldCard
 
@@ -63,11 +63,15 @@ class EpisodeView(TypedDict):
 
 
 class SkillView(TypedDict):
+    """A skill on the board at the level the rules use: the investigator's own plus one per held card granting it."""
+
     id: str
     name: str
     unique: bool
     levels: list[str]  # the text of each level
-    level: int
+    level: int  # the level in effect (`mods.skill_levels`)
+    own: int  # the investigator's own level (0: a skill only a held card gives)
+    granted: list[str]  # the held cards that add a level, by name
 
 
 class CardView(TypedDict):
@@ -108,7 +112,7 @@ class InvestigatorView(TypedDict):
     bonus: int
     fire: int
     skills: list[SkillView]
-    mods: dict[str, int | bool]  # the modifiers that are not zero
+    mods: dict[str, int | bool]  # the modifiers in effect (skills at their held levels, held cards) that are not zero
     tokens: dict[str, int]
     cards: list[CardView]
     insanity: InsanityView | None
@@ -269,7 +273,7 @@ def _static(c: MainContent, episode: str, adj: dict[str, list[str]]) -> EpisodeV
             {"id": t.id, "name": t.name, "pos": list(t.pos), "spaces": [{"id": s.id, "name": s.name} for s in t.spaces]}
             for t in m.tiles
         ],
-        "adjacent": adj,
+        "adjacent": {space: list(near) for space, near in adj.items()},  # the engine's own is shared by every game
         "staircases": list(m.staircases),
         "tunnels": list(m.tunnels),
         "gates": {color: space for color, space in m.gates.items()},
@@ -305,10 +309,7 @@ def _mythos(c: MainContent, s: MainState, card: str) -> MythosCardView:
 
 
 def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
-    card = c.episodes[s.episode].discovery[int(held["card"])]
-    h = card.left if held["side"] == "left" else card.right
-    if h is None:
-        raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
+    h = held_half(c, s.episode, held)
     out: CardView = {"card": held["card"], "name": h.name, "kind": h.kind, "text": h.text, "side": held["side"]}
     if h.kind == "companion":
         out["wounds"] = held["wounds"]
@@ -316,9 +317,27 @@ def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
     return out
 
 
+def _investigator_cached(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef],
+                         memo: dict[Any, Any]) -> InvestigatorView:
+    """The view of investigator `n`, rebuilt only when something it shows changed: the key is
+    every field of `inv` that `_investigator` reads (the rest is content). Views are read-only,
+    so two views may share it (and a diff skips it by identity)."""
+    key = (inv.id, inv.seat, inv.space, inv.alive, inv.cause, inv.wounds, inv.stress, inv.sanity, tuple(inv.reached),
+           inv.bonus, inv.fire, inv.fire_wounds, tuple(inv.levels.items()), tuple(inv.tokens.items()),
+           tuple((h["card"], h["side"], h["wounds"]) for h in inv.cards), inv.insanity, tuple(inv.kept))
+    last = memo.get(("investigator_view", n))
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
+    view = _investigator(c, s, n, inv, skills)
+    memo[("investigator_view", n)] = (key, view)
+    return view
+
+
 def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef]) -> InvestigatorView:
     ref = c.investigators[inv.id]
     insanity = c.insanity.get(inv.insanity) if inv.insanity else None
+    granted = grants(c, s.episode, inv) if inv.cards else {}
+    levels = skill_levels(c, s.episode, inv) if granted else inv.levels
     return {
         "index": n,
         "id": inv.id,
@@ -340,10 +359,11 @@ def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skill
         "bonus": inv.bonus,
         "fire": inv.fire + inv.fire_wounds,
         "skills": [
-            {"id": sk, "name": skills[sk]["name"], "unique": skills[sk]["unique"], "levels": skills[sk]["levels"], "level": inv.levels[sk]}
-            for sk in ref.skills
+            {"id": sk, "name": skills[sk]["name"], "unique": skills[sk]["unique"], "levels": skills[sk]["levels"], "level": levels[sk],
+             "own": inv.levels.get(sk, 0), "granted": granted.get(sk, [])}
+            for sk in [*ref.skills, *(sk for sk in granted if sk not in ref.skills)]
         ],
-        "mods": {k: v for k, v in mods_of(c, inv.levels).items() if v},
+        "mods": {k: v for k, v in investigator_mods(c, s.episode, inv).items() if v},
         "tokens": dict(inv.tokens),
         "cards": [_half(c, s, h) for h in inv.cards],
         "insanity": {"name": insanity.name, "text": insanity.text} if insanity else None,
@@ -410,7 +430,8 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _S
         "tokens": {k: t.name for k, t in c.tokens.items()},
         "skills": {
             sk: {"name": c.skills[sk].name, "unique": not c.skills[sk].common, "levels": [lv.text for lv in c.skills[sk].levels]}
-            for sk in sorted({sk for i in s.investigators for sk in c.investigators[i.id].skills})
+            for sk in sorted({sk for i in s.investigators for sk in c.investigators[i.id].skills}
+                             | {h.skill for d in c.episodes[s.episode].discovery for h in (d.left, d.right) if h is not None and h.skill})
         },
         "stages": [{"name": st.name, "text": st.text, "health": st.health, "standard": st.standard, "bonus": st.bonus} for st in eo.stages],
         "ritual": {"name": c.episodes[s.episode].ritual.name, "text": c.episodes[s.episode].ritual.text, "needed": c.episodes[s.episode].ritual.needed},
@@ -444,11 +465,19 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
             "cause": cause,
             "free": last["free"],
         }
-    discard = [_mythos(c, s, card) for card in s.mythos_discard]
+    cards = memo.get("mythos_views")  # one read-only view per Mythos card of this episode and Elder One
+    if cards is None:
+        cards = memo["mythos_views"] = {}
+    discard = []
+    for card in s.mythos_discard:
+        shown = cards.get(card)
+        if shown is None:
+            shown = cards[card] = _mythos(c, s, card)
+        discard.append(shown)
     return {
         "mode": "main",
         "episode": static["episode"],
-        "investigators": [_investigator(c, s, n, inv, static["skills"]) for n, inv in enumerate(s.investigators)],
+        "investigators": [_investigator_cached(c, s, n, inv, static["skills"], memo) for n, inv in enumerate(s.investigators)],
         "enemies": [
             {
                 "id": f.id,

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..command import Command, Event, Option, Prompt
+from ..command import Command, Event, Prompt
 from ..rng import Rng
 from ..setup import Setup
 from .content import CHAOS, ShamblersContent
 from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
 from .events import GameLost, GameWon, ShamblersEvent
-from .prompts import ActionData, BanishData, FeedData
+from .tables import DECLINE
 from .view import ShamblersView, build_view
 
 DICE = "dice"
@@ -52,11 +52,6 @@ WHEEL = "wheel"
 def _cfg(content: Any) -> ShamblersContent:
     cfg: ShamblersContent = content.part("shamblers")
     return cfg
-
-
-def _cmd(kind: str, **args: str | int) -> Command:
-    """`Command.of` without the type checks: our own arguments are plain ints and strings."""
-    return Command(kind, tuple(sorted(args.items())))
 
 
 def _ev(event: ShamblersEvent) -> Event:
@@ -147,45 +142,22 @@ class ShamblerRules:
             return self._feed_prompt(state, mat)
         return None
 
-    def _town_name(self, state: ShamblerState, index: int) -> str:
-        return state.cfg.towns[index].name
-
-    def _tentacle_name(self, state: ShamblerState, color: str) -> str:
-        return "Chaos" if color == CHAOS else state.cfg.color(color).tentacle
-
     def _action_prompt(self, state: ShamblerState, mat: MatState) -> Prompt:
-        n = len(state.towns)
+        t = state.t
         here = mat.town
         town = state.towns[here]
-        cw, ccw = (here + 1) % n, (here - 1) % n
-        move_cw: ActionData = {"action": "move", "town": cw, "clockwise": True}
-        move_ccw: ActionData = {"action": "move", "town": ccw, "clockwise": False}
-        options = [
-            Option(_cmd("move", town=cw), f"Move clockwise to {self._town_name(state, cw)}", move_cw),
-            Option(_cmd("move", town=ccw), f"Move counter-clockwise to {self._town_name(state, ccw)}", move_ccw),
-        ]
-        for color in [*state.colors, CHAOS]:
-            if town.tentacles[color] <= 0:
-                continue
-            name = self._tentacle_name(state, color)
-            full = self._track_full(state, mat, color)
-            label = f"Gather a {name} Tentacle"
-            label += " (your track is full: +1 Delirium, the tentacle is discarded)" if full else ""
-            gather: ActionData = {"action": "gather", "town": here, "color": color, "track_full": full}
-            options.append(Option(_cmd("gather", color=color), label, gather))
+        options = list(t.moves[here])
+        tentacles = town.tentacles
+        for color in t.with_chaos:
+            if tentacles[color] > 0:
+                options.append(t.gather(color, here, self._track_full(state, mat, color)))
         shamblers = town.shambler_count()
         if shamblers > 0:
-            options.append(
-                Option(
-                    _cmd("banish"),
-                    f"Banish a Shambler (roll {shamblers} {'Cthulhu Die' if shamblers == 1 else 'Cthulhu Dice'})",
-                    ActionData(action="banish", town=here, dice=shamblers),
-                )
-            )
-        options.append(Option(_cmd("end_actions"), f"End your actions (skip the {state.actions_left} left)", ActionData(action="end_actions")))
+            options.append(t.banish(here, shamblers))
+        options.append(t.end(state.actions_left))
         text = (
             f"{mat.name}, turn {state.turn}: {_plural(state.actions_left, 'action')} left "
-            f"on {self._town_name(state, here)}. Choose an action."
+            f"on {t.town_names[here]}. Choose an action."
         )
         return Prompt(seat=mat.seat, kind="action", text=text, options=options, actor=state.active)
 
@@ -193,22 +165,9 @@ class ShamblerRules:
         assert state.banish is not None
         cost = state.banish["cost"]
         town = state.towns[state.banish["town"]]
-        options = []
-        for color, madness, chaos in payments(state, mat, town, cost):
-            tentacle = state.cfg.color(color).tentacle
-            if cost == 0:
-                how = "for free"
-            else:
-                parts = []
-                if madness:
-                    parts.append(f"{madness} {tentacle}")
-                if chaos:
-                    parts.append(f"{chaos} Chaos")
-                how = "paying " + " + ".join(parts)
-            pay: BanishData = {"banish": True, "color": color, "madness": madness, "chaos": chaos, "tentacle": tentacle}
-            options.append(Option(_cmd("pay", color=color, madness=madness, chaos=chaos), f"Banish a {color} Shambler {how}", pay))
-        decline: BanishData = {"banish": False}
-        options.append(Option(_cmd("decline"), "Do not banish (spend nothing)", decline))
+        pay = state.t.pay
+        options = [pay(color, madness, chaos, cost) for color, madness, chaos in payments(state, mat, town, cost)]
+        options.append(DECLINE)
         dice = ", ".join(str(d) for d in state.banish["dice"])
         cost_text = "free (all dice show zero)" if cost == 0 else f"{_plural(cost, 'tentacle')} (the highest die)"
         text = f"The Cthulhu Dice show {dice}: banishing costs {cost_text}. Which Shambler, and how do you pay?"
@@ -218,14 +177,10 @@ class ShamblerRules:
     def _feed_prompt(self, state: ShamblerState, mat: MatState) -> Prompt:
         index, remaining = state.feed[0]
         town = state.towns[index]
-        options = [
-            Option(_cmd("feed", color=c), f"Feed a {self._tentacle_name(state, c)} Tentacle ({c}) to the Shamblers",
-                   FeedData(color=c, tentacle=self._tentacle_name(state, c)))
-            for c in state.colors
-            if town.tentacles[c] > 0
-        ]
+        feed = state.t.feed
+        options = [feed[c] for c in state.colors if town.tentacles[c] > 0]
         text = (
-            f"The Shamblers on {self._town_name(state, index)} feed on {_plural(remaining, 'more tentacle')}. "
+            f"The Shamblers on {state.t.town_names[index]} feed on {_plural(remaining, 'more tentacle')}. "
             f"Which one goes to the Shambler Mat?"
         )
         return Prompt(seat=mat.seat, kind="feed", text=text, options=options, actor=state.active,
@@ -268,7 +223,7 @@ class ShamblerRules:
     def _track_full(self, state: ShamblerState, mat: MatState, color: str) -> bool:
         if color == CHAOS:
             return mat.chaos >= state.cfg.chaos_capacity
-        return mat.tracks[color] >= state.cfg.color(color).track_capacity
+        return mat.tracks[color] >= state.t.spec[color].track_capacity
 
     def _gather(self, state: ShamblerState, color: str) -> list[Event]:
         mat = state.mats[state.active]

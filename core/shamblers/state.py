@@ -11,6 +11,7 @@ from typing import Any, Final, Literal
 
 from ..rng import Rng
 from .content import ShamblersContent
+from .tables import Tables, tables
 
 # Phases of a turn that wait for a decision (the Wheel needs none).
 Phase = Literal["actions", "banish", "feed", "over"]
@@ -100,10 +101,14 @@ class ShamblerState:
     feed: list[list[int]] = field(default_factory=list)  # [[town, tentacles still to feed], ...]
     outcome: str | None = None
     cause: str | None = None
+    t: Tables = field(init=False, repr=False, compare=False)  # the level's tables (`tables`): content, not state
+
+    def __post_init__(self) -> None:
+        self.t = tables(self.cfg)
 
     @property
     def colors(self) -> list[str]:
-        return self.cfg.color_ids
+        return self.t.colors
 
     def canonical(self) -> dict[str, Any]:
         return {

@@ -58,6 +58,9 @@ class TuiMode:
     stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
     beat: Callable[[Any, Any], Beat | None] = field(default=lambda ev, view: None)  # (event, view) -> its part in a moment
+    # The event types a game's story is told with (`cthulhu replay FILE`): what changed the game, not every roll;
+    # a mode that names none is told by its narrator's "end" lines (deaths, summonings, the outcome).
+    story_events: frozenset[str] = frozenset()
 
 
 _TUI: Registry[TuiMode] = Registry(__name__, "TUI", TuiMode, lambda m: m.name,

@@ -148,27 +148,38 @@ class GameOverScreen(ModalScreen[OverChoice]):
         Binding("escape,enter", "choose('board')", "See the board"),
     ]
 
-    def __init__(self, view: dict[str, Any], seed: int | None, dice: str | None = None) -> None:
+    def __init__(self, view: dict[str, Any], again: str | None, dice: str | None = None) -> None:
         super().__init__()
         self.view = view
-        self.seed = seed
+        self.again = again  # the `cthulhu play` line that starts this table again (`TableLink.play_again`)
         self.dice = dice
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("The game is over", classes="title")
-            body = summary_text(self.view)
-            if self.seed is not None:
-                body.append(f"\n\nSeed {self.seed}: replay it with cthulhu play --seed {self.seed}", style="dim")
             with VerticalScroll(classes="dialog-body"):
-                yield Static(safe_text(body), id="summary")
+                yield Static(self._summary(), id="summary")
                 yield Static(plain(self.dice or ""), id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board", classes="keys")
+
+    def _summary(self) -> Text:
+        body = summary_text(self.view)
+        if self.again is not None:
+            body.append(f"\n\nPlay the same game again with:\n{self.again}", style="dim")
+        return safe_text(body)
+
+    def show_again(self, again: str | None) -> None:
+        """The line to play it again, once the host has revealed the seed (networked games)."""
+        if again is not None and again != self.again:
+            self.again = again
+            for summary in self.query("#summary").results(Static):  # none yet before the dialog is composed
+                summary.update(self._summary())
 
     def show_dice(self, text: str) -> None:
         """The peer's own check of every roll, once it is done (networked games)."""
         self.dice = text
-        self.query_one("#dice", Static).update(plain(text))  # names what the host sent: never markup
+        for line in self.query("#dice").results(Static):  # none yet before the dialog is composed (compose shows `dice`)
+            line.update(plain(text))  # names what the host sent: never markup
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices

@@ -434,8 +434,10 @@ class GameScreen(Screen[None]):
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
         dice = getattr(self.link, "dice", None)
-        if dice is not None and isinstance(self.app.screen, GameOverScreen):
-            self.app.screen.show_dice(dice_text(dice))
+        if isinstance(self.app.screen, GameOverScreen):
+            self.app.screen.show_again(self.link.play_again())
+            if dice is not None:
+                self.app.screen.show_dice(dice_text(dice))
         self.pending = False
         prompt = view.get("prompt")
         version = prompt["version"] if prompt is not None else None
@@ -591,7 +593,8 @@ class GameScreen(Screen[None]):
         self.say("info", f"Saved to {where}.")
 
     def action_quit_menu(self) -> None:
-        where = getattr(getattr(self.link, "autosave", None), "path", None)
+        autosave = getattr(self.link, "autosave", None)
+        where = autosave.path if autosave is not None and autosave.started else None  # nothing saved before the first move
         comeback = getattr(self.link, "comeback", None)
 
         async def decided(what: str | None) -> None:
@@ -617,7 +620,7 @@ class GameScreen(Screen[None]):
 
         dice = getattr(self.link, "dice", None)
         checking = "Checking every roll against the seed..." if hasattr(self.link, "dice") else None
-        self.app.push_screen(GameOverScreen(self.view, self.link.seed, dice_text(dice) if dice else checking), decided)
+        self.app.push_screen(GameOverScreen(self.view, self.link.play_again(), dice_text(dice) if dice else checking), decided)
 
     async def action_new_game(self) -> None:
         await self.link.close()

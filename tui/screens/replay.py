@@ -91,7 +91,7 @@ class ReplayScreen(GameScreen):
             if what in ("quit", "new"):
                 await self.action_quit_menu()
 
-        self.app.push_screen(GameOverScreen(self.view, self.link.seed), decided)
+        self.app.push_screen(GameOverScreen(self.view, self.link.play_again()), decided)
 
     async def action_quit_menu(self) -> None:  # type: ignore[override]  # Textual runs sync and async actions alike; closing awaits the link
         """Close the viewer: back to the title screen, or out of a viewer-only app."""

@@ -76,4 +76,8 @@ TUI = TuiMode(
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
     beat=beat,
+    story_events=frozenset({
+        "ritual_progress", "ritual_disrupted", "elder_advanced", "elder_summoned", "stage_revealed", "stage_defeated",
+        "claimed", "investigator_died", "game_won", "game_lost",
+    }),
 )

@@ -91,7 +91,10 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         if full:
             for sk in inv["skills"]:
                 level = sk["level"]
-                out.append(f"\n  {sk['name']} {level}", style="bold" if sk["unique"] else "")
+                # A level a held card grants is shown where it comes from: "Brawling 2 (1 + Old Jory, Stoker)".
+                head = f"{sk['name']} {level}" + (f" ({sk['own']} + {' + '.join(sk['granted'])})" if sk["granted"] else "")
+                for n, line in enumerate(textwrap.wrap(head, max(20, width - 2), subsequent_indent="  ")):
+                    out.append(f"\n  {line}", style=("bold" if sk["unique"] else "") if n == 0 else "")
                 # Every level reached, lowest first: a level adds to the ones below it or replaces them, as it says.
                 for n, text in enumerate(sk["levels"][:level], 1):
                     said = f"{n}: {text}" if level > 1 else text

@@ -33,4 +33,5 @@ TUI = TuiMode(
     stable_keys=frozenset({"feed", "banish"}),
     hints=HINTS,
     beat=beat,
+    story_events=frozenset({"banished", "delirium", "game_won", "game_lost"}),
 )
