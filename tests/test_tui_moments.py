@@ -49,9 +49,11 @@ def test_the_mythos_card_is_on_screen_when_the_next_decision_comes(size):
             card = card.removesuffix(" (it bears a summoning symbol)")
             assert on_the_card(capture, screen, f"Mythos card: {card}"), capture.text()
             assert on_the_card(capture, screen, printed[:24])  # what it says, then what it did
-            card_region, strip = screen.query_one("#moments").region, screen.query_one("#strip")
-            if size == (80, 24):  # the card lies over the Log strip, just above the prompt bar
-                assert card_region.y <= strip.region.y and card_region.bottom >= strip.region.bottom
+            card_region = screen.query_one("#moments").region
+            if size == (80, 24):  # the card stands in the Log strip's place; the side pane's foot stays in sight
+                assert not screen.query_one("#strip").display
+                side = screen.query_one(f"#{screen.side}")
+                assert card_region.y >= side.region.bottom and "tab: " in capture.text().splitlines()[side.region.bottom - 1]
             assert card_region.bottom <= screen.query_one("#prompt").region.y
             await press_option(pilot, screen, 0)  # the next decision: the card gives way
             await pilot.pause(0.1)

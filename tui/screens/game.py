@@ -157,7 +157,6 @@ class GameScreen(Screen[None]):
         self.set_class(compact, "compact")
         for name in SIDE_PANES:
             self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
-        self.query_one(LogStrip).set_class(not compact or self.side == "log", "hidden")
         self.show_moments()
         self.call_after_refresh(self.place_card)  # again once the panes have their new sizes
         self.titles()
@@ -170,17 +169,21 @@ class GameScreen(Screen[None]):
         return max(3, height // 4) if self.compact else max(4, height // 5)
 
     def place_card(self) -> None:
-        """The moment card just above the prompt bar: over the Log strip and the panes' feet on a small
-        terminal, over the Log pane's foot (its width) on a large one."""
+        """The moment card just above the prompt bar: in the Log strip's place (and at least its height) on
+        a small terminal, over the Log pane's foot (its width; a zoomed pane's whole width) on a large one."""
         card = self.query_one(MomentCard)
+        if self.compact:
+            card.place(0, None, LogStrip.ROWS)
+            return
         chat = self.query_one(ChatInput)
         bottom = self.query_one(PromptBar).rows + 1 + 1 + (1 if chat.is_open else 0)  # the bar and its border, the footer, chat
-        strip = self.query_one(LogStrip)
         log = self.query_one(LogPane)
-        wide = not self.compact and self.maximized is None and log.display and log.outer_size.width
-        card.place(bottom, log.outer_size.width if wide else None, strip.outer_size.height if strip.display else 1)
+        wide = self.maximized is None and log.display and log.outer_size.width
+        card.place(bottom, log.outer_size.width if wide else None, 1)
 
     def show_moments(self) -> None:
+        """The moment card as the moments now are; on a small terminal it stands in the Log strip's place."""
+        self.query_one(LogStrip).set_class(not self.compact or self.side == "log" or bool(self.moments.items), "hidden")
         self.place_card()
         self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
 

@@ -3,8 +3,9 @@ the prompt bar, so they are on screen when the decision comes and gone once it i
 
 It holds at most `rows` lines (the screen gives it a share of its height): every moment keeps its
 title line, and its words take the lines left, cut short with an ellipsis where they run out. It
-lies over the Log strip of a small terminal (over the Log pane's foot on a large one), so its last
-line is the newest Log line told since the last moment's (a chat line, the turn going on), if any.
+takes the Log strip's place on a small terminal (and lies over the Log pane's foot on a large one),
+so its last line is the newest Log line told since the last moment's (a chat line, the turn going
+on), if any.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from ..safe import safe_text
 
 
 class MomentCard(Static):
-    """Drawn on a layer of its own over the bottom of the panes (the screen places it just above the
-    prompt bar, `place`): coming and going, it moves no pane, so a terminal is sent only its own cells."""
+    """On a large terminal, drawn on a layer of its own over the Log pane's foot (the screen places it
+    just above the prompt bar, `place`): coming and going, it moves no pane, so a terminal is sent
+    only its own cells. On a small one it stands in the Log strip's place, at least as tall, so the
+    side pane's foot (what Tab shows next) stays in sight."""
 
     DEFAULT_CSS = """
     MomentCard { display: none; layer: moments; dock: bottom; height: auto; padding: 0 1; background: $panel; color: $text; }
     MomentCard.shown { display: block; }
-    """
+    """  # on a small terminal in the flow of the screen: see cthulhu.tcss
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
