@@ -19,6 +19,7 @@ from typing import Any
 from cthulhu.core import Command, Game
 
 from .frames import encode_frame
+from .messages import RecapMsg
 
 RECAP_EVENTS = 400  # events kept (the Log pane keeps 500 lines): older steps are let go whole
 RECAP_BYTES = 32 * 1024  # the most a `recap` frame carries: the newest steps that fit
@@ -85,4 +86,4 @@ class Recap:
 
     def frame(self, step: int, budget: int = RECAP_BYTES) -> bytes:
         """The `recap` message of what happened up to `step` (the step of the view it follows)."""
-        return encode_frame({"t": "recap", "step": step, "entries": [[n, events] for n, events in self.newest(budget)]})
+        return encode_frame(RecapMsg(step=step, entries=[[n, events] for n, events in self.newest(budget)]).wire())

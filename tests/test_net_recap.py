@@ -5,6 +5,7 @@ dropped connection only what was missed."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import msgpack
 import pytest
@@ -19,6 +20,7 @@ from cthulhu.net.limits import HOST_FRAME
 from cthulhu.net.log import MemoryLog
 from cthulhu.net.messages import RecapMsg
 from cthulhu.net.recap import RECAP_BYTES, Recap
+from cthulhu.net.table import TableSpec, open_table, resolve
 
 MODES = ["main", "shamblers"]
 
@@ -36,6 +38,12 @@ def played(mode: str, steps: int, seed: int = 5, players: int = 2) -> tuple[Game
         log.append(seat, cmd.wire(), game.state_hash())
         told.append((game.step, [e.wire() for e in events]))
     return game, log, [(n, evs) for n, evs in told if evs]
+
+
+def host_of(game: Game, log: MemoryLog) -> Host:
+    """The host of a game that comes with the commands that made it, as a loaded save does."""
+    spec = TableSpec(start=game)
+    return Host(spec, replace(resolve(spec), log=log))
 
 
 async def recap_of(port: int) -> tuple[RecapMsg, bytes]:
@@ -60,7 +68,7 @@ async def recap_of(port: int) -> tuple[RecapMsg, bytes]:
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_watcher_who_joins_mid_game_is_told_the_latest_steps_as_they_were_told(mode):
     game, log, told = played(mode, 40)
-    host = Host(game, log=log)  # a game that comes with its commands, as a loaded save does
+    host = host_of(game, log)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)
         recap, frame = await recap_of(host.port)
@@ -75,7 +83,7 @@ async def test_a_watcher_who_joins_mid_game_is_told_the_latest_steps_as_they_wer
 @pytest.mark.trio
 async def test_the_recap_follows_play_and_forgets_what_was_taken_back():
     game, log, told = played("main", 0, players=1)
-    host = Host(game, log=log)
+    host = host_of(game, log)
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)
         player = await TrioPeer.connect("127.0.0.1", host.port, PeerSession("Ann"))
@@ -113,13 +121,13 @@ def test_a_recap_keeps_whole_steps_within_its_bounds():
 def test_a_dropped_watcher_is_told_what_it_missed_once_and_nothing_twice():
     """A watcher's connection is cut while bots play on; back at the table, its link delivers the
     missed steps as `earlier` events: every event of the game reaches it once, in order."""
-    from cthulhu.tui.netlink import EmbeddedHost, NetLink
+    from cthulhu.tui.netlink import EmbeddedHost, JoinAs, NetLink
 
     async def main() -> None:
         game = Game.new(Setup(mode="shamblers", seed=3, players=1))
-        embedded = EmbeddedHost(game, bots={0: "heuristic"}, bot_delay=0.02)
+        embedded = EmbeddedHost(open_table(TableSpec(start=game, bots={0: "heuristic"}, bot_delay=0.02)))
         port = await embedded.start()
-        link = NetLink("127.0.0.1", port, watch=True)
+        link = NetLink(JoinAs(host="127.0.0.1", port=port, watch=True))
         got: list[dict] = []
         missed = 0  # events told as earlier ones after the first update: the steps played while away
         try:

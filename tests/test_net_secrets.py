@@ -15,7 +15,7 @@ import trio
 
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.frames import FrameDecoder
-from cthulhu.net.host import Host
+from cthulhu.net.table import TableSpec, open_table
 
 from net_games import MODES, make_game
 
@@ -74,7 +74,7 @@ async def test_no_secret_in_any_frame_of_full_games(mode):
     assert mode == "main" or hidden, "the test must know at least one secret pile of this mode"
     sessions = []
     async with trio.open_nursery() as nursery:
-        host = Host(game, bots={2: "random"}, code="c0de")
+        host = open_table(TableSpec(start=game, bots={2: "random"}, code="c0de"))
         host.on_delta = snapshot_secrets
         await nursery.start(host.serve)
 
@@ -116,8 +116,12 @@ async def test_no_secret_in_any_frame_of_full_games(mode):
 async def test_no_secret_in_what_a_peer_joining_mid_game_is_sent(mode):
     """The story so far (a `recap` of the latest events, replayed by the host) and the rest of a late
     welcome hold no seed, no RNG state and no hidden pile's order at any step played."""
+    from dataclasses import replace
+
     from cthulhu.core.bots import make_bot
     from cthulhu.net.log import MemoryLog
+    from cthulhu.net.host import Host
+    from cthulhu.net.table import TableSpec, resolve
 
     game = make_game(mode, seed=SEED, players=3)
     log = MemoryLog()
@@ -132,7 +136,8 @@ async def test_no_secret_in_what_a_peer_joining_mid_game_is_sent(mode):
     hidden |= {msgpack.packb(v) for _, v in _hidden_orders(game.canonical()["state"])}
     assert mode == "main" or hidden
     async with trio.open_nursery() as nursery:
-        host = Host(game, code="c0de", log=log)
+        spec = TableSpec(start=game, code="c0de")
+        host = Host(spec, replace(resolve(spec), log=log))  # a game under way, with the commands that made it
         await nursery.start(host.serve)
         late = RecordingSession("late", code="c0de", watch=True)
         peer = await TrioPeer.connect("127.0.0.1", host.port, late)

@@ -7,12 +7,12 @@ import asyncio
 
 from tui_drive import SEED, choose, screen_text, started, wait_for
 
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 
 
 def _app() -> CthulhuApp:
-    return CthulhuApp(PlayOptions(seed=SEED, local=True, skip_title=True), link_factory=local_link)
+    return CthulhuApp(PlayOptions(seed=SEED, skip_title=True))
 
 
 def shown_lines(log) -> list[str]:
@@ -76,13 +76,11 @@ def test_new_lines_wait_below_a_log_read_back_and_its_border_says_so():
 
 
 def test_a_loaded_game_starts_with_the_story_so_far_in_its_log(tmp_path):
-    """`play --load`: the Log is rebuilt from the saved commands (in this process and through the
-    embedded host alike), not an empty pane."""
+    """`play --load`: the Log is rebuilt from the saved commands (the host replays them), not an empty pane."""
 
-    async def main(local: bool) -> None:
-        saves = tmp_path / ("local" if local else "embedded")
-        first = CthulhuApp(PlayOptions(seed=SEED, local=local, skip_title=True, saves_dir=saves),
-                           link_factory=local_link if local else None)
+    async def main() -> None:
+        saves = tmp_path
+        first = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=saves))
         async with first.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             await choose(pilot, screen, "Run")
@@ -91,7 +89,7 @@ def test_a_loaded_game_starts_with_the_story_so_far_in_its_log(tmp_path):
             await pilot.press("ctrl+q")
         (save,) = saves.glob("*.save")
         moved = next(line for line in said if " moves to " in line)
-        again = CthulhuApp(PlayOptions(local=local, load=save, saves_dir=saves), link_factory=local_link if local else None)
+        again = CthulhuApp(PlayOptions(load=save, saves_dir=saves))
         async with again.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             told = [t.plain for t in screen.query_one("#log").entries]
@@ -100,8 +98,7 @@ def test_a_loaded_game_starts_with_the_story_so_far_in_its_log(tmp_path):
             assert told[-1].startswith("Turn 1: ")  # then where the game stands
             await pilot.press("ctrl+q")
 
-    for local in (True, False):
-        asyncio.run(asyncio.wait_for(main(local), 60))
+    asyncio.run(asyncio.wait_for(main(), 60))
 
 
 def test_a_hosted_game_carried_on_tells_its_moves_but_not_its_chat(tmp_path):
@@ -126,6 +123,23 @@ def test_a_hosted_game_carried_on_tells_its_moves_but_not_its_chat(tmp_path):
             told = " ".join(t.plain for t in screen.query_one("#log").entries)
             assert "takes the action Run" in told and "The story so far" in told, told
             assert "a word before we go" not in told
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_new_game_tells_its_set_up_once():
+    """A table's welcome at step 0 carries the set-up's own events; its recap of the same step is not
+    told again under "The story so far"."""
+
+    async def main() -> None:
+        app = _app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await pilot.pause(0.2)
+            told = [t.plain for t in screen.query_one("#log").entries]
+            assert not any(line.startswith("The story so far") for line in told), told
+            assert told and len(told) == len(set(told)), told  # every set-up line once
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))

@@ -12,7 +12,7 @@ from rich.console import Console
 from terminal_capture import Capture
 from tui_drive import SEED, choose, options, press_option, started, wait_for
 
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.modes import Beat
 from cthulhu.tui.moments import Moments, render_moments
 from cthulhu.tui.options import PlayOptions
@@ -37,7 +37,7 @@ def deciding(screen) -> bool:
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_mythos_card_is_on_screen_when_the_next_decision_comes(size):
     async def main() -> None:
-        app = CthulhuApp(PlayOptions(seed=SEED, local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True))
         capture = Capture(app)
         async with app.run_test(size=size) as pilot:
             screen = await started(pilot)
@@ -66,7 +66,7 @@ def test_the_mythos_card_is_on_screen_when_the_next_decision_comes(size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_wheel_of_shamblers_is_on_screen_when_the_next_turn_asks(size):
     async def main() -> None:
-        app = CthulhuApp(PlayOptions(seed=SEED, mode="shamblers", local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=SEED, mode="shamblers", skip_title=True))
         capture = Capture(app)
         async with app.run_test(size=size) as pilot:
             screen = await started(pilot)

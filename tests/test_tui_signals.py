@@ -15,7 +15,7 @@ from pty_term import CLI, SAFETY, PtyTerm
 
 from tui_drive import SEED
 
-from cthulhu.net.saves import load
+from cthulhu.savegame import load
 
 SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
 
