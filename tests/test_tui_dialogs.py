@@ -19,6 +19,7 @@ from tui_drive import started, wait_for
 
 from cthulhu.tui.screens.dialogs import ChoiceScreen, GameOverScreen, HelpScreen
 from cthulhu.tui.screens.replay import ReplayApp, ReplayScreen
+from cthulhu.tui.screens.title import LoadScreen
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -42,6 +43,17 @@ async def _long_choices(pilot: Any) -> None:
     pilot.app.push_screen(ChoiceScreen("Pick one of many", [f"Option number {n + 1} of the long list" for n in range(40)]))
 
 
+async def _long_saves(pilot: Any) -> None:
+    """The title screen's saves list with more saves than any terminal has rows."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    await pilot.pause()
+    header = SimpleNamespace(mode="main", step=12, outcome=None, updated="2026-12-01T12:00:00")
+    entries = [SimpleNamespace(path=Path(f"saved-game-{n + 1:02}.save"), save=SimpleNamespace(header=header)) for n in range(40)]
+    pilot.app.push_screen(LoadScreen(entries))
+
+
 async def _shamblers_help(pilot: Any) -> None:
     await started(pilot)
     await pilot.press("question_mark")
@@ -54,6 +66,7 @@ async def _over(pilot: Any) -> None:
 DIALOGS = [s for s in STOPS if s.name in ("help", "choices", "quit", "table", "game-over")] + [
     Stop("help-shamblers", _play(mode="shamblers", skip_title=True), _shamblers_help, _on(HelpScreen)),
     Stop("long-choices", _play(skip_title=True), _long_choices, _on(ChoiceScreen)),
+    Stop("long-saves", _play(), _long_saves, _on(LoadScreen)),
     Stop("game-over-shamblers", _play(load="example-won-shamblers.save"), _over, _on(GameOverScreen)),
     Stop("replay-summary", _replay_won, _replay_summary, _on(GameOverScreen)),
 ]
