@@ -6,6 +6,7 @@ from cthulhu.core.shamblers.view import ShamblersView
 
 from .. import TuiMode
 from .help import HINTS, rules_in_brief
+from .moments import beat
 from .narrate import tell
 from .odds import banish_lines
 from .render import dice_line, render_mats, render_shambler_story, render_towns, short_labels, summary
@@ -31,5 +32,6 @@ TUI = TuiMode(
     stable_keys=frozenset({"feed", "banish"}),
     hints=HINTS,
     odds=banish_lines,
+    beat=beat,
     story_events=frozenset({"banished", "delirium", "game_won", "game_lost"}),
 )
