@@ -44,6 +44,7 @@ import trio
 
 from cthulhu.core import Command, Rejected, modes
 from cthulhu.core.bots import make_bot
+from cthulhu.core.search import SearchBot
 
 from .autosave import HostSave
 from .commitment import public_setup
@@ -80,6 +81,7 @@ from .messages import (
 from .outbox import Outbox
 from .recap import Recap
 from .table import Opened, TableSpec
+from .thinking import decide_off_loop
 from .textclean import clean_chat, clean_name
 
 log = logging.getLogger(__name__)
@@ -208,6 +210,7 @@ class Host:
         self.code = opened.code
         self.table_id = opened.table_id
         self.bot_seed = game.setup.seed if spec.bot_seed is None else spec.bot_seed
+        self.thinking = spec.thinking  # how long search bots think per decision (off the loop)
         self.log: CommandLog = opened.log
         self.saves = HostSave(opened.writer, fsync=spec.save is None or spec.save.fsync)
         self.warning = opened.warning  # for whoever opened the table (a saves folder it could not write)
@@ -383,7 +386,13 @@ class Host:
             bot = self.seats[prompt.seat].player
             if bot is None:
                 return  # the seat changed hands while the bot waited
-            command = bot.choose(self.game, prompt.seat)
+            if isinstance(bot, SearchBot):
+                # It thinks in a worker thread: the loop goes on serving everyone meanwhile.
+                command = await decide_off_loop(bot, self.game, prompt.seat, self.thinking)
+                if self.seats[prompt.seat].player is not bot:
+                    continue  # its player came back while it thought: the move is theirs to make
+            else:
+                command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
 
     async def bot_pause(self) -> None:

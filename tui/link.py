@@ -94,6 +94,9 @@ class TableLink(Protocol):
     @property
     def lobby(self) -> TableLobby | None:
         """The table's seats, for the table dialog; None where there is no table to speak of."""
+    @property
+    def advice(self) -> bool:
+        """The table's house rule: may its players open the odds panel (`Setup.advice`)."""
 
     def seat_names(self) -> dict[int, str]:
         """Who sits at each seat as this terminal knows it: a person's name, or `who.BOT`; a seat

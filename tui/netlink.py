@@ -145,6 +145,12 @@ class NetLink(QueuedUpdates):
     def lobby(self) -> TableLobby:
         return self
 
+    @property
+    def advice(self) -> bool:
+        """The table's house rule, from the setup the host sent with its welcome (on unless it says off)."""
+        setup = self._conns[0].session.record.setup if self._conns else None
+        return not (isinstance(setup, dict) and setup.get("advice") == "off")
+
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:

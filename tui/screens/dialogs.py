@@ -30,6 +30,7 @@ Keys
   z  zoom the focused pane and back      l  the whole Log and back
   s  save now (the game also saves itself after every move)
   c  chat (networked games)              L  the table: code, seats
+  a  the odds: the roll being decided, and the search bot's win chances
   q  save and quit (asks first)          ctrl+q  quit at once
   ? or f1  this help    ctrl+p  command palette    escape  close a dialog
 """

@@ -91,6 +91,7 @@ class GameScreen(Screen[None]):
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
         Binding("L", "lobby", "Table"),
+        Binding("a", "odds", "Odds", show=False),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "quit_menu", "Quit"),
         Binding("enter", "summary", "Summary", show=False),
@@ -483,6 +484,8 @@ class GameScreen(Screen[None]):
             status.append(f"  {self.title_text}", style="dim")
         if self.link.seed is not None:
             status.append(f"  seed {self.link.seed}")
+        if not self.link.advice:
+            status.append("  no advice (house rule)", style="dim")
         if status != self._status:
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
@@ -573,6 +576,18 @@ class GameScreen(Screen[None]):
     def action_chat(self) -> None:
         if self.chat_ok:
             self.query_one(ChatInput).open()
+
+    def action_odds(self) -> None:
+        """The odds panel: this roll's chances and the search bot's win chances, from this seat's view."""
+        if not self.view:
+            return
+        if not self.link.advice:
+            self.say("info", "This table plays without advice (a house rule it was created with): no odds panel.")
+            return
+        from .odds import OddsScreen
+
+        content = cast("CthulhuApp", self.app).content  # typed as any App: see the note on CthulhuApp above
+        self.app.push_screen(OddsScreen(self.view, content, list(self.query_one(PromptBar).keys)))
 
     def action_lobby(self) -> None:
         """Who sits where, the table code and the open seats (networked games)."""
