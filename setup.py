@@ -23,7 +23,7 @@ from setuptools import setup
 COMPILED = [
     "bots.py", "canon.py", "command.py", "game.py", "rng.py", "undo.py",
     "main/actions.py", "main/board.py", "main/describe.py", "main/effects.py", "main/engine.py", "main/fight.py",
-    "main/harm.py", "main/heuristic.py", "main/mods.py", "main/rules.py", "main/state.py", "main/tasks.py",
+    "main/harm.py", "main/heuristic.py", "main/mods.py", "main/prepared.py", "main/rules.py", "main/state.py", "main/tasks.py",
     "main/turn.py",
     "shamblers/heuristic.py", "shamblers/rules.py", "shamblers/state.py", "shamblers/tables.py",
 ]

@@ -16,6 +16,7 @@ from ..command import PromptWire
 from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
 from .events import Cause
 from .mods import grants, held_half, investigator_mods, skill_levels
+from .prepared import Prepared
 from .state import Investigator, MainState
 from .tasks import HeldCard
 
@@ -400,14 +401,15 @@ def _elder(c: MainContent, s: MainState, stages: list[_StageRef]) -> ElderOneVie
     }
 
 
-def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict[Any, Any] | None = None) -> MainView:
+def build_view(s: MainState, prepared: Prepared, seat: int | None, memo: dict[Any, Any] | None = None) -> MainView:
     """The seat's view. Parts that never change in a game are built once and shared between
     views (so a diff can skip them by identity): treat every view as read-only."""
     memo = {} if memo is None else memo
+    c = prepared.content
     static = memo.get("view_static")
     if static is None:
-        static = memo["view_static"] = _static_parts(s, c, adj)
-    return _dynamic(s, c, static, memo)
+        static = memo["view_static"] = _static_parts(s, c, prepared.adj)
+    return _dynamic(s, prepared, static, memo)
 
 
 def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _Static:
@@ -438,7 +440,8 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _S
     }
 
 
-def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]) -> MainView:
+def _dynamic(s: MainState, prepared: Prepared, static: _Static, memo: dict[Any, Any]) -> MainView:
+    c = prepared.content
     roll: RollView | None = None
     if s.last_roll is not None:
         faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
@@ -452,7 +455,7 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
             from .engine import Engine  # the engine's questions about the table, asked of this state
             from .fight import roll_context
 
-            enemy, targets, need, cause = roll_context(Engine(s, c, {}, memo), s.stack[-2])
+            enemy, targets, need, cause = roll_context(Engine(s, prepared), s.stack[-2])
         roll = {
             "inv": last["inv"],
             "name": c.investigators[s.investigators[last["inv"]].id].name,
