@@ -401,7 +401,7 @@ def _quote(s: str) -> str:
 
 
 async def _disk(tmp: Path, how: str, trouble: str) -> dict:
-    from cthulhu.net.saves import load
+    from cthulhu.savegame import load
 
     seed, seats = 11, 2
     folder = tmp / f"saves-{how}-{trouble}"

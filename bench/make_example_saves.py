@@ -20,9 +20,9 @@ from pathlib import Path
 from cthulhu.content import builtin
 from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
-from cthulhu.net.commitment import Dice
-from cthulhu.net.saves import SaveWriter, load, replay
-from cthulhu.net.savewriter import summarize
+from cthulhu.savegame.dice import Dice
+from cthulhu.savegame import SaveWriter, load, replay
+from cthulhu.savegame.writer import summarize
 
 EXAMPLE_TIME = "2026-01-01T00:00:00+00:00"
 MAX_STEPS = 5000

@@ -29,14 +29,14 @@ import trio
 
 def _host_process(mode: str, seats: int, tables: int, seed: int, conn) -> None:
     from cthulhu.core import Game, Setup
-    from cthulhu.net.host import Host
+    from cthulhu.net.table import TableSpec, open_table
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             ports = []
             for t in range(tables):
                 game = Game.new(Setup(mode=mode, seed=seed + t, players=seats))
-                host = Host(game, code=None)
+                host = open_table(TableSpec(start=game))
                 ports.append(await nursery.start(host.serve))
             conn.send(ports)
             await trio.to_thread.run_sync(conn.recv)  # any message: stop

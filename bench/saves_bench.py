@@ -21,7 +21,7 @@ from pathlib import Path
 from cthulhu.content import builtin
 from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
-from cthulhu.net.saves import SaveWriter, load, replay, seek
+from cthulhu.savegame import SaveWriter, load, replay, seek
 
 
 def long_game(mode: str, steps: int, players: int) -> tuple[Setup, list[tuple[int, dict, str]]]:
@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=None, help="snapshot interval (default: the writer's)")
     parser.add_argument("--out", default=None, help="folder for the save files (default: a temp folder)")
     args = parser.parse_args()
-    from cthulhu.net.savewriter import DEFAULT_SNAPSHOT_EVERY
+    from cthulhu.savegame.writer import DEFAULT_SNAPSHOT_EVERY
 
     every = args.every or DEFAULT_SNAPSHOT_EVERY
     content = builtin()

@@ -83,7 +83,7 @@ def measure(seed: int, keys: list[str], cols: int, rows: int, extra: list[str], 
 
 
 def last_step(folder: Path) -> int | None:
-    from cthulhu.net.saves import load
+    from cthulhu.savegame import load
 
     files = sorted(p for p in folder.iterdir() if p.is_file())
     for path in files:

@@ -40,7 +40,7 @@ def launch_time(seed: int, runs: int) -> list[float]:
     return out
 
 
-async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
+async def in_process(seed: int, updates: int) -> dict[str, float]:
     """Press option keys and time each update until its last frame is drawn.
 
     Headless Textual skips writing to a terminal, so every frame is encoded here into the
@@ -49,12 +49,12 @@ async def in_process(seed: int, updates: int, local: bool) -> dict[str, float]:
     process time over the same span. `pilot_round_trip` is Pilot's press + pause, which
     polls for idleness in 20 ms sleeps: it is at least 60 ms whatever the app does.
     """
-    from cthulhu.tui.app import CthulhuApp, local_link
+    from cthulhu.tui.app import CthulhuApp
     from cthulhu.tui.options import PlayOptions
     from cthulhu.tui.screens.game import GameScreen
 
     t0 = time.perf_counter()
-    app = CthulhuApp(PlayOptions(seed=seed, skip_title=True, local=local), link_factory=local_link if local else None)
+    app = CthulhuApp(PlayOptions(seed=seed, skip_title=True))
     last = [0.0, 0.0]
     display = app._display
 
@@ -114,8 +114,7 @@ def main() -> int:
     args = ap.parse_args()
     figures = {
         "launch_to_first_frame_s (pty, embedded host)": launch_time(args.seed, args.runs),
-        "in_process_local": asyncio.run(in_process(args.seed, args.updates, local=True)),
-        "in_process_embedded_host": asyncio.run(in_process(args.seed, args.updates, local=False)),
+        "in_process_embedded_host": asyncio.run(in_process(args.seed, args.updates)),
     }
     print(json.dumps(figures, indent=2))
     shutil.rmtree(SAVES, ignore_errors=True)

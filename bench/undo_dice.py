@@ -15,7 +15,8 @@ import time
 from cthulhu.core import Game, Setup, undo
 from cthulhu.core.bots import make_bot
 from cthulhu.core.rng import Rng
-from cthulhu.net.commitment import Dice, GameRecord, public_setup, verify
+from cthulhu.net.commitment import GameRecord, public_setup, verify
+from cthulhu.savegame.dice import Dice
 from cthulhu.net.delta import view_hash
 
 MODES = {"main": 1, "shamblers": 2}

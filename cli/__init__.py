@@ -17,13 +17,6 @@ from typing import Any, NoReturn
 SUBCOMMANDS = ("play", "sim", "content", "saves", "replay", "host", "join")
 
 
-def mode_names() -> list[str]:
-    """Every registered game mode (for `--mode`), the default first."""
-    from cthulhu.core import modes
-
-    return modes.names()
-
-
 class HelpFormatter(argparse.HelpFormatter):
     """Help that names the valid ids: `{ids:CHOICE}` in an option's help becomes the ids the built-in
     content has for that set-up choice (the content is read only when help is shown)."""
@@ -34,15 +27,16 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 def setup_ids(choice: str) -> list[str]:
-    """Every id the built-in content has for a set-up choice ("episode", "difficulty"...), over all modes."""
-    from cthulhu.content import builtin
+    """Every id a registered mode offers for a set-up choice ("episode", "difficulty"...)."""
     from cthulhu.core import modes
 
-    content = builtin()
+    from .common import mode_content
+
     ids: list[str] = []
     for mode in modes.all_modes():
-        if mode.listing is not None and mode.name in content.modes:
-            ids += [key for key, _ in mode.listing(content.modes[mode.name]).get(choice, [])]
+        option = mode.option(choice)
+        if option is not None:
+            ids += [c.id for c in option.values(mode_content(mode)) if c.id not in ids]
     return ids
 
 

@@ -5,6 +5,13 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cthulhu.core import Mode, Setup
+    from cthulhu.core.choices import SetupOption
 
 NAME_LIMIT = 24
 THEME_NAMES = ("dark", "ansi")  # the themes of cthulhu.tui.themes (named here: headless commands import no Textual)
@@ -36,7 +43,7 @@ def check_save(path: object) -> None:
     here, so `play --load` and `host --load` say so in one line before any screen opens."""
     from pathlib import Path
 
-    from cthulhu.net.saves import load, resume
+    from cthulhu.savegame import load, resume
 
     resume(load(Path(str(path))))
 
@@ -70,42 +77,79 @@ def refuse(command: str, message: str) -> int:
     return 2
 
 
-# The set-up choices a mode may read (`Mode.choices`): the option that names each, and what it picks.
-CHOICE_OPTIONS = {
-    "episode": ("--episode", "episode"),
-    "elder_one": ("--elder-one", "Elder One"),
-    "investigators": ("--investigators", "investigator"),
-    "difficulty": ("--difficulty", "difficulty"),
-}
+def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = None, bot_help: str = "the kind of the bots") -> None:
+    """`--mode`, a flag for every set-up choice a registered mode declares (`Mode.options`: its help
+    names the modes that read it and, when help is shown, the ids the content has) and `--bot`
+    (every kind some mode has; a mode's own is checked when the command runs)."""
+    from cthulhu.core import modes
+
+    names = modes.names()
+    p.add_argument("--mode", choices=names, default=names[0], help="the game: " + ", ".join(names) + f" (default {names[0]})")
+    declared: dict[str, tuple[SetupOption, list[str]]] = {}
+    for mode in modes.all_modes():
+        for option in mode.options:
+            declared.setdefault(option.name, (option, []))[1].append(mode.title)
+    for name, (option, titles) in declared.items():
+        listed = ", comma-separated" if option.many else ""
+        p.add_argument(option.flag, dest=name, help=f"{option.help} ({' or '.join(titles)}){listed}: {{ids:{name}}}")
+    kinds = sorted({kind for mode in modes.all_modes() for kind in mode.bot_kinds})
+    default = f" (default {bot_default})" if bot_default else " (default: the mode's own)"
+    p.add_argument("--bot", choices=kinds, default=bot_default, help=f"{bot_help}: {', '.join(kinds)}{default}")
 
 
-def given_choices(args: argparse.Namespace) -> dict[str, list[str]]:
-    """The set-up choices named on the command line, as lists of ids (investigators are comma-separated)."""
-    out: dict[str, list[str]] = {}
-    for name in CHOICE_OPTIONS:
-        value = getattr(args, name, None)
-        if value:
-            out[name] = [v.strip() for v in value.split(",") if v.strip()] if name == "investigators" else [value]
+def given_choices(args: argparse.Namespace) -> dict[str, str | list[str]]:
+    """The set-up choices named on the command line, by option (a list option's ids are comma-separated)."""
+    from cthulhu.core import modes
+
+    out: dict[str, str | list[str]] = {}
+    for mode in modes.all_modes():
+        for option in mode.options:
+            value = getattr(args, option.name, None)
+            if value and option.name not in out:
+                out[option.name] = option.parse(value)
     return out
 
 
-def choice_problem(mode_name: str, chosen: dict[str, list[str]]) -> str | None:
-    """One line naming a set-up id the content does not have (and the ones it has), or a choice the
-    mode does not read; None when every choice is good. Loads the built-in content."""
+def mode_content(mode: Mode) -> Any:
+    """The part of the built-in content a mode's option values are read from (None: it has none)."""
     from cthulhu.content import builtin
+
+    return builtin().modes.get(mode.name)
+
+
+def setup_facts(setup: Setup, summary: Mapping[str, object]) -> list[tuple[SetupOption, str]]:
+    """Each set-up choice the setup's mode declares, with what this game has for it: by name where
+    the save's summary names it (the mode's `summary` hook), else the ids chosen, else "default"."""
     from cthulhu.core import modes
-    from cthulhu.core.setup import CHOICES
+
+    if setup.mode not in modes.names():
+        return []
+    out = []
+    for option in modes.get(setup.mode).options:
+        value = setup.options.get(option.name)
+        named = summary.get(option.name)
+        shown = str(named) if named else ", ".join(value) if isinstance(value, list) else value or "default"
+        out.append((option, shown))
+    return out
+
+
+def choice_problem(mode_name: str, chosen: dict[str, str | list[str]], bot: str | None = None) -> str | None:
+    """One line naming a set-up id the content does not have (and the ones it has), a choice the
+    mode does not read, or a bot it does not have; None when every choice is good."""
+    from cthulhu.core import modes
 
     mode = modes.get(mode_name)
-    listing = mode.listing(builtin().modes[mode.name]) if mode.listing is not None else {}
-    for name, values in chosen.items():
-        option, what = CHOICE_OPTIONS[name]
-        if name not in mode.choices:
-            takers = [m for m in modes.all_modes() if name in m.choices]
-            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m in takers) or "no mode"
-            return f"{option}: {CHOICES[name]} for {where}"
-        known = [key for key, _ in listing.get(name, [])]
-        for value in values:
-            if known and value not in known:
-                return f"{option}: unknown {what} {value!r}; choose from {', '.join(known)}"
+    for name, value in chosen.items():
+        option = mode.option(name)
+        if option is None:
+            takers = [(m, o) for m in modes.all_modes() for o in m.options if o.name == name]
+            where = " or ".join(f"{m.title} mode (--mode {m.name})" for m, _ in takers) or "no mode"
+            plural = takers[0][1].plural if takers else name
+            return f"--{name.replace('_', '-')}: {plural} are for {where}"
+        known = [choice.id for choice in option.values(mode_content(mode))]
+        for one in value if isinstance(value, list) else [value]:
+            if known and one not in known:
+                return f"{option.flag}: unknown {option.noun} {one!r}; choose from {', '.join(known)}"
+    if bot is not None and bot not in mode.bot_kinds:
+        return f"--bot: {mode.title} mode has no {bot!r} bot; choose from {', '.join(mode.bot_kinds)}"
     return None

@@ -29,21 +29,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from cthulhu.content import builtin
     from cthulhu.core import modes
 
-    from .common import CHOICE_OPTIONS
+    from .common import mode_content
 
-    content = builtin()
     for mode in modes.all_modes():
         print(f"{mode.title} (--mode {mode.name})")
-        listing = mode.listing(content.modes[mode.name]) if mode.listing is not None and mode.name in content.modes else {}
-        for name, entries in listing.items():
-            option, what = CHOICE_OPTIONS.get(name, (f"--{name}", name))
-            print(f"  {what}s ({option}):" if not what.endswith("y") else f"  {what[:-1]}ies ({option}):")
+        for option in mode.options:
+            entries = option.listing(mode_content(mode))
+            if not entries:
+                continue
+            print(f"  {option.plural} ({option.flag}):")
             width = max(len(key) for key, _ in entries)
             for key, about in entries:
                 print(f"    {key.ljust(width)}  {about}")
+        print(f"  bots (--bot): {', '.join(mode.bot_kinds)} (default {mode.default_bot})")
     return 0
 
 

@@ -18,19 +18,17 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from cthulhu.net.host import Host
-    from cthulhu.net.log import MemoryLog
-    from cthulhu.net.saves import SaveFile, SaveWriter
+    from cthulhu.net.table import TableSpec
+    from cthulhu.savegame import SaveFile
     from cthulhu.serve.doors import FrontDoors
     from cthulhu.tui.app import LinkFactory
     from cthulhu.tui.netlink import NetLink
     from cthulhu.tui.options import PlayOptions
 
 from .common import (
-    PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, check_save, choice_problem, default_name, given_choices, out_of_range,
-    refuse, theme_of,
+    PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, default_name,
+    given_choices, out_of_range, refuse, theme_of,
 )
-
-from . import mode_names
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,14 +41,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
     p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
-    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
-    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
-    p.add_argument("--investigators", help="investigators (main game), one per seat, comma-separated: {ids:investigators}")
+    add_setup_options(p, bot_help="the kind of the bots (and of stand-ins)")
     p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="kind of those bots (and of stand-ins)")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so people can follow it (default 0.5; 0: at once)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
@@ -93,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return refuse("host", problem)
     if args.bots > args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("host", problem)
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
@@ -106,13 +99,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         return run_app(args, held)
     log_warnings_to_stderr()
+    from cthulhu.net.table import open_table
+
     try:
-        host, log = build_host(args)
+        host = open_table(table_spec(args))
     except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
         from .play import one_line
 
         return refuse("host", one_line(exc))  # it may quote the save file: `refuse` cleans it
-    return trio.run(serve_headless, host, log, args)
+    if host.warning:  # the saves folder: one cleaned line, and the game goes on
+        from cthulhu.net.textclean import clean_text
+
+        print(f"cthulhu host: {clean_text(host.warning)}", file=sys.stderr, flush=True)
+    return trio.run(serve_headless, host, args)
 
 
 def log_warnings_to_stderr() -> None:
@@ -145,7 +144,7 @@ def log_warnings_to_stderr() -> None:
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
     """Find the save to load and lock it (and the one to write), before anything else happens."""
-    from cthulhu.net.saves import find_save, hold
+    from cthulhu.savegame import find_save, hold
 
     load = find_save(args.load, args.saves) if args.load else None
     held = []
@@ -157,49 +156,70 @@ def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:
     return load, held
 
 
-def _table(args: argparse.Namespace) -> tuple[str, str | None, SaveFile | None]:
-    """The table id (a loaded game keeps its own), the table code, and the loaded save."""
-    from cthulhu.net.invite import new_table_code, new_table_id
-    from cthulhu.net.saves import load
-    from cthulhu.net.seatstore import SeatStore
+def table_spec(args: argparse.Namespace) -> TableSpec:
+    """The table the command line describes; the same for the hosting player's interface and a
+    headless host (`open_table` builds it either way)."""
+    from cthulhu.core import Setup, modes
+    from cthulhu.net.limits import Limits
+    from cthulhu.net.table import SaveTo, StandIns, TableSpec
+    from cthulhu.savegame import load
+    from cthulhu.savegame.folder import default_saves_dir
 
-    save = load(args.load) if args.load else None
-    table_id = (save.header.table if save is not None else None) or new_table_id()
-    if args.open:
-        return table_id, None, save
-    store = SeatStore()
-    code = args.code or store.code_for(table_id) or new_table_code()
-    try:
-        store.remember_code(table_id, code)  # `host --load` serves the same code again
-    except OSError:
-        pass
-    return table_id, code, save
+    start: Setup | Path
+    if args.load:
+        start, setup = args.load, load(args.load).setup
+    else:
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+        start = setup = Setup(mode=args.mode, seed=seed, players=args.seats, options=given_choices(args))
+    n = setup.players
+    kind = args.bot or modes.get(setup.mode).default_bot
+    limits = Limits()
+    if args.ssh is not None or args.web is not None:
+        from cthulhu.serve.admission import MAX_SESSIONS
+
+        limits = limits.but(door_visitors=MAX_SESSIONS)  # every visitor of the doors connects from loopback
+    return TableSpec(
+        start=start,
+        bots={} if args.load else {seat: kind for seat in range(n - args.bots, n)},
+        stand_ins=StandIns(kind=kind, after=args.away_bot),
+        save=None if args.no_save else SaveTo(file=Path(args.save) if args.save else None, folder=default_saves_dir(args.saves), stem="net-"),
+        code=None if args.open else args.code,
+        remember_code=not args.open,
+        limits=limits,
+        bot_delay=args.bot_delay,
+    )
 
 
 def run_app(args: argparse.Namespace, held: list[Path]) -> int:
-    """The hosting player's own game interface; the other human seats stay open for `cthulhu join`."""
+    """The hosting player's own game interface; the other human seats stay open for `cthulhu join`.
+    The table is opened (and its code and doors printed) before the interface takes the terminal."""
     from cthulhu.net.invite import join_address, join_command
-    from cthulhu.net.saves import default_saves_dir
-
+    from cthulhu.net.table import open_table
     from cthulhu.tui.app import run as run_app_
     from cthulhu.tui.options import PlayOptions
 
     if args.bots >= args.seats and not args.load:
         return refuse("host", "leave at least one seat for yourself (or use --headless)")
     try:
-        table_id, code, save = _table(args)
         if args.load:
             check_save(args.load)  # damaged or edited: one line, before any screen (as headless)
-    except Exception as exc:
+        host = open_table(table_spec(args))
+    except Exception as exc:  # a bad save or bad setup: one clear line, no traceback
+        from .play import one_line
+
+        return refuse("host", one_line(exc))  # it may quote the save file: `refuse` cleans it
+    try:
+        doors = open_doors(args, host.code, host.table_id)
+    except DoorsClosed as exc:
+        host.saves.release()
         return refuse("host", str(exc))
+    if args.port:
+        print(f"Table code: {host.code or '(none)'}; others join with: {join_command(join_address(args.bind, args.port), host.code)}", file=sys.stderr)
+    for line in doors.lines if doors is not None else ():
+        print(line, file=sys.stderr)
     humans = args.seats - args.bots
     options = PlayOptions(
-        mode=args.mode,
-        difficulty=args.difficulty,
-        seed=args.seed,
-        episode=args.episode,
-        elder_one=args.elder_one,
-        investigators=tuple(given_choices(args).get("investigators", ())),
+        mode=host.game.setup.mode,
         players=humans,
         bots=0 if args.load else args.bots,
         bot_kind=args.bot,
@@ -208,46 +228,31 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         ascii=args.ascii,
         theme=theme_of(args),
         load=args.load,
-        save_to=Path(args.save) if args.save else None,
-        no_save=args.no_save,
-        saves_dir=default_saves_dir(args.saves),
-        name=host_name(args, save, table_id),
-        code=code,
+        name=host_name(args, _loaded(args), host.table_id),
+        code=host.code,
         host_table=True,
         host_bind=args.bind,
         host_port=args.port,
         remote_seats=humans - 1,
-        table_id=table_id,
-        away_bot=args.away_bot,
         skip_title=True,
+        doors=tuple(doors.lines) if doors is not None else (),
     )
-    if options.load is None:
-        from cthulhu.content import builtin
-
-        from .play import setup_problem
-
-        problem = setup_problem(options, builtin())
-        if problem is not None:
-            return refuse("host", problem)
     try:
-        doors = open_doors(args, code, table_id)
-    except DoorsClosed as exc:
-        return refuse("host", str(exc))
-    if args.port:
-        print(f"Table code: {code or '(none)'}; others join with: {join_command(join_address(args.bind, args.port), code)}", file=sys.stderr)
-    if doors is not None:
-        options = options.with_(doors=tuple(doors.lines), door_visitors=doors.visitors)
-        for line in doors.lines:
-            print(line, file=sys.stderr)
-    try:
-        return run_app_(options, None if doors is None else _opening(doors, args.bind))
+        return run_app_(options, _opening(host, doors, args.bind))
     finally:
         if doors is not None:
             doors.stop()
-        from cthulhu.net.saves import release
+        from cthulhu.savegame import release
 
         for path in held:
             release(path)
+
+
+def _loaded(args: argparse.Namespace) -> SaveFile | None:
+    """The save `--load` names, read again (its header: who sat where), or None."""
+    from cthulhu.savegame import load
+
+    return load(args.load) if args.load and not args.name else None
 
 
 def host_name(args: argparse.Namespace, save: SaveFile | None, table_id: str) -> str:
@@ -266,13 +271,17 @@ def host_name(args: argparse.Namespace, save: SaveFile | None, table_id: str) ->
     return default_name()
 
 
-def _opening(doors: FrontDoors, bind: str) -> LinkFactory:
-    """The app's table link, and the doors told where its port is (their visitors join it)."""
+def _opening(host: Host, doors: FrontDoors | None, bind: str) -> LinkFactory:
+    """The app's first table link is to the table opened here (its doors told where its port is,
+    so their visitors join it); a new game from the title screen opens one as `cthulhu play` does."""
     from cthulhu.tui.netlink import embedded_link
 
+    opened: list[Host] = [host]
+
     async def link_factory(options: PlayOptions) -> NetLink:
-        link = await embedded_link(options)  # what `default_link` opens for a hosted table (no --join, no --local)
-        doors.open_table(bind, link.port)
+        link = await embedded_link(options, opened.pop() if opened else None)
+        if doors is not None:
+            doors.open_table(bind, link.port)
         return link
 
     return link_factory
@@ -297,75 +306,7 @@ def open_doors(args: argparse.Namespace, code: str | None, table_id: str) -> Fro
     return doors
 
 
-def build_host(args: argparse.Namespace) -> tuple[Host, MemoryLog | SaveWriter]:
-    from cthulhu.core import Game, Setup
-    from cthulhu.net.host import Host
-    from cthulhu.net.log import MemoryLog
-    from cthulhu.net.saves import SaveWriter
-
-    table_id, code, save = _table(args)
-    players = None
-    log: MemoryLog | SaveWriter
-    if save is not None:
-        from cthulhu.net.saves import resume
-
-        game = resume(save)
-        if args.no_save:  # the log so far stays in memory, so joiners can still verify every roll
-            log = MemoryLog()
-            for entry in save.steps:
-                log.append(entry.seat, entry.command, entry.hash)
-        else:
-            log = SaveWriter.resume(args.save or args.load, save, game)
-        players = list(save.header.players)
-    else:
-        seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-        setup = Setup(mode=args.mode, seed=seed, players=args.seats, elder_one=args.elder_one, episode=args.episode,
-                      investigators=given_choices(args).get("investigators", []), difficulty=args.difficulty)
-        game = Game.new(setup)
-        if args.no_save:
-            log = MemoryLog()
-        else:
-            from cthulhu.net.saves import default_saves_dir, new_save_path
-            from cthulhu.net.savedir import autosave_folder
-            from cthulhu.net.textclean import clean_text
-
-            folder, warning = (None, None) if args.save else autosave_folder(default_saves_dir(args.saves))
-            if warning:
-                print(f"cthulhu host: {clean_text(warning)}", file=sys.stderr, flush=True)
-            if args.save:
-                log = SaveWriter(args.save, game)
-            elif folder is not None:
-                log = SaveWriter(new_save_path(folder, f"net-{args.mode}"), game)
-            else:
-                log = MemoryLog()
-    if isinstance(log, SaveWriter):  # a MemoryLog keeps no table id
-        log.table = table_id
-        if save is not None and save.header.table is None:
-            log.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
-    n = game.setup.players
-    bots = {seat: args.bot for seat in range(n - args.bots, n)}
-    limits = None
-    if args.ssh is not None or args.web is not None:
-        from cthulhu.net.limits import Limits
-        from cthulhu.serve.admission import MAX_SESSIONS
-
-        limits = Limits().but(door_visitors=MAX_SESSIONS)  # every visitor of the doors connects from loopback
-    host = Host(
-        game,
-        code=code,
-        bots=bots,
-        log=log,
-        bot_delay=args.bot_delay,
-        players=players,
-        table_id=table_id,
-        away_bot=args.away_bot,
-        stand_in_kind=args.bot,
-        limits=limits,
-    )
-    return host, log
-
-
-async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse.Namespace) -> int:
+async def serve_headless(host: Host, args: argparse.Namespace) -> int:
     import trio
 
     from cthulhu.net.invite import join_address, join_command
@@ -403,7 +344,7 @@ async def serve_headless(host: Host, log: MemoryLog | SaveWriter, args: argparse
                     doors.open_table(args.bind, port)
                     for line in doors.lines:
                         print(line, flush=True)
-                path = getattr(log, "path", None)
+                path = host.saves.path
                 if path is not None:
                     print(f"Autosave:   {path}", flush=True)
                 print(f"Dice:       committed to the seed as {host.dice.commit} (opened at the end)", flush=True)

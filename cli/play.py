@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
-from .common import SEATS_MAX, SEED_MAX, Range, add_interface_options, check_save, choice_problem, given_choices, out_of_range, refuse, theme_of
-
-from . import mode_names
+from .common import SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, given_choices, out_of_range, refuse, theme_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,21 +22,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "`cthulhu content list` shows the ids the set-up options take.",
     )
     p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
-    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
-    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
-    p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
+    add_setup_options(p, bot_help="which bot plays the bot seats")
     p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
     p.add_argument("--bots", type=int, default=0, help="seats played by bots")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic", help="which bot plays the bot seats")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so you can follow it (default 0.5; 0: at once)")
     p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
     p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
     add_interface_options(p)
     p.add_argument("--start", action="store_true", help="skip the title screen")
-    p.add_argument("--local", action="store_true", help="play in this process without the embedded host (no sockets)")
     p.set_defaults(func=run)
 
 
@@ -51,7 +43,7 @@ RANGES: dict[str, Range] = {
 
 
 def _saves_dir(arg: str | None) -> Path | None:
-    from cthulhu.net.savedir import default_saves_dir
+    from cthulhu.savegame.folder import default_saves_dir
 
     return default_saves_dir(arg)
 
@@ -66,7 +58,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         raise SystemExit(refuse("play", problem))  # one line, status 2
     load = None
     if args.load:
-        from cthulhu.net.saves import SaveError, find_save, hold
+        from cthulhu.savegame import SaveError, find_save, hold
 
         try:
             load = find_save(args.load, args.saves)
@@ -77,11 +69,8 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
     theme = theme_of(args)
     return PlayOptions(
         mode=args.mode,
-        difficulty=args.difficulty,
         seed=args.seed,
-        episode=args.episode,
-        elder_one=args.elder_one,
-        investigators=tuple(i.strip() for i in args.investigators.split(",") if i.strip()) if args.investigators else (),
+        choices=given_choices(args),
         players=args.players,
         bots=args.bots,
         bot_kind=args.bot,
@@ -92,7 +81,6 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         load=load,
         saves_dir=_saves_dir(args.saves),
         skip_title=args.start,
-        local=args.local,
     )
 
 
@@ -120,7 +108,7 @@ def one_line(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = choice_problem(args.mode, given_choices(args))
+    problem = choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("play", problem)
     options = options_from(args)

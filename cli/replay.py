@@ -57,7 +57,7 @@ def _names(items: list[str]) -> str:
 def story(save: Any, upto: int, allow_other_content: bool) -> list[str]:
     """What happened, in the mode's own sentences (its narrator, as the Log tells it), one line per
     event that changed the game (`TuiMode.story_events`), each under its turn. Text only: no Textual."""
-    from cthulhu.net.saves import steps_told
+    from cthulhu.savegame import steps_told
     from cthulhu.tui.modes import tui_mode
     from cthulhu.tui.narrate import tell
 
@@ -96,7 +96,7 @@ def _where_it_stands(save: Any, view: dict[str, Any], step: int) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import SaveError, check_dice, find_save, load, replay
+    from cthulhu.savegame import SaveError, check_dice, find_save, load, replay
 
     path = args.file
     try:
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     table = tui_mode(h.mode).title(view)
     _say(f"{path.name}: {table}{f' ({mode})' if mode not in table else ''}, {save.last_step} steps; saved "
          f"{h.updated.replace('T', ' ').removesuffix('+00:00')} UTC.")
-    elder = h.summary.get("elder_one") or save.setup.elder_one
+    elder = h.summary.get("elder_one") or save.setup.one("elder_one")
     if elder:
         _say(f"  Against {elder}.")
     investigators = [str(i["name"]) for i in view.get("investigators", []) if isinstance(i, dict) and "name" in i]

@@ -25,24 +25,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def _game(save: Any) -> str:
-    """What the table plays against: 'Hastur (summoned)', or the mode's title and its level ('Shamblers (hard)')."""
+def _who(save: Any) -> str:
+    """'Hastur / The Wexley Mill Fire': the game's one-id set-up choices (its mode's own, by name
+    where the save's summary names them), else the mode's title."""
+    from .common import setup_facts
+
+    facts = [shown for option, shown in setup_facts(save.setup, save.header.summary) if not option.many]
+    if facts:
+        return " / ".join(facts)
     from cthulhu.core import modes
 
-    setup, summary = save.setup, save.header.summary
-    elder = summary.get("elder_one") or setup.elder_one
-    if elder:
-        return f"{elder} (summoned)" if summary.get("elder_one_summoned") else str(elder)
-    title = modes.get(setup.mode).title if setup.mode in modes.names() else setup.mode
-    return f"{title} ({setup.difficulty})" if setup.difficulty else title
-
-
-def _episode(save: Any) -> str:
-    """The episode by name (the listing's summary), else by id; '-' for a mode without episodes."""
-    return str(save.header.summary.get("episode") or save.setup.episode or "-")
+    return modes.get(save.setup.mode).title if save.setup.mode in modes.names() else save.setup.mode
 
 
 def _row(entry: Any) -> dict[str, Any]:
+    from .common import setup_facts
+
     if entry.save is None:
         return {"file": entry.path.name, "error": entry.error.message, "problem": entry.error.problem}
     save = entry.save
@@ -50,12 +48,11 @@ def _row(entry: Any) -> dict[str, Any]:
     return {
         "file": entry.path.name,
         "mode": h.mode,
-        "elder_one": save.setup.elder_one or h.summary.get("elder_one"),
-        "episode": save.setup.episode or h.summary.get("episode"),
+        "setup": {option.name: shown for option, shown in setup_facts(save.setup, h.summary)},
         "players": [p.name for p in h.players],
         "step": h.step,
         "turn": h.summary.get("turn"),
-        "elder_one_summoned": h.summary.get("elder_one_summoned"),
+        "summary": dict(h.summary),  # the mode's own public facts (`Mode.summary`)
         "outcome": h.outcome,
         "updated": h.updated,
     }
@@ -73,7 +70,7 @@ def _about(save: Any) -> str:
 
 def _delete(names: list[str], saves_dir: str | None) -> int:
     """Delete each named save; one line each. A missing one, or one a running game holds, is refused (exit 2)."""
-    from cthulhu.net.saves import SUFFIX, SaveError, delete_save, find_save, load
+    from cthulhu.savegame import SUFFIX, SaveError, delete_save, find_save, load
 
     status = 0
     for name in names:
@@ -96,7 +93,7 @@ def _delete(names: list[str], saves_dir: str | None) -> int:
 
 def _prune(folder: Path) -> int:
     """Delete the finished saves and the ones nobody played a move in; keep damaged and held ones."""
-    from cthulhu.net.saves import SaveLocked, delete_save, list_saves
+    from cthulhu.savegame import SaveLocked, delete_save, list_saves
 
     deleted = 0
     for entry in list_saves(folder):
@@ -116,7 +113,7 @@ def _prune(folder: Path) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cthulhu.net.saves import default_saves_dir, list_saves
+    from cthulhu.savegame import default_saves_dir, list_saves
 
     if args.delete:
         return _delete(args.delete, args.saves)
@@ -133,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         print(clean_text(f"No saves in {folder}"))
         return 0
     print(clean_text(f"Saves in {folder}"))
-    table: list[tuple[str, ...]] = [("FILE", "MODE", "AGAINST", "EPISODE", "TURN", "STEP", "OUTCOME", "UPDATED")]
+    table: list[tuple[str, ...]] = [("FILE", "MODE", "SET-UP", "TURN", "STEP", "OUTCOME", "UPDATED")]
     damaged = []
     for entry, row in zip(entries, rows):
         if entry.save is None:
@@ -144,8 +141,7 @@ def run(args: argparse.Namespace) -> int:
             (
                 row["file"],
                 row["mode"],
-                _game(entry.save),
-                _episode(entry.save),
+                _who(entry.save),
                 "-" if turn is None else str(turn),
                 str(row["step"]),
                 row["outcome"] or ("not started" if row["step"] == 0 else "playing"),
@@ -154,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         )
     table = [tuple(clean_text(cell) for cell in r) for r in table]  # every cell was read from a file
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    numbers = {4, 5}  # TURN and STEP are right-aligned
+    numbers = {3, 4}  # TURN and STEP are right-aligned
     for r in table:
         print("  ".join(cell.rjust(w) if i in numbers else cell.ljust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
     for row in damaged:

@@ -21,8 +21,7 @@ if TYPE_CHECKING:
     from cthulhu.core import Event, Setup
     from cthulhu.core.sim import Played
 
-from . import mode_names
-from .common import SEATS_MAX, SEED_MAX, Range
+from .common import SEATS_MAX, SEED_MAX, Range, add_setup_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,13 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
     p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
-    p.add_argument("--mode", choices=mode_names(), default=mode_names()[0], help="the game: " + ", ".join(mode_names()) + " (default " + mode_names()[0] + ")")
-    p.add_argument("--difficulty", help="a difficulty level (Shamblers): {ids:difficulty}")
-    p.add_argument("--bot", choices=["random", "heuristic"], default="heuristic",
-                   help="the bot that plays every seat (default heuristic, the one that plays to win; random: any legal choice)")
-    p.add_argument("--episode", help="an episode (main game): {ids:episode}")
-    p.add_argument("--elder-one", help="an Elder One (main game): {ids:elder_one}")
-    p.add_argument("--investigators", help="investigators (main game), comma-separated: {ids:investigators}")
+    add_setup_options(p, bot_default="heuristic", bot_help="the bot that plays every seat (heuristic plays to win; random: any legal choice)")
     p.add_argument("--players", type=int, default=1, help="players at each table, 1 to 5 (default 1)")
     p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
@@ -59,15 +52,9 @@ def cores() -> int:
 def setup_for(args: argparse.Namespace, seed: int) -> Setup:
     from cthulhu.core import Setup
 
-    return Setup(
-        mode=args.mode,
-        seed=seed,
-        episode=args.episode,
-        elder_one=args.elder_one,
-        investigators=args.investigators.split(",") if args.investigators else [],
-        players=args.players,
-        difficulty=args.difficulty,
-    )
+    from .common import given_choices
+
+    return Setup(mode=args.mode, seed=seed, players=args.players, options=given_choices(args))
 
 
 # One game's result: its number, what happened (or the error line), its events as JSON lines.
@@ -134,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .common import choice_problem, given_choices, out_of_range, refuse
 
-    problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args))
+    problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("sim", problem)
     jobs = cores() if args.jobs is None else args.jobs
@@ -150,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cthulhu sim: {one_line(exc)}", file=sys.stderr)
         return 2
     # The level played, for modes with difficulty levels (the content's default when none was named).
-    level = first.view(None)["difficulty"]["id"] if "difficulty" in modes.get(args.mode).choices else None
+    level = first.view(None)["difficulty"]["id"] if modes.get(args.mode).option("difficulty") is not None else None
     events_out = open(args.events, "w", encoding="utf-8") if args.events else None
     outcomes: Counter[str] = Counter()
     causes: Counter[str] = Counter()
@@ -253,4 +240,6 @@ def _coverage_entries(args: argparse.Namespace) -> dict[str, list[str]] | None:
     hook = modes.get(args.mode).coverage
     if hook is None:
         return None
-    return hook(builtin(), Setup(mode=args.mode, episode=args.episode, elder_one=args.elder_one))
+    from .common import given_choices
+
+    return hook(builtin(), Setup(mode=args.mode, players=args.players, options=given_choices(args)))

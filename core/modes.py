@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
+from .choices import SetupOption
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -46,11 +47,10 @@ class Mode:
     `coverage` lists the content entries a game of this setup can use (for `sim`).
     `scramble` changes, in place, everything of a state that no seat may see (deck
     orders, the bag, the RNG): the conformance suite checks no view changes with it.
-    `choices` names the optional `Setup` fields the mode reads ("episode",
-    "elder_one", "investigators", "difficulty"); the others must be left unset.
+    `options` declares the set-up choices the mode reads (`core.choices.SetupOption`): the
+    command line's flags, the title screen's rows and the listings are made from them, and
+    a `Setup` may name no other. Each option's values come from the mode's loaded content.
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
-    `listing` gives, for each of `choices`, the ids a setup may name there with a short
-    description of each, the default first (`cthulhu content list`, the command line's checks).
     `characters` names, from any seat's view, what each seat plays (its investigators, its
     Player Mat): people are told seats by these names, never by a bare number (`playing`).
     """
@@ -66,9 +66,8 @@ class Mode:
     summary: Callable[[Game], dict[str, str | int | bool | None]] | None = None
     coverage: Callable[[Any, Setup], dict[str, list[str]] | None] | None = None
     scramble: Callable[[Any], None] | None = None
-    choices: frozenset[str] = frozenset()
+    options: tuple[SetupOption, ...] = ()
     describe: Callable[[Any], str] | None = None
-    listing: Callable[[Any], Mapping[str, list[tuple[str, str]]]] | None = None
     characters: Callable[[Any], Mapping[int, list[str]]] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
@@ -124,6 +123,15 @@ class Mode:
     @property
     def bot_kinds(self) -> list[str]:
         return sorted({"random", *self.bots})
+
+    def option(self, name: str) -> SetupOption | None:
+        """The set-up choice `name`, if this mode declares it."""
+        return next((o for o in self.options if o.name == name), None)
+
+    @property
+    def default_bot(self) -> str:
+        """The bot a table uses when none is named: the mode's own first, else "random"."""
+        return next(iter(self.bots), "random")
 
 
 _MODES: Registry[Mode] = Registry("cthulhu.core", "MODE", Mode, lambda m: m.name, "a mode named {name!r} is already registered")

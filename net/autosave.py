@@ -19,59 +19,94 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import trio
+
+from cthulhu.savegame import SaveError
 
 log = logging.getLogger("cthulhu.net.host")
 
 
-class HostSave:
-    """Writes for a save-backed log (a `SaveWriter`); a no-op for a log kept in memory."""
+class SaveTarget(Protocol):
+    """A command log kept for a save file (`savegame.SaveWriter`): what writing it needs."""
 
-    def __init__(self, command_log: Any, on_trouble: Callable[[str | None], None] | None = None) -> None:
-        self.log = command_log
+    @property
+    def path(self) -> Path: ...
+    @property
+    def step(self) -> int: ...
+    def to_bytes(self) -> bytes:
+        """The whole save as it stands (built in the host's thread: the log is not shared)."""
+    def close(self) -> None:
+        """Let other processes have the file (its lock is released)."""
+    @property
+    def started(self) -> bool:
+        """Worth a file: a new game's waits for its first command (or `keep`); a loaded one is."""
+    def keep(self) -> None:
+        """Write from now on, before the first command (a seat another terminal holds a token for)."""
+
+
+class HostSave:
+    """The writes of a table's save file (`target`); none for a table kept in memory (None).
+
+    `fsync`: every write reaches the disk before the step is told; otherwise only the final
+    one (`save_blocking`) is fsynced, which is what an interface's own table does."""
+
+    def __init__(self, target: SaveTarget | None, *, fsync: bool = True, on_trouble: Callable[[str | None], None] | None = None) -> None:
+        self.target = target
+        self.fsync = fsync
         self.on_trouble = on_trouble
-        self.enabled = bool(getattr(command_log, "autosave", False)) and hasattr(command_log, "to_bytes")
-        if self.enabled:
-            command_log.autosave = False  # appends stay in memory; this object writes, off the event loop
         self.trouble: str | None = None  # why the last write failed (None: the file holds every step)
         self._version = 0  # of the bytes built last
         self._written = 0  # version on disk
         self._lock = threading.Lock()
 
     @property
+    def enabled(self) -> bool:
+        return self.target is not None
+
+    @property
     def path(self) -> Path | None:
-        return getattr(self.log, "path", None)
+        return self.target.path if self.target is not None else None
+
+    @property
+    def started(self) -> bool:
+        """The file is worth writing: a new game's from its first command (or `keep`) on."""
+        return self.target is not None and self.target.started
+
+    def release(self) -> None:
+        """After the final save: the file is free for other processes."""
+        if self.target is not None:
+            self.target.close()
 
     def keep(self) -> None:
         """Something worth keeping before the first command: a seat whose token another terminal now
-        holds (it must outlive a crash). A new game's save is written from then on (`SaveWriter.started`)."""
-        if self.enabled:
-            self.log.started = True
+        holds (it must outlive a crash). A new game's save is written from then on (`SaveTarget.keep`)."""
+        if self.target is not None:
+            self.target.keep()
 
-    def _build(self) -> tuple[int, bytes]:
+    def _build(self, target: SaveTarget) -> tuple[int, bytes]:
         self._version += 1
-        return self._version, self.log.to_bytes()
+        return self._version, target.to_bytes()
 
-    def _write(self, version: int, data: bytes) -> None:
-        from .savewriter import write_atomic
+    def _write(self, version: int, data: bytes, path: Path, fsync: bool, started: bool = True) -> None:
+        from cthulhu.savegame.writer import write_atomic
 
         with self._lock:
-            path = self.path
-            if version <= self._written or path is None or not getattr(self.log, "started", True):
-                return  # a newer state is already on disk (or no file to write, or nothing played yet)
+            if version <= self._written or not started:
+                return  # a newer state is already on disk (or nothing worth a file yet)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, data, fsync=bool(getattr(self.log, "fsync", True)))
+            write_atomic(path, data, fsync=fsync)
             self._written = version
 
     async def save(self) -> bool:
         """Write the log as it is now, in a worker thread. False (reported once) if the disk refused."""
-        if not self.enabled:
+        target = self.target
+        if target is None:
             return True
         try:
-            version, data = self._build()
-            await trio.to_thread.run_sync(self._write, version, data)
+            version, data = self._build(target)
+            await trio.to_thread.run_sync(self._write, version, data, target.path, self.fsync, target.started)
         except Exception as exc:  # SaveIOError, a folder that became a file...: the game goes on
             self._failed(exc)
             return False
@@ -79,11 +114,12 @@ class HostSave:
         return True
 
     def save_blocking(self) -> bool:
-        """The same from a plain thread (the final save when the host stops)."""
-        if not self.enabled:
+        """The same from a plain thread, and fsynced (the final save when the host stops)."""
+        target = self.target
+        if target is None:
             return True
         try:
-            self._write(*self._build())
+            self._write(*self._build(target), target.path, True, target.started)
         except Exception as exc:
             self._failed(exc)
             return False
@@ -91,7 +127,8 @@ class HostSave:
         return True
 
     def _failed(self, exc: BaseException) -> None:
-        reason = getattr(exc, "message", None) or getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        reason = exc.message if isinstance(exc, SaveError) else exc.strerror if isinstance(exc, OSError) else None
+        reason = reason or str(exc) or type(exc).__name__
         if self.trouble is None:
             self.trouble = str(reason)
             log.warning("could not save to %s: %s; the game goes on and the next move tries again", self.path, reason)
@@ -101,7 +138,7 @@ class HostSave:
     def _worked(self) -> None:
         if self.trouble is not None:
             self.trouble = None
-            step = getattr(self.log, "step", "?")
+            step = self.target.step if self.target is not None else "?"
             log.warning("saving works again: %s holds every step (%s)", self.path, step)
             if self.on_trouble is not None:
                 self.on_trouble(None)

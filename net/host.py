@@ -36,41 +36,49 @@ from __future__ import annotations
 import hmac
 import itertools
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import trio
 
-from cthulhu.core import Command, Game, Rejected
+from cthulhu.core import Command, Rejected, modes
 from cthulhu.core.bots import make_bot
 
 from .autosave import HostSave
-from .commitment import Dice, public_setup
+from .commitment import public_setup
 from .delta import diff, view_hash
-from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
+from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_body, encode_frame
 from .gate import Gate, Quiet, Refusal
-from .invite import new_seat_token, new_table_id
-from .limits import Limits, TokenBucket
+from .invite import new_seat_token
+from .limits import TokenBucket
 from .listen import accept_forever, refuse
-from .log import CommandLog, MemoryLog
+from .log import CommandLog
 from .messages import (
     PROTOCOL_VERSION,
     Chat,
     CommandMsg,
+    Delta,
     Error,
+    GameOverMsg,
     Hello,
+    History,
+    Lobby,
     Ping,
     Pong,
     ProtocolError,
+    Rejected as RejectedMsg,
     SeatInfo,
+    Snapshot,
     SnapshotRequest,
     Table,
     UnexpectedMessage,
     Undo,
+    Welcome,
     parse_to_host,
 )
 from .outbox import Outbox
+from .table import Opened, TableSpec
 from .textclean import clean_chat, clean_name
 
 log = logging.getLogger(__name__)
@@ -82,7 +90,7 @@ HISTORY_BYTES = 32 * 1024  # commands per `history` frame, well inside the large
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
     if token is None or token_hash is None:
         return False
-    from .savewriter import token_matches
+    from cthulhu.savegame.writer import token_matches
 
     return token_matches(token, token_hash)
 
@@ -180,67 +188,47 @@ class Seat:
 
 
 class Host:
-    """Serve one game to peers over TCP.
+    """Serve one table to its peers: the game, its seats and bots, its record and its limits.
 
-    `bots` maps seat -> "random"/"heuristic"; those seats are played inside the
-    host. With `autostart` the game starts as soon as no seat is open.
-    `code` (None: open table) must be presented by every `hello`. `limits`
-    bounds what each connection may cost (`net.limits.Limits`).
-    `on_save_trouble(reason or None)` hears when saving fails and works again.
-    `table_id` names the game's table (a loaded game passes the one in its save);
-    `away_bot` seconds after a player leaves, a `stand_in_kind` bot plays their seat.
+    Built by `net.table.open_table` from a `TableSpec` (nothing else builds one), then served on
+    TCP (`serve`) or on any stream (`handle`). `bots` seats are played inside the host; with
+    `autostart` the game starts as soon as no seat is open; every hello must present `code`
+    (None: an open table). `saves.on_trouble(reason or None)` hears when saving fails and works again.
     """
 
-    def __init__(
-        self,
-        game: Game,
-        *,
-        code: str | None = None,
-        bots: dict[int, str] | None = None,
-        log: CommandLog | None = None,
-        autostart: bool = True,
-        bot_seed: int = 0,
-        bot_delay: float = 0.0,
-        players: list[Any] | None = None,
-        limits: Limits | None = None,
-        on_save_trouble: Any = None,
-        table_id: str | None = None,
-        away_bot: float | None = None,
-        stand_in_kind: str = "heuristic",
-        dice: Dice | None = None,
-        own_seats: Iterable[int] = (),
-    ) -> None:
+    def __init__(self, spec: TableSpec, opened: Opened) -> None:
+        game = opened.game
+        self.spec = spec
         self.game = game
-        # Seats this process's own terminal plays (`cthulhu play`, the hosting player's): taking them
-        # is no reason to write a save before the first command; anyone else's seat is (their token).
-        self.own_seats = frozenset(own_seats)
-        self.code = code
-        self.table_id = table_id or new_table_id()
-        self.away_bot = away_bot
-        self.stand_in_kind = stand_in_kind
-        self.bot_seed = bot_seed
-        self.log: CommandLog = log if log is not None else MemoryLog()
-        self.saves = HostSave(self.log, on_save_trouble)
+        # Seats this process's own terminal plays (`cthulhu play`, the hosting player's; set by the
+        # terminal that opened the table): taking them is no reason to write a save before the first
+        # command; anyone else's seat is (their token must outlive a crash).
+        self.own_seats: frozenset[int] = frozenset()
+        self.code = opened.code
+        self.table_id = opened.table_id
+        self.bot_seed = game.setup.seed if spec.bot_seed is None else spec.bot_seed
+        self.log: CommandLog = opened.log
+        self.saves = HostSave(opened.writer, fsync=spec.save is None or spec.save.fsync)
+        self.warning = opened.warning  # for whoever opened the table (a saves folder it could not write)
         # The commitment every welcome carries: the save's own (it outlives this process), else a new one.
-        self.dice = dice or getattr(self.log, "dice", None) or Dice.new(game.setup.seed)
+        self.dice = opened.dice
         # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
-        record = self.log.commands() if hasattr(self.log, "commands") else []
+        record = self.log.commands()
         self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
-        self.autostart = autostart
-        self.bot_delay = bot_delay
-        self.limits = limits or Limits()
+        self.limits = spec.limits
         self.gate = Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
-        for index, kind in (bots or {}).items():
+        mode = modes.get(game.setup.mode)
+        for index, kind in spec.bots.items():
             self._seat_bot(self.seats[index], kind)
-        for record in players or []:  # seats of a loaded save: their owners reclaim them by token
-            saved = self.seats[record.seat] if 0 <= record.seat < len(self.seats) else None
+        for player in opened.players:  # seats of a loaded save: their owners reclaim them by token
+            saved = self.seats[player.seat] if 0 <= player.seat < len(self.seats) else None
             if saved is None or saved.kind != "open":
                 continue
-            if record.token_hash:
-                saved.kind, saved.name, saved.token_hash = "human", clean_name(record.name) or "player", record.token_hash
-            elif getattr(record, "bot", None) in ("random", "heuristic"):
-                self._seat_bot(saved, record.bot)
+            if player.token_hash:
+                saved.kind, saved.name, saved.token_hash = "human", clean_name(player.name) or "player", player.token_hash
+            elif player.bot in mode.bot_kinds:
+                self._seat_bot(saved, player.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
@@ -251,7 +239,7 @@ class Host:
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.closing = False  # `close_table` has begun: the connections ending now are not seat news
-        self.on_delta: Any = None  # optional hook(seq, seat_or_None, view_hash) for tests and figures
+        self.on_delta: Callable[[int, int | None, str], None] | None = None  # (seq, seat or None, view hash): tests, figures
         self._next_peer = 0
         self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
@@ -259,6 +247,10 @@ class Host:
         self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | None]](64)
         if game.outcome is not None:
             self.finished.set()
+
+    @property
+    def stand_in_kind(self) -> str:
+        return self.spec.stand_ins.kind or modes.get(self.game.setup.mode).default_bot
 
     def _seat_bot(self, seat: Seat, kind: str) -> None:
         seat.kind, seat.name, seat.bot_kind = "bot", f"{kind} bot", kind
@@ -269,19 +261,27 @@ class Host:
     async def serve(
         self, port: int = 0, bind: str = "127.0.0.1", *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        """Listen and run the table until cancelled; `task_status.started(port)`."""
+        """Listen on TCP and run the table until cancelled; `task_status.started(port)`."""
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
         async with trio.open_nursery() as nursery:
+            await nursery.start(self.run)
+            for listener in listeners:
+                nursery.start_soon(accept_forever, listener, self._accepted, full, nursery)
+            task_status.started(self.port)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The table's own tasks until cancelled: the game loop, the lobby news, the away watch.
+        `serve` runs them beside its listeners; anything else that has streams (a test's in-memory
+        pairs, a server of many tables) runs them and hands each connection to `handle`."""
+        async with trio.open_nursery() as nursery:
             nursery.start_soon(self._game_loop)
             nursery.start_soon(self._lobby_loop)
-            if self.away_bot is not None:
-                nursery.start_soon(self._away_watch, self.away_bot)
-            for listener in listeners:
-                nursery.start_soon(accept_forever, listener, self._handle, full, nursery)
+            if self.spec.stand_ins.after is not None:
+                nursery.start_soon(self._away_watch, self.spec.stand_ins.after)
             self._maybe_start()
-            task_status.started(self.port)
+            task_status.started()
 
     def start(self) -> None:
         """Start play (a lobby's "start" button; headless hosts start when every seat is taken)."""
@@ -292,7 +292,7 @@ class Host:
     def _maybe_start(self, *, quietly: bool = False) -> None:
         """Start once no seat is open. `quietly`: only mark it started (a welcome being written
         says so itself, and the lobby broadcast after it tells everyone else)."""
-        if self.autostart and all(s.kind != "open" for s in self.seats):
+        if self.spec.autostart and all(s.kind != "open" for s in self.seats):
             if quietly:
                 self.started.set()
             else:
@@ -316,20 +316,12 @@ class Host:
                 await trio.sleep(0.01)
 
     def flush_log(self) -> bool:
-        """Write the save now, from any thread (the final save). False if the disk refused (reported once)."""
-        if self.saves.enabled:
-            return self.saves.save_blocking()
-        flush = getattr(self.log, "flush", None)
-        if flush is not None:
-            flush()
-        return True
+        """Write the save now, fsynced, from any thread (the final save). False if the disk refused (reported once)."""
+        return self.saves.save_blocking()
 
     def _record_players(self) -> bool:
-        """Tell a save-backed log who sits where (token hashes only). True if that changed anything."""
-        set_players = getattr(self.log, "set_players", None)
-        if set_players is None:
-            return False
-        from .savewriter import hash_token
+        """Tell the log who sits where (token hashes only). True if that changed anything."""
+        from cthulhu.savegame.writer import hash_token
 
         players = [
             {"seat": s.index, "name": s.name or "", "token_hash": hash_token(s.token) if s.token else s.token_hash, "bot": s.bot_kind}
@@ -339,7 +331,7 @@ class Host:
         if players == self._recorded:
             return False
         self._recorded = players
-        set_players(players)
+        self.log.set_players(players)
         return True
 
     def table(self) -> Table:
@@ -379,8 +371,7 @@ class Host:
                 return
             if self.seats[prompt.seat].player is None:
                 return
-            # Before each move, not after: people see the move that came before it (a human's too).
-            await trio.sleep(self.bot_delay)
+            await self.bot_pause()
             prompt = self.game.prompt
             if prompt is None or self.game.outcome is not None:
                 return
@@ -389,6 +380,11 @@ class Host:
                 return  # the seat changed hands while the bot waited
             command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
+
+    async def bot_pause(self) -> None:
+        """The wait before each bot move, not after it: people see the move that came before it
+        (a person's too), at a pace they can follow (`TableSpec.bot_delay`)."""
+        await trio.sleep(self.spec.bot_delay)
 
     async def _apply_from_peer(self, peer: Peer, msg: CommandMsg) -> None:
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
@@ -466,9 +462,7 @@ class Host:
             else:
                 ops = diff(old, new) if old is not None else [["s", [], new]]
                 digest = view_hash(new)
-                frame = encode_frame(
-                    {"t": "delta", "seq": self.seq, "step": self.game.step, "ops": ops, "hash": digest, "events": events, "cmd": cmd}
-                )
+                frame = encode_frame(Delta(seq=self.seq, step=self.game.step, ops=ops, hash=digest, events=events, cmd=cmd).wire())
                 made.append((old, new, digest, frame))
             self.views[key] = new
             self._digests[key] = (new, digest)
@@ -490,7 +484,7 @@ class Host:
         while True:
             await self._lobby_dirty.wait()
             self._lobby_dirty = trio.Event()
-            frame = encode_frame({"t": "lobby", "table": self.table().model_dump()})
+            frame = encode_frame(Lobby(table=self.table()).wire())
             for peer in self.peers:
                 if not peer.gone:
                     peer.outbox.put_lobby(frame)
@@ -503,21 +497,21 @@ class Host:
 
     def _game_over_frame(self) -> bytes:
         g = self.game
-        return encode_frame(
-            {"t": "game_over", "outcome": g.outcome, "seed": g.setup.seed, "step": g.step, "state_hash": g.state_hash(), "salt": self.dice.salt.hex()}
-        )
+        return encode_frame(GameOverMsg(outcome=g.outcome, seed=g.setup.seed, step=g.step, state_hash=g.state_hash(), salt=self.dice.salt.hex()).wire())
 
     def _history_frames(self) -> list[bytes]:
         """The commands so far, in frames of bounded size, for a peer that joins mid-game."""
         if not self.record:
             return []
-        frames, chunk, size, start = [], [], 0, 0
+        frames: list[bytes] = []
+        chunk: list[list[Any]] = []
+        size = start = 0
         for n, (seat, wire) in enumerate(self.record):
-            entry = [seat, wire]
+            entry: list[Any] = [seat, wire]
             chunk.append(entry)
-            size += len(encode_frame({"t": "x", "e": entry}))
+            size += len(encode_body({"e": entry}))
             if size >= HISTORY_BYTES or n == len(self.record) - 1:
-                frames.append(encode_frame({"t": "history", "start": start, "entries": chunk}))
+                frames.append(encode_frame(History(start=start, entries=chunk).wire()))
                 start, chunk, size = n + 1, [], 0
         return frames
 
@@ -532,25 +526,42 @@ class Host:
             cached = self._digests[key] = (view, view_hash(view))
         return cached[1]
 
-    def _snapshot_frame(self, t: str, peer: Peer, **extra: Any) -> bytes:
+    def _view_now(self, peer: Peer) -> dict[str, Any]:
+        """The view last sent to the peer's seat (every peer of a seat holds the same one)."""
         view = self.views.get(peer.seat)
         if view is None:
             view = self.views[peer.seat] = self.game.view(peer.seat)
-        if t == "snapshot" and not extra:  # asked again and again by a flooder: build it once per seq
-            cached = self._snapshots.get(peer.seat)
-            if cached is not None and cached[0] == self.seq and cached[1] is view:
-                return cached[2]
-            frame = encode_frame({"t": t, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
-            self._snapshots[peer.seat] = (self.seq, view, frame)
-            return frame
-        return encode_frame({"t": t, **extra, "seq": self.seq, "view": view, "hash": self._digest(peer.seat, view)})
+        return view
+
+    def _snapshot_frame(self, peer: Peer) -> bytes:
+        """Asked again and again by a flooder: built once per seq."""
+        view = self._view_now(peer)
+        cached = self._snapshots.get(peer.seat)
+        if cached is not None and cached[0] == self.seq and cached[1] is view:
+            return cached[2]
+        frame = encode_frame(Snapshot(seq=self.seq, view=view, hash=self._digest(peer.seat, view)).wire())
+        self._snapshots[peer.seat] = (self.seq, view, frame)
+        return frame
+
+    def _welcome_frame(self, peer: Peer, token: str | None) -> bytes:
+        """The peer's seat and token, the table, the view and the commitment; at step 0 also the
+        events of the setup itself (dealing, placing), so every seat can tell how the game began."""
+        view = self._view_now(peer)
+        g = self.game
+        opening = [e.wire() for e in g.start_events] if g.step == 0 else []
+        welcome = Welcome(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=self.table(), seq=self.seq, view=view,
+                          hash=self._digest(peer.seat, view), commit=self.dice.commit, setup=public_setup(g.setup), events=opening)
+        return encode_frame(welcome.wire())
 
     # ---- connections ------------------------------------------------------
 
-    async def _handle(self, stream: trio.SocketStream) -> None:
-        """One connection, isolated: no exception from it reaches the accept loop."""
+    async def _accepted(self, stream: trio.SocketStream) -> None:
+        await self.handle(stream, _address_of(stream))
+
+    async def handle(self, stream: trio.abc.Stream, address: str) -> None:
+        """One connection from `address` (what the per-address limits count), on any stream, until
+        it ends; isolated: no exception from it reaches the caller. The table must be running."""
         peer: Peer | None = None
-        address = _address_of(stream)
         try:
             async with stream:
                 refusal = self.gate.connect(address)
@@ -576,18 +587,18 @@ class Host:
             if peer is not None:
                 self._drop(peer)
 
-    async def _send_now(self, stream: trio.SocketStream, frame: bytes) -> None:
+    async def _send_now(self, stream: trio.abc.Stream, frame: bytes) -> None:
         """Before a peer has a queue, a fatal refusal: sent directly, then the connection is closed."""
         await refuse(stream, frame)
 
-    async def _refuse_now(self, stream: trio.SocketStream, refusal: Refusal) -> None:
+    async def _refuse_now(self, stream: trio.abc.Stream, refusal: Refusal) -> None:
         await self._send_now(stream, self._error_frame(refusal.code, refusal.reason, fatal=True))
 
     @staticmethod
     def _error_frame(code: str, reason: str, *, fatal: bool = False, details: list[str] | None = None) -> bytes:
         return encode_frame(Error(code=code, reason=reason, fatal=fatal, details=details or []).wire())
 
-    async def _handshake(self, stream: trio.SocketStream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
+    async def _handshake(self, stream: trio.abc.Stream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
         """Read one small first frame within the hello deadline; admit it or refuse it.
 
         Until then the connection is one of the few "unverified" ones: if too many
@@ -627,7 +638,7 @@ class Host:
                 raise ProtocolError("the first message must be a hello")
         except (FrameError, ProtocolError) as exc:
             self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
-            details = getattr(exc, "details", None)
+            details = exc.details if isinstance(exc, ProtocolError) else None
             await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True, details=details))
             return None
         refusal = self.gate.hello(address) or self._refuse(hello, address)  # the gate logs its own
@@ -714,10 +725,7 @@ class Host:
             seat.peer, seat.name = peer, name
         self.peers.append(peer)
         self._maybe_start(quietly=True)  # the last to sit down is welcomed to a game under way, not a waiting table
-        table = self.table().model_dump()
-        welcome = dict(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=table)
-        welcome.update(commit=self.dice.commit, setup=public_setup(self.game.setup))
-        peer.push(self._snapshot_frame("welcome", peer, **welcome))
+        peer.push(self._welcome_frame(peer, token))
         for frame in self._history_frames():
             peer.push(frame)
         if self.game.outcome is not None:
@@ -755,10 +763,7 @@ class Host:
         seat = self._away_seat(index)
         if seat.stand_in is None:
             seed = self.bot_seed * 1009 + index
-            try:
-                seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
-            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
-                seat.stand_in = make_bot("random", self.game.setup.mode, seed)
+            seat.stand_in = make_bot(kind or self.stand_in_kind, self.game.setup.mode, seed)
             log.info("seat %d (%s) is away; a bot plays it until they return", index, seat.name)
             self._broadcast_lobby()
             self._wake()
@@ -770,10 +775,7 @@ class Host:
             raise ValueError("the game has already started")
         filled = [seat.index for seat in self.seats if seat.kind == "open"]
         for index in filled:
-            try:
-                self._seat_bot(self.seats[index], kind or self.stand_in_kind)
-            except (ImportError, ValueError):  # a mode without that kind of bot: every mode has "random"
-                self._seat_bot(self.seats[index], "random")
+            self._seat_bot(self.seats[index], kind or self.stand_in_kind)
         log.info("started with bots in seats %s", [n + 1 for n in filled])
         self.start()
         self._wake()  # the game loop writes the seats down and lets the bots play
@@ -799,7 +801,7 @@ class Host:
                     self.hand_to_bot(seat.index)
             await trio.sleep(min(1.0, max(0.05, after / 4)))
 
-    async def _run_peer(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
+    async def _run_peer(self, stream: trio.abc.Stream, peer: Peer, decoder: FrameDecoder) -> None:
         with peer.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._sender, stream, peer)
@@ -810,7 +812,7 @@ class Host:
                     peer.outbox.close()
                     nursery.cancel_scope.deadline = trio.current_time() + 2
 
-    async def _sender(self, stream: trio.SocketStream, peer: Peer) -> None:
+    async def _sender(self, stream: trio.abc.Stream, peer: Peer) -> None:
         while (data := await peer.outbox.take()) is not None:
             with trio.move_on_after(self.limits.send_timeout) as stuck:
                 await stream.send_all(data)
@@ -821,13 +823,13 @@ class Host:
         if peer.gone:
             peer.scope.cancel()  # `close_with`: the last frame is out, end the connection now
 
-    async def _receiver(self, stream: trio.SocketStream, peer: Peer, decoder: FrameDecoder) -> None:
+    async def _receiver(self, stream: trio.abc.Stream, peer: Peer, decoder: FrameDecoder) -> None:
         """Frames in, at most `limits.frames` a second; a peer silent past the idle deadline is
         pinged, and closed if it still says nothing (bytes that never finish a frame do not count)."""
         limits = self.limits
         heard = trio.current_time()
         pinged: float | None = None
-        data = b""  # first decode what came with the hello, under the new limits
+        data: bytes | bytearray = b""  # first decode what came with the hello, under the new limits
         while not peer.gone:
             try:
                 items = decoder.feed(data)
@@ -874,7 +876,8 @@ class Host:
             fatal = peer.bad_frames > MAX_BAD_FRAMES
             if fatal:
                 peer.warn("bad frames", "sent %d bad frames; disconnected it", peer.bad_frames)
-            await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=getattr(exc, "details", None)))
+            details = exc.details if isinstance(exc, ProtocolError) else None
+            await peer.answer(self._error_frame(exc.code, exc.reason, fatal=fatal, details=details))
             return not fatal
         if isinstance(msg, (CommandMsg, Undo)):
             if peer.seat is None:
@@ -884,7 +887,7 @@ class Host:
             else:
                 await self._cmd_send.send((peer, msg))
         elif isinstance(msg, SnapshotRequest):
-            await peer.answer(self._snapshot_frame("snapshot", peer))
+            await peer.answer(self._snapshot_frame(peer))
         elif isinstance(msg, Chat):
             await self._on_chat(peer, msg)
         elif isinstance(msg, Ping):
@@ -905,7 +908,7 @@ class Host:
 
     @staticmethod
     def _rejected(seq: int, code: str, reason: str) -> bytes:
-        return encode_frame({"t": "rejected", "seq": seq, "code": code, "reason": reason})
+        return encode_frame(RejectedMsg(seq=seq, code=code, reason=reason).wire())
 
 
 def _address_of(stream: trio.SocketStream) -> str:

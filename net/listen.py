@@ -28,14 +28,15 @@ def _spare() -> int | None:
         return None
 
 
-async def refuse(stream: trio.SocketStream, refusal: bytes, grace: float = 0.5) -> None:
-    """Send one last frame and close so that the peer gets to read it: half-close, then drain
-    what it had already sent for up to `grace` seconds (closing with unread input would reset
-    the connection, and the peer might never see why)."""
+async def refuse(stream: trio.abc.Stream, refusal: bytes, grace: float = 0.5) -> None:
+    """Send one last frame and close so that the peer gets to read it: half-close (where the
+    stream can), then drain what it had already sent for up to `grace` seconds (closing a socket
+    with unread input would reset the connection, and the peer might never see why)."""
     try:
         with trio.move_on_after(grace):
             await stream.send_all(refusal)
-            await stream.send_eof()
+            if isinstance(stream, trio.abc.HalfCloseableStream):
+                await stream.send_eof()
             while await stream.receive_some(4096):
                 pass
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):

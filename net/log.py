@@ -1,22 +1,25 @@
-"""The host's command log: one small interface, kept in memory until a save file takes over.
+"""The host's command log: every applied command and take-back, before any peer hears of it.
 
-`net.savewriter.SaveWriter` has the same `append` signature (plus `flush`), so
-the host autosaves by being handed one instead of a `MemoryLog`.
+`MemoryLog` keeps it in memory; `savegame.SaveWriter` is the same log kept for a save file (the
+host's `HostSave` writes its bytes, off the event loop). `open_table` chooses which a table gets.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 
-@runtime_checkable
 class CommandLog(Protocol):
-    """Called by the host right after each applied command (or take-back), before any peer hears of it."""
+    """Everything the host asks of its log: the steps as they happen, and the seats."""
 
     def append(self, seat: int, command: dict[str, Any], state_hash: str) -> None: ...
-    def truncate(self, step: int) -> None: ...
-    def commands(self) -> list[tuple[int, dict[str, Any]]]: ...
+    def truncate(self, step: int) -> None:
+        """A take-back: keep the first `step` commands, the game as it now stands."""
+    def commands(self) -> list[tuple[int, dict[str, Any]]]:
+        """The log as (seat, command wire) pairs: a peer that joins mid-game is sent them."""
+    def set_players(self, players: list[dict[str, Any]]) -> None:
+        """Who sits where (names, token hashes, bots), for a save to give the seats back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,19 +31,19 @@ class LogEntry:
 
 @dataclass(slots=True)
 class MemoryLog:
-    """The default log: entries in memory, nothing on disk."""
+    """The log of a table without a save file (`--no-save`): entries and seats in memory only."""
 
     entries: list[LogEntry] = field(default_factory=list)
+    players: list[dict[str, Any]] = field(default_factory=list)
 
     def append(self, seat: int, command: dict[str, Any], state_hash: str) -> None:
         self.entries.append(LogEntry(seat, dict(command), state_hash))
 
     def truncate(self, step: int) -> None:
-        """A take-back: keep the first `step` commands, the game as it now stands."""
         del self.entries[step:]
 
     def commands(self) -> list[tuple[int, dict[str, Any]]]:
         return [(e.seat, e.command) for e in self.entries]
 
-    def flush(self) -> None:
-        """Nothing to write; a save-backed log writes its file here."""
+    def set_players(self, players: list[dict[str, Any]]) -> None:
+        self.players = list(players)

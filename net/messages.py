@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 Name = Annotated[str, Field(min_length=1, max_length=40)]
 Secret = Annotated[str, Field(min_length=1, max_length=64)]
@@ -142,7 +142,8 @@ class Pong(_Msg):
 class Welcome(_Msg):
     """Seat (None: spectator), the seat token (only ever sent to its owner) and a full view.
 
-    `commit` binds the host to the seed (net/commitment.py); `setup` is the setup without the seed.
+    `commit` binds the host to the seed (net/commitment.py); `setup` is the setup without the seed;
+    `events`, at step 0 only, are the events of the setup itself (dealing, placing figures).
     """
 
     t: Literal["welcome"] = "welcome"
@@ -155,6 +156,7 @@ class Welcome(_Msg):
     hash: str
     commit: str | None = None
     setup: dict[str, Any] | None = None
+    events: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class History(_Msg):

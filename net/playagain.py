@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cthulhu.core import Setup
+from cthulhu.core import Setup, modes
 
 from .invite import shell_option
 
@@ -27,11 +27,10 @@ def play_again_command(setup: Setup, bots: Mapping[int, str | None] | None = Non
     if setup.seats is not None or humans < 1:
         return None
     parts = ["cthulhu", "play", "--start", shell_option("--mode", setup.mode), f"--seed {setup.seed}"]
-    for option, value in (("--episode", setup.episode), ("--elder-one", setup.elder_one), ("--difficulty", setup.difficulty)):
-        if value is not None:
-            parts.append(shell_option(option, value))
-    if setup.investigators:
-        parts.append(shell_option("--investigators", ",".join(setup.investigators)))
+    for option in modes.get(setup.mode).options:  # the mode's own set-up choices, as its flags take them
+        value = setup.options.get(option.name)
+        if value:
+            parts.append(shell_option(option.flag, ",".join(value) if isinstance(value, list) else value))
     parts.append(f"--players {humans}")
     if bots:
         parts.append(f"--bots {len(bots)}")

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from .savedir import user_data_dir
+from cthulhu.savegame.folder import user_data_dir
 
 KEEP = 200  # entries kept, newest first: a store never grows without bound
 
@@ -97,7 +97,7 @@ class SeatStore:
             fcntl.flock(fd, fcntl.LOCK_EX)
             data = self._read()
             yield data
-            from .savewriter import write_atomic  # 0600, atomic
+            from cthulhu.savegame.writer import write_atomic  # 0600, atomic
 
             write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode(), fsync=False)
         finally:

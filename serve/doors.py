@@ -66,7 +66,7 @@ class FrontDoors:
         """`table`, `keep`: a saved table keeps its visitors' seat tokens in `data_dir` under its
         table id, so they take their seats back after `host --load`; otherwise they go with the host."""
         if data_dir is None:
-            from cthulhu.net.savedir import user_data_dir
+            from cthulhu.savegame.folder import user_data_dir
 
             data_dir = user_data_dir()
         if admission is None:

@@ -3,7 +3,9 @@
 It has what the network must get right: a hidden shuffled deck (the secret),
 private hands (each seat sees its own cards, others only counts), several
 seats taking turns, and an end. It plugs into the real `Game` façade through
-the mode registry, exactly as the built-in modes do.
+the mode registry, exactly as the built-in modes do, and declares what the
+command line and the title screen offer for it: a set-up choice (`goal`: how
+many cards to play) and a second bot (`hoarder`).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing_extensions import NotRequired, TypedDict
 
 from cthulhu.core import Command, Event, Game, Mode, Option, Prompt, PromptWire, Setup, modes
 from cthulhu.core.bots import ViewBot
+from cthulhu.core.choices import Choice, SetupOption
 from cthulhu.core.rng import Rng
 
 CARDS = [f"card-{i:02d}" for i in range(24)]
+GOALS = {"long": 8, "short": 4}  # cards to play to win, by the `goal` set-up choice
 
 
 class Dealt(TypedDict):
@@ -64,6 +68,7 @@ class ToyView(TypedDict):
     deck: DeckView
     played: list[str]
     score: int
+    goal: int
     turn: int
     hands: list[HandView]
     step: int
@@ -128,7 +133,7 @@ class ToyRules:
         return events
 
     def outcome(self, state: ToyState) -> str | None:
-        if state.score >= 8:
+        if state.score >= GOALS[state.setup.one("goal") or "long"]:
             return "won"
         if not state.deck and all(not h for h in state.hands) or state.turn >= 60:
             return "lost"
@@ -144,6 +149,7 @@ class ToyRules:
             "deck": {"size": len(state.deck)},
             "played": list(state.played),
             "score": state.score,
+            "goal": GOALS[state.setup.one("goal") or "long"],
             "turn": state.turn,
             "hands": [
                 {"seat": i, "count": len(h), **({"cards": sorted(h)} if i == seat else {})}  # type: ignore[typeddict-item]
@@ -180,12 +186,30 @@ class ToyHeuristic(ViewBot):
         return next((c for c in commands if c["kind"] == "play"), commands[0])
 
 
+class ToyHoarder(ViewBot):
+    """Draws while there is a deck, and only then plays."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def choose_view(self, view: dict[str, Any]) -> dict[str, Any]:
+        commands = [o["command"] for o in view["prompt"]["options"]]
+        return next((c for c in commands if c["kind"] == "draw"), commands[0])
+
+
 def scramble(state: ToyState) -> None:
     state.deck.reverse()
     state.rng.seed ^= 0x5EC12E7
 
 
-MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, prompts={"turn": NoData}, scramble=scramble, bots={"heuristic": ToyHeuristic}))
+GOAL = SetupOption(
+    "goal", "Goal", "goal", "goals", "how many cards to play to win",
+    lambda content: [Choice("long", "Long game", "play 8 cards"), Choice("short", "Short game", "play 4 cards")],
+    lambda content: ["long"],
+)
+
+MODE = modes.register(Mode(name="toy", title="Toy", rules=ToyRules, view=ToyView, events=ToyEvent, prompts={"turn": NoData}, scramble=scramble,
+                           bots={"heuristic": ToyHeuristic, "hoarder": ToyHoarder}, options=(GOAL,)))
 
 
 def toy_game(seed: int = 1, players: int = 4) -> Game:

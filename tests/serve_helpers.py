@@ -200,11 +200,14 @@ class Tmux:
             time.sleep(0.2)
 
     def wait_for_notice(self, window: str, text: str, seconds: float = 30) -> str:
-        """Wait for a notification (Textual's toast, drawn after a '▌') saying `text`, wrapped as it may be."""
+        """Wait for a notification (Textual's toast, drawn after a '▌') saying `text`, wrapped as it may be.
+        The terminal's last column is outside the toast: what shows there (after the toast's padding)
+        belongs to the screen beneath it, not to the notice."""
         deadline = time.monotonic() + seconds
         while True:
             shown = self.screen(window)
-            said = " ".join(" ".join(line.split("▌", 1)[1].rstrip(" │─╮╯") for line in shown.splitlines() if "▌" in line).split())
+            toast = [re.sub(r"\s{2,}\S$", "", line.split("▌", 1)[1]).rstrip(" │─╮╯") for line in shown.splitlines() if "▌" in line]
+            said = " ".join(" ".join(toast).split())
             if text in said:
                 return said
             if time.monotonic() > deadline:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pyte
 from rich.color import ColorSystem
-from textual._compositor import CompositorUpdate
 
+from cthulhu.tui.compositor import CompositorUpdate
 from cthulhu.tui.terminal import DiffUpdate
 
 

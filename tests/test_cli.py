@@ -42,7 +42,7 @@ def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
                  ["sim", "--mode", "shamblers", "--difficulty", "nightmare"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err == [f"cthulhu {argv[0]}: --difficulty: unknown difficulty 'nightmare'; choose from normal, easy, hard"]
+        assert err == [f"cthulhu {argv[0]}: --difficulty: unknown difficulty 'nightmare'; choose from easy, normal, hard"]
     for argv in (["play", "--difficulty", "hard"], ["host", "--difficulty", "hard", "--port", "0"], ["sim", "--difficulty", "hard"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
@@ -51,11 +51,12 @@ def test_difficulty_is_chosen_for_shamblers_in_play_host_and_sim(capsys):
 
 def test_host_builds_its_table_at_the_chosen_difficulty():
     from cthulhu.cli import build_parser
-    from cthulhu.cli.host import build_host
+    from cthulhu.cli.host import table_spec
+    from cthulhu.net.table import open_table
 
     args = build_parser().parse_args(["host", "--mode", "shamblers", "--difficulty", "easy", "--seats", "2", "--no-save", "--seed", "4"])
-    host, _ = build_host(args)
-    assert host.game.setup.difficulty == "easy" and host.game.state.cfg.difficulty == "easy"
+    host = open_table(table_spec(args))
+    assert host.game.setup.one("difficulty") == "easy" and host.game.state.cfg.difficulty == "easy"
 
 
 def test_sim_plays_the_heuristic_bot_unless_told_and_says_what_happened_in_sentences(capsys):

@@ -11,7 +11,7 @@ from cthulhu import cli
 from cthulhu.content import builtin
 from cthulhu.core import modes
 
-IDS = {mode.name: mode.listing(builtin().modes[mode.name]) for mode in modes.all_modes() if mode.listing}
+IDS = {mode.name: {o.name: o.listing(builtin().modes.get(mode.name)) for o in mode.options} for mode in modes.all_modes()}
 
 
 def ids(choice: str) -> str:
@@ -58,11 +58,12 @@ def test_a_one_player_table_takes_exactly_two_investigators(command, investigato
 
 
 def test_a_host_seats_the_investigators_it_is_given(capsys):
-    from cthulhu.cli.host import build_host
+    from cthulhu.cli.host import table_spec
+    from cthulhu.net.table import open_table
 
     args = cli.build_parser().parse_args(["host", "--headless", "--no-save", "--port", "0", "--seats", "2", "--seed", "4",
                                           "--investigators", "osric_vane,ruth_ashby"])
-    host, _ = build_host(args)
+    host = open_table(table_spec(args))
     assert [i["name"] for i in host.game.view(None)["investigators"]] == ["Osric Vane", "Ruth Ashby"]
     assert cli.main(["host", "--headless", "--no-save", "--port", "0", "--seats", "2", "--investigators", "osric_vane"]) == 2
     assert capsys.readouterr().err.splitlines() == ["cthulhu host: every player needs an investigator: 2 players, 1 investigator(s) seated"]
@@ -90,7 +91,7 @@ def test_content_list_prints_every_episode_elder_one_investigator_and_difficulty
         for choice, entries in listing.items():
             for key, about in entries:
                 assert any(line.split() [:1] == [key] and about in line for line in out.splitlines()), (choice, key)
-    for heading in ("episodes (--episode)", "Elder Ones (--elder-one)", "investigators (--investigators)", "difficulties (--difficulty)"):
+    for heading in ("episodes (--episode)", "Elder Ones (--elder-one)", "investigators (--investigators)", "difficulty levels (--difficulty)"):
         assert heading in out
 
 

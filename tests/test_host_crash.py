@@ -30,7 +30,7 @@ import trio
 from cthulhu.core import Command, Game, Setup
 from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
 from cthulhu.net.delta import view_hash
-from cthulhu.net.saves import load, replay, seek
+from cthulhu.savegame import load, replay, seek
 
 CLI = [sys.executable, "-m", "cthulhu.cli"]
 CODE = "crash-code"

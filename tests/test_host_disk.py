@@ -18,7 +18,7 @@ import shutil
 import pytest
 import trio
 
-from cthulhu.net.saves import load, replay
+from cthulhu.savegame import load, replay
 
 from test_host_crash import MODE, SAFETY, HostProcess, play, seat_players, uninterrupted
 
@@ -88,7 +88,6 @@ def test_the_hosting_players_interface_says_once_that_saving_failed_and_again_wh
         app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=folder))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            path = screen.link.embedded.writer.path
             log = screen.query_one("#log")
             shutil.rmtree(folder)
             folder.write_text("not a folder any more")
@@ -100,7 +99,8 @@ def test_the_hosting_players_interface_says_once_that_saving_failed_and_again_wh
             await wait_for(pilot, lambda: any("Autosave works again" in line for line in log.lines_plain))
             text = "\n".join(log.lines_plain)
             assert text.count("Autosave failed") == 1
-            assert load(path).last_step == screen.view["step"] == 3
+            path = screen.link.save_path  # (none before the first move)
+            assert path is not None and load(path).last_step == screen.view["step"] == 3
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))

@@ -17,9 +17,9 @@ import trio
 from cthulhu.core import Game, Setup
 from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import encode_frame
-from cthulhu.net.host import Host
+from cthulhu.net.table import TableSpec, open_table
 from cthulhu.net.messages import PROTOCOL_VERSION, Chat, Error
-from cthulhu.net.savewriter import SaveWriter
+from cthulhu.savegame.writer import SaveWriter
 from cthulhu.net.textclean import CHAT_MAX, NAME_MAX, CleanFormatter, clean_text, clean_tree
 
 from hostile import EVIL_NAME, PAYLOADS, Terminal, cthulhu, reached
@@ -69,7 +69,7 @@ def test_log_lines_are_cleaned():
 @pytest.mark.trio
 async def test_the_host_cleans_and_shortens_names_and_chat_before_anyone_sees_them(nursery):
     game = make_game("toy", seed=3, players=2)
-    host = Host(game, autostart=False)
+    host = open_table(TableSpec(start=game, autostart=False))
     await nursery.start(host.serve)
     evil = await TrioPeer.connect("127.0.0.1", host.port, PeerSession(EVIL_NAME + "x" * 19))
     watcher = await TrioPeer.connect("127.0.0.1", host.port, PeerSession("w", watch=True))
@@ -92,7 +92,7 @@ async def test_the_host_cleans_and_shortens_names_and_chat_before_anyone_sees_th
 @pytest.mark.trio
 async def test_a_name_with_nothing_printable_is_refused(nursery):
     game = make_game("toy", seed=3, players=2)
-    host = Host(game, autostart=False)
+    host = open_table(TableSpec(start=game, autostart=False))
     await nursery.start(host.serve)
     stream = await trio.open_tcp_stream("127.0.0.1", host.port)
     await stream.send_all(encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "\x1b\x07\u202e\u200b \t"}))

@@ -239,7 +239,7 @@ def table(n: int, content) -> tuple[Setup, str]:
 def referee_games(ref: Referee, content, games: int, turn_limit: int = 200) -> None:
     for n in range(games):
         setup, bot_kind = table(n, content)
-        ref.start(f"game {n} ({setup.elder_one}, {setup.episode}, {setup.players}p, {bot_kind}, seed {setup.seed})")
+        ref.start(f"game {n} ({setup.one('elder_one')}, {setup.one('episode')}, {setup.players}p, {bot_kind}, seed {setup.seed})")
         game = Game.new(setup, content)
         if bot_kind == "wandering":
             # Brawlers start at Brawling 2, so split attacks (on the Elder One too) come up often.

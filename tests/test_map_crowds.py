@@ -88,7 +88,7 @@ def test_a_space_too_crowded_for_its_line_is_written_out_under_the_map(episode):
 
 
 def test_the_replay_viewer_at_80x24_draws_every_figure(tmp_path):
-    from cthulhu.net.savewriter import SaveWriter
+    from cthulhu.savegame.writer import SaveWriter
     from cthulhu.tui.app import CthulhuApp
     from cthulhu.tui.screens.replay import open_replay
 

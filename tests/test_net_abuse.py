@@ -12,7 +12,7 @@ import trio.testing
 
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.frames import HEADER, MAX_FRAME, encode_frame
-from cthulhu.net.host import Host
+from cthulhu.net.table import TableSpec, open_table
 from cthulhu.net.limits import Limits
 from cthulhu.net.messages import PROTOCOL_VERSION, Delta, Error, Pong, Rejected
 
@@ -54,7 +54,7 @@ async def _still_serving(port: int) -> None:
 @pytest.fixture
 async def table(nursery):
     game = make_game("toy", seed=11, players=2)
-    host = Host(game)
+    host = open_table(TableSpec(start=game))
     await nursery.start(host.serve)
     a = await _connect(host.port, "a")
     b = await _connect(host.port, "b")
@@ -152,7 +152,7 @@ async def test_random_bytes_never_crash_the_host():
     game = make_game("toy", seed=3, players=2)
     rng = random.Random(5)
     async with trio.open_nursery() as nursery:
-        host = Host(game, autostart=False)
+        host = open_table(TableSpec(start=game, autostart=False))
         await nursery.start(host.serve)
         before = game.state_hash()
         for i in range(40):
@@ -184,7 +184,7 @@ async def test_random_bytes_never_crash_the_host():
 async def test_first_message_must_be_hello():
     game = make_game("toy", seed=3, players=2)
     async with trio.open_nursery() as nursery:
-        host = Host(game)
+        host = open_table(TableSpec(start=game))
         await nursery.start(host.serve)
         stream = await trio.open_tcp_stream("127.0.0.1", host.port)
         await stream.send_all(encode_frame({"t": "ping", "n": 1}))
@@ -200,7 +200,7 @@ async def test_first_message_must_be_hello():
 
 async def test_only_a_peer_that_stops_reading_is_evicted_and_it_may_come_back(nursery):
     game = make_game("toy", seed=3, players=2)
-    host = Host(game, autostart=False, limits=Limits().but(max_backlog=256 * 1024))
+    host = open_table(TableSpec(start=game, autostart=False, limits=Limits().but(max_backlog=256 * 1024)))
     await nursery.start(host.serve)
     slow = await _connect(host.port, "slow")
     fast = await _connect(host.port, "fast")
@@ -243,7 +243,7 @@ async def test_a_corrupted_mirror_is_healed_by_a_snapshot(mode):
             corrupted.append("seq")
 
     async with trio.open_nursery() as nursery:
-        host = Host(game, bots={1: "random"})
+        host = open_table(TableSpec(start=game, bots={1: "random"}))
         await nursery.start(host.serve)
         s = await play_bot("127.0.0.1", host.port, seed=1, name="a", on_messages=corrupt)
         nursery.cancel_scope.cancel()

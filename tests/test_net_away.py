@@ -1,6 +1,10 @@
-"""Absent players on a real host over 127.0.0.1: an away seat played by a bot until its player
-returns, a freed seat taken by a new joiner, `away_bot` for a headless host, a token that outlives
-a changed table code, and a second connection with the same token taking the seat over."""
+"""Absent players at a host: an away seat played by a bot until its player returns, a freed seat
+taken by a new joiner, `away_bot` for a headless host, a token that outlives a changed table code,
+and a second connection with the same token taking the seat over.
+
+On in-memory streams and virtual time (pytest-trio's `autojump_clock`): "the table waits" is
+checked after a virtual half minute in which nothing happened, never after a real sleep.
+`test_net_host.py` plays the same host over real sockets."""
 
 from __future__ import annotations
 
@@ -10,26 +14,14 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from cthulhu.net.client import PeerSession, TrioPeer, play_bot
-from cthulhu.net.host import Host
+from cthulhu.net.client import TrioPeer
+from cthulhu.net.table import StandIns, TableSpec
 
+from memory_net import MemoryTable, memory_table, play_to_the_end, until
 from net_games import make_game
 
 pytestmark = pytest.mark.trio
-SAFETY = 30  # seconds: a net against hangs, never a claim about speed
-
-
-async def _connect(port: int, name: str, **kw) -> TrioPeer:
-    peer = await TrioPeer.connect("127.0.0.1", port, PeerSession(name, **kw))
-    while not peer.session.welcomed and peer.session.closed is None:
-        if not await peer.receive():
-            break
-    return peer
-
-
-async def _until(peer: TrioPeer, done) -> None:
-    while not done():
-        assert await peer.receive(), "the host closed the connection"
+SAFETY = 600  # virtual seconds: a net against hangs (it costs no real time)
 
 
 async def _play_until_away_seat_decides(a: TrioPeer, away: int) -> None:
@@ -42,102 +34,106 @@ async def _play_until_away_seat_decides(a: TrioPeer, away: int) -> None:
             version = a.session.my_prompt["version"]
             a.session.send_command(a.session.my_prompt["options"][0]["command"])
             await a.flush()
-            await _until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
+            await until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
         else:
             await a.receive()
 
 
 @asynccontextmanager
-async def _table(*, seed: int, players: int, **host_options) -> AsyncIterator[Host]:
-    """A real host on 127.0.0.1 serving a fresh main game, under the safety net; cancelled on leaving."""
-    async with trio.open_nursery() as nursery:
-        host = Host(make_game("main", seed=seed, players=players), **host_options)
-        await nursery.start(host.serve)
+async def _table(*, seed: int, players: int, **spec) -> AsyncIterator[MemoryTable]:
+    """A host serving a fresh main game on in-memory streams, under the safety net."""
+    async with memory_table(TableSpec(start=make_game("main", seed=seed, players=players), **spec)) as table:
         with trio.fail_after(SAFETY):
-            yield host
-        nursery.cancel_scope.cancel()
+            yield table
 
 
 def _seat(peer: TrioPeer, index: int):
     return peer.session.table.seats[index]
 
 
-async def test_an_away_seat_is_played_by_a_bot_until_its_player_returns():
-    async with _table(seed=3, players=2, code="c") as host:
+async def test_an_away_seat_is_played_by_a_bot_until_its_player_returns(autojump_clock):
+    async with _table(seed=3, players=2, code="c") as table:
+        host = table.host
         game = host.game
-        a = await _connect(host.port, "Ann", code="c")
-        b = await _connect(host.port, "Bob", code="c")
+        a = await table.connect("Ann", code="c")
+        b = await table.connect("Bob", code="c")
         token = b.session.token
         await _play_until_away_seat_decides(a, 1)
         await b.aclose()
-        await _until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
+        await until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
         step = game.step
         assert game.prompt.seat == 1  # the table waits for Bob...
         host.hand_to_bot(1)  # ...until the host hands his seat to a bot
-        await _until(a, lambda: _seat(a, 1).stand_in and a.session.mirror.view["step"] > step)
+        await until(a, lambda: _seat(a, 1).stand_in and a.session.mirror.view["step"] > step)
         assert _seat(a, 1).kind == "human" and _seat(a, 1).name == "Bob"
 
-        b = await _connect(host.port, "Bob", code="c", token=token)  # Bob is back: the bot leaves
+        b = await table.connect("Bob", code="c", token=token)  # Bob is back: the bot leaves
         assert b.session.seat == 1 and b.session.mirror.view == game.view(1)
-        await _until(a, lambda: _seat(a, 1).connected and not _seat(a, 1).stand_in)
+        await until(a, lambda: _seat(a, 1).connected and not _seat(a, 1).stand_in)
         assert host.seats[1].stand_in is None
         await _play_until_away_seat_decides(a, 1)
         step = game.step
-        await trio.sleep(0.2)
+        await trio.sleep(30)  # virtual time: half a minute in which nothing may happen
         assert game.step == step and game.prompt.seat == 1  # Bob's decision waits for Bob again
-        await _until(b, lambda: b.session.my_prompt is not None)
+        await until(b, lambda: b.session.my_prompt is not None)
         b.session.send_command(b.session.my_prompt["options"][0]["command"])
         await b.flush()
-        await _until(b, lambda: b.session.mirror.view["step"] > step)
+        await until(b, lambda: b.session.mirror.view["step"] > step)
         assert host.crashes == 0
 
 
-async def test_a_freed_seat_refuses_the_old_token_and_goes_to_a_new_joiner():
-    async with _table(seed=3, players=2, code="c") as host:
-        a = await _connect(host.port, "Ann", code="c")
-        b = await _connect(host.port, "Bob", code="c")
+async def test_a_freed_seat_refuses_the_old_token_and_goes_to_a_new_joiner(autojump_clock):
+    async with _table(seed=3, players=2, code="c") as table:
+        host = table.host
+        a = await table.connect("Ann", code="c")
+        b = await table.connect("Bob", code="c")
         token = b.session.token
         await b.aclose()
-        await _until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
+        await until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
         with pytest.raises(ValueError):
             host.free_seat(0)  # Ann is here: only an away seat can be freed
         host.free_seat(1)
-        await _until(a, lambda: _seat(a, 1).kind == "open")
-        old = await _connect(host.port, "Bob", code="c", token=token)
+        await until(a, lambda: _seat(a, 1).kind == "open")
+        old = await table.connect("Bob", code="c", token=token)
         assert old.session.closed is not None and old.session.closed.code == "bad_token"
-        cy = await _connect(host.port, "Cy", code="c")
+        cy = await table.connect("Cy", code="c")
         assert cy.session.seat == 1 and cy.session.token not in (None, token)
-        await _until(a, lambda: _seat(a, 1).name == "Cy" and _seat(a, 1).connected)
+        await until(a, lambda: _seat(a, 1).name == "Cy" and _seat(a, 1).connected)
 
 
-async def test_away_bot_hands_a_seat_over_by_itself_and_the_game_ends():
+async def test_away_bot_hands_a_seat_over_by_itself_and_the_game_ends(autojump_clock):
     """A headless host (no dialog): `away_bot` seconds after a player leaves, a bot plays on."""
-    async with _table(seed=5, players=2, code="c", away_bot=0.2, stand_in_kind="random") as host:
+    async with _table(seed=5, players=2, code="c", stand_ins=StandIns(kind="random", after=20)) as table:
+        host = table.host
         game = host.game
-        b = await _connect(host.port, "Bob", code="c")
+        b = await table.connect("Bob", code="c")
         await b.aclose()  # Bob leaves before anyone plays
-        ann = await play_bot("127.0.0.1", host.port, bot="random", seed=1, name="Ann", code="c")
+        left = trio.current_time()
+        ann = await play_to_the_end(await table.connect("Ann", code="c"))
         assert ann.game_over is not None and game.outcome is not None
+        assert trio.current_time() - left >= 20  # the table waited the 20 (virtual) seconds first
         assert ann.seat == 1 and host.seats[0].stand_in is not None and ann.table.seats[0].stand_in
 
 
-async def test_a_seat_token_outlives_a_new_table_code():
+async def test_a_seat_token_outlives_a_new_table_code(autojump_clock):
     """A host restarted elsewhere with another code still gives its players their seats back."""
-    async with _table(seed=3, players=2, code="first") as host:
-        a = await _connect(host.port, "Ann", code="first")
+    async with _table(seed=3, players=2, code="first") as table:
+        host = table.host
+        a = await table.connect("Ann", code="first")
         token = a.session.token
         await a.aclose()
         host.code = "second"
-        back = await _connect(host.port, "Ann", code="first", token=token)
+        back = await table.connect("Ann", code="first", token=token)
         assert back.session.seat == 0 and back.session.closed is None
-        stranger = await _connect(host.port, "Eve", code="first")
+        stranger = await table.connect("Eve", code="first")
         assert stranger.session.closed is not None and stranger.session.closed.code == "bad_code"
 
 
-async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_the_first():
-    async with _table(seed=3, players=1) as host:
-        first = await _connect(host.port, "Ann")
-        second = await _connect(host.port, "Ann", token=first.session.token)
+async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_the_first(autojump_clock):
+    async with _table(seed=3, players=1) as table:
+        host = table.host
+        first = await table.connect("Ann")
+        second = await table.connect("Ann", token=first.session.token)
         assert second.session.seat == 0
         while await first.receive():
             pass
@@ -145,21 +141,22 @@ async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_
         assert host.seats[0].peer.name == "Ann" and not host.seats[0].away
 
 
-async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided():
+async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided(autojump_clock):
     """A stand-in bot's decisions are the table's, not its player's to undo: Bob comes back to a Run
     his stand-in began (no die rolled, nothing drawn, so Bob's own Run could be taken back) and is
     offered no take-back; one he asks for anyway is refused, naming why."""
-    async with _table(seed=3, players=2, code="c") as host:
+    async with _table(seed=3, players=2, code="c") as table:
+        host = table.host
         game = host.game
-        a = await _connect(host.port, "Ann", code="c")
-        b = await _connect(host.port, "Bob", code="c")
+        a = await table.connect("Ann", code="c")
+        b = await table.connect("Bob", code="c")
         token = b.session.token
         await _play_until_away_seat_decides(a, 1)
         assert game.prompt.kind == "action"
         await b.aclose()
-        await _until(a, lambda: not _seat(a, 1).connected)
+        await until(a, lambda: not _seat(a, 1).connected)
         while not host.seats[1].away:  # the host has let go of Bob's connection
-            await trio.sleep(0.01)
+            await trio.sleep(0.01)  # virtual time
 
         class RunOnce:
             """Begins a Run for Bob, then leaves the seat."""
@@ -171,25 +168,26 @@ async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided()
         step = game.step
         host.seats[1].stand_in = RunOnce()
         host._wake()
-        await _until(a, lambda: a.session.mirror.view["step"] > step)
+        await until(a, lambda: a.session.mirror.view["step"] > step)
         assert game.prompt.seat == 1 and game.prompt.kind != "action"
 
-        b = await _connect(host.port, "Bob", code="c", token=token)
+        b = await table.connect("Bob", code="c", token=token)
         assert b.session.seat == 1 and b.session.my_prompt["undo"] == 0
         with pytest.raises(Exception, match="a bot decided for this seat while its player was away"):
             game.undo(1)
         b.session.send_undo()
         await b.flush()
-        await _until(b, lambda: bool(b.session.rejections))
+        await until(b, lambda: bool(b.session.rejections))
         assert "a bot decided for this seat" in b.session.rejections[-1].reason and game.step == step + 1
 
 
-async def test_the_last_player_to_sit_down_is_welcomed_to_a_game_under_way():
+async def test_the_last_player_to_sit_down_is_welcomed_to_a_game_under_way(autojump_clock):
     """The welcome of whoever takes the last open seat already says the game has started, so their
     interface never shows a moment of "waiting for players" (and the first one's says it waits)."""
-    async with _table(seed=3, players=2, code="c") as host:
-        a = await _connect(host.port, "Ann", code="c")
+    async with _table(seed=3, players=2, code="c") as table:
+        host = table.host
+        a = await table.connect("Ann", code="c")
         assert a.session.table.started is False
-        b = await _connect(host.port, "Bob", code="c")
+        b = await table.connect("Bob", code="c")
         assert b.session.table.started is True and host.started.is_set()
-        await _until(a, lambda: a.session.table.started)
+        await until(a, lambda: a.session.table.started)

@@ -3,16 +3,19 @@ the end; every peer replays what it was sent and names the first step a dishones
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import trio
 
 from cthulhu.core import Command, Game, Setup
 from cthulhu.core.bots import RandomBot
 from cthulhu.net.client import PeerSession, TrioPeer, play_bot
-from cthulhu.net.commitment import Dice, commit, opens
 from cthulhu.net.delta import view_hash
 from cthulhu.net.host import Host
 from cthulhu.net.log import MemoryLog
+from cthulhu.net.table import TableSpec, open_table, resolve
+from cthulhu.savegame.dice import Dice, commit, opens
 
 pytestmark = pytest.mark.trio
 
@@ -87,7 +90,7 @@ async def test_the_commitment_is_blake2b_of_the_seed_bytes_and_the_salt():
 @pytest.mark.parametrize("mode", REAL_MODES)
 async def test_an_honest_host_is_verified_by_every_peer(mode):
     game = real_game(mode, seed=11)
-    host = Host(game)
+    host = open_table(TableSpec(start=game))
     sessions = await table(host, players=2)
     assert game.outcome is not None and len(sessions) == 3
     for s in sessions:
@@ -107,7 +110,8 @@ async def test_a_peer_that_joins_mid_game_verifies_from_the_history_it_is_sent(m
         cmd = bot.choose(game, seat)
         game.apply(seat, cmd)
         log.append(seat, cmd.wire(), game.state_hash())
-    host = Host(game, log=log, bots={0: "random"})
+    spec = TableSpec(start=game, bots={0: "random"})
+    host = Host(spec, replace(resolve(spec), log=log))  # a game in progress, with the log of how it got here
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)
         late = await watch(host.port)
@@ -116,7 +120,16 @@ async def test_a_peer_that_joins_mid_game_verifies_from_the_history_it_is_sent(m
     assert late.dice.verified, late.dice
 
 
-class SeedSwapHost(Host):
+class LyingHost(Host):
+    """A host that breaks its word in one way or another (the subclasses say how)."""
+
+    @classmethod
+    def of(cls, game: Game) -> "LyingHost":
+        spec = TableSpec(start=game)
+        return cls(spec, resolve(spec))
+
+
+class SeedSwapHost(LyingHost):
     """Commits to one seed, then reveals another at the end."""
 
     def _game_over_frame(self) -> bytes:
@@ -127,7 +140,7 @@ class SeedSwapHost(Host):
             self.game.setup = self.game.setup.model_copy(update={"seed": self.game.setup.seed - 1})
 
 
-class LoadedDiceHost(Host):
+class LoadedDiceHost(LyingHost):
     """Rolls from further along the dice stream than the seed says, from step `at` on."""
 
     at = 6
@@ -141,7 +154,7 @@ class LoadedDiceHost(Host):
 @pytest.mark.parametrize("mode", REAL_MODES)
 async def test_a_host_that_reveals_another_seed_is_caught_by_every_peer(mode):
     game = real_game(mode, seed=13)
-    sessions = await table(SeedSwapHost(game), players=2)
+    sessions = await table(SeedSwapHost.of(game), players=2)
     for s in sessions:
         assert s.dice.status == "mismatch" and "not the one the host committed to" in s.dice.message
 
@@ -160,7 +173,8 @@ async def test_a_host_that_commits_to_one_seed_and_plays_another_is_caught_at_th
             finally:
                 self.game.setup = real
 
-    sessions = await table(Liar(game, dice=other), players=2)
+    spec = TableSpec(start=game)
+    sessions = await table(Liar(spec, replace(resolve(spec), dice=other)), players=2)
     for s in sessions:
         assert s.dice.status == "mismatch" and s.dice.step == 0, s.dice
 
@@ -168,7 +182,7 @@ async def test_a_host_that_commits_to_one_seed_and_plays_another_is_caught_at_th
 @pytest.mark.parametrize("mode", REAL_MODES)
 async def test_a_host_that_rolls_what_the_seed_does_not_give_is_caught_at_that_step(mode):
     game = real_game(mode, seed=16)
-    host = LoadedDiceHost(game)
+    host = LoadedDiceHost.of(game)
     shown: dict[int, dict[int, str]] = {}  # seat -> step -> the view hash the host sent
     host.on_delta = lambda seq, key, h: shown.setdefault(key, {}).__setitem__(host.game.step, h)
     sessions = await table(host, players=2)

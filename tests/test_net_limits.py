@@ -1,9 +1,10 @@
 """What one connection may cost the host: first-frame limits, deadlines, caps, rates, code guessing.
 
-Real sockets on 127.0.0.1 (port 0) against the real `Host`, with its clocks
-shortened through `Limits` so deadlines pass in a fraction of a second; the
-descriptor-limit case runs a real `cthulhu host` process. Deadlines are only
-ever safety nets here: nothing asserts how long anything took.
+The real `Host` with its real limits, on in-memory streams and virtual time (pytest-trio's
+`autojump_clock`): a 45-second idle deadline passes at once, and each connection comes from
+the address the test names, so the per-address caps are tested without borrowing loopback
+addresses. Real sockets where the socket is the point: a first frame refused at its length,
+and a real `cthulhu host` process at its descriptor limit.
 """
 
 from __future__ import annotations
@@ -20,25 +21,36 @@ from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.frames import HEADER, BadBody, FrameDecoder, FrameTooLarge, decode_body, encode_frame
 from cthulhu.net.gate import MAX_ADDRESSES, Gate
 from cthulhu.net.host import MAX_BAD_FRAMES, Host
+from cthulhu.net.table import TableSpec, open_table
 from cthulhu.net.limits import FIRST_FRAME, PEER_FRAME, Limits
 from cthulhu.net.messages import PROTOCOL_VERSION, Chat, Error, Pong
 
+from memory_net import MemoryTable
 from net_games import make_game
 from test_host_crash import CODE, HostProcess
 
-FAST = Limits().but(idle_timeout=0.3, pong_timeout=0.3, hello_timeout=0.5)
+SPEC = dict(autostart=False)
+SAFETY = 120  # seconds, real or virtual: a net against hangs, longer than any deadline of `Limits()`
 
 
 async def _host(nursery, **kw) -> Host:
-    host = Host(make_game("toy", seed=3, players=2), autostart=False, **kw)
+    """A real host on 127.0.0.1 (port 0): for the tests where the socket is the point."""
+    host = open_table(TableSpec(start=make_game("toy", seed=3, players=2), **SPEC, **kw))
     await nursery.start(host.serve)
     return host
 
 
-async def _errors_until_closed(stream: trio.SocketStream) -> list[tuple[str, bool]]:
+async def _table(nursery, **kw) -> MemoryTable:
+    """The same host on in-memory streams (with the test's `autojump_clock`)."""
+    host = open_table(TableSpec(start=make_game("toy", seed=3, players=2), **SPEC, **kw))
+    await nursery.start(host.run)
+    return MemoryTable(host, nursery)
+
+
+async def _errors_until_closed(stream: trio.abc.Stream) -> list[tuple[str, bool]]:
     session = PeerSession("x")
     got = []
-    with trio.fail_after(10):
+    with trio.fail_after(SAFETY):
         try:
             while data := await stream.receive_some(65536):
                 got += session.receive_data(data)
@@ -47,10 +59,10 @@ async def _errors_until_closed(stream: trio.SocketStream) -> list[tuple[str, boo
     return [(m.code, m.fatal) for m in got if isinstance(m, Error)]
 
 
-async def _welcome_or_refusal(stream: trio.SocketStream) -> str:
+async def _welcome_or_refusal(stream: trio.abc.Stream) -> str:
     """'welcome', or the code of the fatal error the host closed with."""
     session = PeerSession("x")
-    with trio.fail_after(10):
+    with trio.fail_after(SAFETY):
         while data := await stream.receive_some(65536):
             session.receive_data(data)
             if session.welcomed:
@@ -115,66 +127,71 @@ async def test_a_first_frame_above_its_small_limit_is_refused_at_its_length(nurs
 
 
 @pytest.mark.trio
-async def test_a_silent_peer_is_pinged_then_closed_and_a_live_one_stays(nursery, caplog):
-    host = await _host(nursery, limits=FAST)
+async def test_a_silent_peer_is_pinged_then_closed_and_a_live_one_stays(nursery, caplog, autojump_clock):
+    table = await _table(nursery)
+    host, limits = table.host, table.host.limits
     caplog.set_level(logging.WARNING, "cthulhu.net")
-    live = await _peer(host.port, "live")  # answers pings: `receive` flushes the session's pongs
+    live = await table.connect("live")  # answers pings: `receive` flushes the session's pongs
 
     async def keep_reading() -> None:
         while await live.receive():
             pass
 
     nursery.start_soon(keep_reading)
-    silent = await trio.open_tcp_stream("127.0.0.1", host.port)
+    silent = table.pair()
     await silent.send_all(_hello(name="silent", watch=True))
-    with trio.fail_after(10):
-        while await silent.receive_some(65536):
-            pass  # it reads (so the ping arrives) but never answers; then the host closes it
-        await trio.sleep(1.0)  # more idle deadlines: the live one stays
+    start = trio.current_time()
+    while await silent.receive_some(65536):
+        pass  # it reads (so the ping arrives) but never answers; then the host closes it
+    assert trio.current_time() - start >= limits.idle_timeout + limits.pong_timeout  # not one moment early
+    await trio.sleep(10 * limits.idle_timeout)  # many more idle deadlines: the live one stays
     assert [p.name for p in host.peers] == ["live"]
     assert any("silent" in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
 
 
 @pytest.mark.trio
-async def test_a_peer_dribbling_one_frame_forever_is_closed(nursery):
-    host = await _host(nursery, limits=FAST)
-    stream = await trio.open_tcp_stream("127.0.0.1", host.port)
+async def test_a_peer_dribbling_one_frame_forever_is_closed(nursery, autojump_clock):
+    table = await _table(nursery)
+    host = table.host
+    stream = table.pair()
     await stream.send_all(_hello(name="dribbler", watch=True))
     frame = HEADER.pack(4000) + b"\x80" * 4000
     closed = False
-    with trio.fail_after(10):
-        for byte in frame:  # one byte every 50 ms: never a whole frame
-            try:
-                await stream.send_all(bytes([byte]))
-            except trio.BrokenResourceError:
-                closed = True
-                break
-            await trio.sleep(0.05)
-            if not host.peers:
-                closed = True
-                break
+    for byte in frame:  # one byte a second: never a whole frame
+        try:
+            await stream.send_all(bytes([byte]))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            closed = True
+            break
+        await trio.sleep(1.0)
+        if not host.peers:
+            closed = True
+            break
     assert closed and host.peers == []
+    assert trio.current_time() < host.limits.idle_timeout + host.limits.pong_timeout + 2  # at the deadlines, not after the frame
 
 
 @pytest.mark.trio
-async def test_a_connection_without_a_hello_is_closed_at_the_hello_deadline(nursery):
-    host = await _host(nursery, limits=FAST)
-    stream = await trio.open_tcp_stream("127.0.0.1", host.port)
+async def test_a_connection_without_a_hello_is_closed_at_the_hello_deadline(nursery, autojump_clock):
+    table = await _table(nursery)
+    stream = table.pair()
     await stream.send_all(HEADER.pack(100) + b"\x80")  # starts a frame, never finishes it
     assert await _errors_until_closed(stream) == [("timeout", True)]
+    assert trio.current_time() >= table.host.limits.hello_timeout
 
 
 # ---- caps ----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.trio
-async def test_connections_per_address_are_capped_and_other_addresses_still_get_in(nursery, caplog):
-    host = await _host(nursery, limits=Limits().but(max_per_address=3))
+async def test_connections_per_address_are_capped_and_other_addresses_still_get_in(nursery, caplog, autojump_clock):
+    table = await _table(nursery, limits=Limits().but(max_per_address=3))
     caplog.set_level(logging.WARNING, "cthulhu.net")
-    held = [await trio.open_tcp_stream("127.0.0.1", host.port) for _ in range(3)]
-    fourth = await trio.open_tcp_stream("127.0.0.1", host.port)
+    held = [table.pair("10.0.0.1") for _ in range(3)]
+    await trio.testing.wait_all_tasks_blocked()  # the host counts them before the fourth arrives
+    fourth = table.pair("10.0.0.1")
     assert await _errors_until_closed(fourth) == [("too_many_connections", True)]
-    other = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.0.2")
+    other = table.pair("10.0.0.2")
     await other.send_all(_hello(name="other"))
     session = PeerSession("other")
     with trio.fail_after(5):
@@ -187,24 +204,28 @@ async def test_connections_per_address_are_capped_and_other_addresses_still_get_
 
 
 @pytest.mark.trio
-async def test_too_many_silent_newcomers_make_room_by_closing_the_oldest(nursery):
-    host = await _host(nursery, limits=Limits().but(max_unverified=4, max_per_address=64))
-    silent = [await trio.open_tcp_stream("127.0.0.1", host.port) for _ in range(10)]
-    player = await _peer(host.port, "real")  # still gets in at once, past ten silent sockets
-    assert player.session.seat == 0
-    with trio.fail_after(5):
-        assert await silent[0].receive_some(100) == b""  # the oldest were closed to make room
+async def test_too_many_silent_newcomers_make_room_by_closing_the_oldest(nursery, autojump_clock):
+    table = await _table(nursery, limits=Limits().but(max_unverified=4, max_per_address=64))
+    silent = []
+    for _ in range(10):  # one after another, as they would arrive (trio starts tasks in any order)
+        silent.append(table.pair())
+        await trio.testing.wait_all_tasks_blocked()
+    start = trio.current_time()
+    player = await table.connect("real")  # still gets in at once, past ten silent connections
+    assert player.session.seat == 0 and trio.current_time() == start
+    assert await silent[0].receive_some(100) == b""  # the oldest were closed to make room
+    assert trio.current_time() < table.host.limits.hello_timeout  # to make room, not at their hello deadline
     for s in silent:
         await s.aclose()
 
 
 @pytest.mark.trio
-async def test_spectators_are_capped_but_a_seat_is_never_refused_for_room(nursery):
-    host = await _host(nursery, limits=Limits().but(max_spectators=2))
-    watchers = [await _peer(host.port, f"w{n}", watch=True) for n in range(2)]
-    third = await _peer(host.port, "w3", watch=True)
+async def test_spectators_are_capped_but_a_seat_is_never_refused_for_room(nursery, autojump_clock):
+    table = await _table(nursery, limits=Limits().but(max_spectators=2))
+    watchers = [await table.connect(f"w{n}", watch=True) for n in range(2)]
+    third = await table.connect("w3", watch=True)
     assert third.session.closed is not None and third.session.closed.code == "table_full"
-    seated = await _peer(host.port, "sits")
+    seated = await table.connect("sits")
     assert seated.session.seat == 0 and all(w.session.welcomed for w in watchers)
 
 
@@ -244,10 +265,10 @@ async def test_at_the_descriptor_limit_a_newcomer_gets_one_clean_refusal_line(tm
 
 
 @pytest.mark.trio
-async def test_chat_beyond_its_rate_is_dropped_with_one_notice_to_the_sender(nursery):
-    host = await _host(nursery)
-    spammer = await _peer(host.port, "spam", watch=True)
-    listener = await _peer(host.port, "ear", watch=True)
+async def test_chat_beyond_its_rate_is_dropped_with_one_notice_to_the_sender(nursery, autojump_clock):
+    table = await _table(nursery)
+    spammer = await table.connect("spam", watch=True)
+    listener = await table.connect("ear", watch=True)
     burst = b"".join(encode_frame({"t": "chat", "text": f"line {n}"}) for n in range(40))
     await spammer.stream.send_all(burst)
     spammer.session.ping(1)  # after the burst: when its pong is back, every chat was handled
@@ -264,12 +285,12 @@ async def test_chat_beyond_its_rate_is_dropped_with_one_notice_to_the_sender(nur
 
 
 @pytest.mark.trio
-async def test_wrong_codes_are_throttled_per_address_and_logged(nursery, caplog):
-    host = await _host(nursery, code="right-code", limits=Limits().but(free_code_tries=2, code_delay=(30.0, 60.0)))
+async def test_wrong_codes_are_throttled_per_address_and_logged(nursery, caplog, autojump_clock):
+    table = await _table(nursery, code="right-code", limits=Limits().but(free_code_tries=2, code_delay=(30.0, 60.0)))
     caplog.set_level(logging.WARNING, "cthulhu.net")
 
-    async def attempt(code: str, local: str = "127.0.0.1") -> str:
-        stream = await trio.open_tcp_stream("127.0.0.1", host.port, local_address=local)
+    async def attempt(code: str, address: str = "10.0.0.1") -> str:
+        stream = table.pair(address)
         await stream.send_all(_hello(code=code))
         try:
             return await _welcome_or_refusal(stream)
@@ -278,15 +299,17 @@ async def test_wrong_codes_are_throttled_per_address_and_logged(nursery, caplog)
 
     assert [await attempt("guess") for _ in range(3)] == ["bad_code"] * 3
     assert await attempt("right-code") == "throttled"  # not even looked at for a while
-    assert await attempt("right-code", local="127.0.0.3") == "welcome"  # another address is not punished
+    assert await attempt("right-code", "10.0.0.3") == "welcome"  # another address is not punished
+    await trio.sleep(30)  # the wait is over (virtual time): the right code is looked at again
+    assert await attempt("right-code") == "welcome"
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert any("wrong table code from 127.0.0.1" in w and "waits 30 s" in w for w in warnings), warnings
+    assert any("wrong table code from 10.0.0.1" in w and "waits 30 s" in w for w in warnings), warnings
 
 
 @pytest.mark.trio
-async def test_a_repeated_hello_counts_as_a_bad_frame(nursery):
-    host = await _host(nursery)
-    peer = await _peer(host.port, "again", watch=True)
+async def test_a_repeated_hello_counts_as_a_bad_frame(nursery, autojump_clock):
+    table = await _table(nursery)
+    peer = await table.connect("again", watch=True)
     await peer.stream.send_all(_hello(name="again") * (MAX_BAD_FRAMES + 1))
     codes = await _errors_until_closed(peer.stream)
     assert codes == [("unexpected_message", False)] * MAX_BAD_FRAMES + [("unexpected_message", True)]

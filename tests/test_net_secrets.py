@@ -15,7 +15,7 @@ import trio
 
 from cthulhu.net.client import PeerSession, play_bot
 from cthulhu.net.frames import FrameDecoder
-from cthulhu.net.host import Host
+from cthulhu.net.table import TableSpec, open_table
 
 from net_games import MODES, make_game
 
@@ -74,7 +74,7 @@ async def test_no_secret_in_any_frame_of_full_games(mode):
     assert mode == "main" or hidden, "the test must know at least one secret pile of this mode"
     sessions = []
     async with trio.open_nursery() as nursery:
-        host = Host(game, bots={2: "random"}, code="c0de")
+        host = open_table(TableSpec(start=game, bots={2: "random"}, code="c0de"))
         host.on_delta = snapshot_secrets
         await nursery.start(host.serve)
 

@@ -11,9 +11,9 @@ from cthulhu.core import Game, Setup
 from cthulhu.core.rng import Rng
 from cthulhu.net.client import PeerSession, TrioPeer, ViewBot, play_bot
 from cthulhu.net.delta import view_hash
-from cthulhu.net.host import Host
+from cthulhu.net.table import SaveTo, TableSpec, open_table
 from cthulhu.net.messages import Delta, Rejected
-from cthulhu.net.saves import SaveWriter, load, replay
+from cthulhu.savegame import load, replay
 
 pytestmark = pytest.mark.trio
 
@@ -55,8 +55,7 @@ async def player(port: int, seat: int, *, undo_every: int, out: dict) -> None:
 @pytest.mark.parametrize("mode", ["main", "shamblers"])
 async def test_undos_over_real_sockets_keep_every_peer_in_step_and_the_save_faithful(mode, tmp_path):
     game = Game.new(Setup(mode=mode, seed=21, players=2))
-    writer = SaveWriter(tmp_path / "undo.save", game, fsync=False)
-    host = Host(game, log=writer)
+    host = open_table(TableSpec(start=game, save=SaveTo(file=tmp_path / "undo.save", fsync=False)))
     host_hashes: dict[int | None, str] = {}
     host.on_delta = lambda seq, key, h: host_hashes.__setitem__(key, h)
     out: dict = {}
@@ -90,7 +89,7 @@ async def test_undos_over_real_sockets_keep_every_peer_in_step_and_the_save_fait
     # Every peer read every take-back, whoever made it; refused ones were the only refusals.
     assert all(o["taken_back_seen"] == undos - sum(x["refused"] for x in out.values()) for o in out.values())
     assert watcher.record.commands == [(seat, wire) for seat, wire in host.record]
-    save = load(writer.path)
+    save = load(tmp_path / "undo.save")
     assert save.last_step == game.step
     assert replay(save, verify=True).state_hash() == game.state_hash()
     assert save.dice is not None and save.dice.commit == host.dice.commit
@@ -98,7 +97,7 @@ async def test_undos_over_real_sockets_keep_every_peer_in_step_and_the_save_fait
 
 async def test_an_undo_from_a_seat_that_is_not_deciding_or_after_a_reveal_is_refused_and_changes_nothing():
     game = Game.new(Setup(mode="main", seed=22, players=2))
-    host = Host(game)
+    host = open_table(TableSpec(start=game))
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)
         peers = []
@@ -125,7 +124,7 @@ async def test_an_undo_from_a_seat_that_is_not_deciding_or_after_a_reveal_is_ref
 async def test_bots_never_take_anything_back():
     """A whole game of bots (in the host and as peers), watched: no take-back is ever made."""
     game = Game.new(Setup(mode="main", seed=23, players=2))
-    host = Host(game, bots={1: "heuristic"})
+    host = open_table(TableSpec(start=game, bots={1: "heuristic"}))
     seen: list[str] = []
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)

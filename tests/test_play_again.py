@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_drive import press_option, started, wait_for
+from tui_drive import press_option, started, table_of, wait_for
 
 from cthulhu import cli
 from cthulhu.cli.play import options_from
@@ -17,7 +17,6 @@ from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
 from cthulhu.net.playagain import play_again_command
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.link import LocalLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import GameOverScreen
 
@@ -87,8 +86,7 @@ def test_the_game_over_dialog_shows_the_line_and_it_rebuilds_the_game():
 
     async def main():
         game, last = _one_before_the_end(setup, {1: "random"})
-        link = LocalLink(game, bot_seats={1: "random"})
-        app = CthulhuApp(PlayOptions(skip_title=True, local=True), link_factory=lambda options: link)
+        app = CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game, bots={1: "random"}))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)
             await press_option(pilot, screen, last)
@@ -103,15 +101,16 @@ def test_the_game_over_dialog_shows_the_line_and_it_rebuilds_the_game():
 
 
 def test_a_joiner_gets_the_line_once_the_host_reveals_the_seed():
-    from cthulhu.tui.netlink import EmbeddedHost, NetLink
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import EmbeddedHost, JoinAs, NetLink
 
     setup = Setup(seed=977, episode="ashcombe_library", investigators=["ruth_ashby", "silas_keel"], players=2)
 
     async def main():
         game, last = _one_before_the_end(setup, {1: "random"})
-        host = EmbeddedHost(game, bots={1: "random"}, code="sesame")
+        host = EmbeddedHost(open_table(TableSpec(start=game, bots={1: "random"}, code="sesame")))
         port = await host.start()
-        link = NetLink("127.0.0.1", port, name="Ann", code="sesame", seats=[0])
+        link = NetLink(JoinAs(host="127.0.0.1", port=port, name="Ann", code="sesame", seats=(0,)))
         try:
             await link.open()
             assert link.play_again() is None  # the seed is the host's secret until the end
@@ -131,7 +130,7 @@ def test_a_joiner_gets_the_line_once_the_host_reveals_the_seed():
 
 
 def test_the_replay_viewer_offers_the_same_line():
-    from cthulhu.net.saves import load
+    from cthulhu.savegame import load
     from cthulhu.tui.replay import ReplayLink, Replayer
 
     path = SAVES / "example-won-main.save"

@@ -16,7 +16,7 @@ from tmux_term import CLI, SAFETY, Terminal
 from tui_drive import SEED
 
 from cthulhu.net.delta import view_hash
-from cthulhu.net.saves import load, replay, seek
+from cthulhu.savegame import load, replay, seek
 
 VIEW = re.compile(r"Your view: step (\d+), hash ([0-9a-f]{12})")
 

@@ -10,8 +10,8 @@ import msgpack
 import pytest
 
 from cthulhu.core import Game, Setup
-from cthulhu.net import savefile
-from cthulhu.net.saves import SaveWriter, decode, encode, load
+from cthulhu.savegame import file as savefile
+from cthulhu.savegame import SaveWriter, decode, encode, load
 from cthulhu.cli import main
 from saveplay import any_mode, play
 
@@ -210,7 +210,7 @@ def test_saves_shows_the_episode_by_name_and_the_turn(tmp_path, content, capsys)
     assert main(["saves", "--saves", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     header = lines[1].split()
-    assert header[:5] == ["FILE", "MODE", "AGAINST", "EPISODE", "TURN"]
+    assert header[:4] == ["FILE", "MODE", "SET-UP", "TURN"]  # SET-UP: the mode's own choices (Mode.options)
     for name, episode in (("tide.save", "The Innsmere Tide"), ("mill.save", "The Wexley Mill Fire")):
         row = next(line for line in lines if line.startswith(name))
         turn = load(tmp_path / name).header.summary["turn"]

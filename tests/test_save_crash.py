@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cthulhu.net.saves import load, replay, sweep_temp_files
+from cthulhu.savegame import load, replay, sweep_temp_files
 from saveplay import any_mode
 
 CHILD = r"""
@@ -26,7 +26,7 @@ import sys
 sys.path.insert(0, sys.argv[3])
 from cthulhu.core import Game, Setup
 from cthulhu.core.bots import make_bot
-from cthulhu.net.saves import SaveWriter
+from cthulhu.savegame import SaveWriter
 
 path, mode = sys.argv[1], sys.argv[2]
 

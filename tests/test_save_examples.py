@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cthulhu.net.saves import SaveError, SaveWriter, load, replay, seek
-from cthulhu.net.savewriter import summarize
+from cthulhu.savegame import SaveError, SaveWriter, load, replay, seek
+from cthulhu.savegame.writer import summarize
 from cthulhu.cli import main
 from saveplay import play
 

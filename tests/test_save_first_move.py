@@ -10,9 +10,9 @@ import pytest
 from tui_drive import SEED, first_move_then_quit, started, wait_for
 
 from cthulhu.net.seatstore import SeatStore
-from cthulhu.net.saves import load
+from cthulhu.tui.netlink import JoinAs, NetLink
+from cthulhu.savegame import load
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.netlink import NetLink
 from cthulhu.tui.options import PlayOptions
 
 
@@ -24,10 +24,9 @@ def _log(screen) -> str:
     return "\n".join(screen.query_one("#log").lines_plain)
 
 
-@pytest.mark.parametrize("local", [False, True], ids=["embedded host", "in process"])
-def test_starting_and_quitting_at_once_leaves_no_file(tmp_path, local):
+def test_starting_and_quitting_at_once_leaves_no_file(tmp_path):
     async def main():
-        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path, local=local))
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)
             await pilot.press("s")
@@ -36,7 +35,7 @@ def test_starting_and_quitting_at_once_leaves_no_file(tmp_path, local):
         assert _files(tmp_path) == []
         assert app.farewell is None  # no "carry it on with --load" for a file that is not there
 
-        again = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path, local=local))
+        again = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path))
         async with again.run_test(size=(80, 24)) as pilot:
             await first_move_then_quit(pilot, await started(pilot))
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
@@ -60,7 +59,7 @@ def test_a_hosted_table_is_saved_once_a_friend_holds_a_seat_token(tmp_path):
         app = CthulhuApp(options)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            bob = NetLink("127.0.0.1", screen.link.port, name="Bob", code="owl-17", store=SeatStore(tmp_path / "bob.json"))
+            bob = NetLink(JoinAs(host="127.0.0.1", port=screen.link.port, name="Bob", code="owl-17"), store=SeatStore(tmp_path / "bob.json"))
             await bob.open()
             await wait_for(pilot, lambda: screen.link_status is None and bool(screen.query_one("#prompt").options))
             (save,) = [p for p in (tmp_path / "saves").iterdir() if p.suffix == ".save"]

@@ -13,8 +13,8 @@ import msgpack
 import pytest
 
 from cthulhu.core import Game, Setup
-from cthulhu.net import savefile
-from cthulhu.net.saves import SaveError, SaveWriter, decode, load, seek, verify
+from cthulhu.savegame import file as savefile
+from cthulhu.savegame import SaveError, SaveWriter, decode, load, seek, verify
 from saveplay import any_mode, play
 
 SCALARS = [0, 1, -1, 2**40, "", "x", "kind", None, True, False, b"\x00" * 16, 1.5, [], {}]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cthulhu.core import Game, Setup
-from cthulhu.net.saves import SaveLocked, SaveWriter, hold, release
-from cthulhu.net.savelock import holds, lock_path
+from cthulhu.savegame import SaveLocked, SaveWriter, hold, release
+from cthulhu.savegame.lock import holds, lock_path
 
 CLI = [sys.executable, "-m", "cthulhu.cli"]
 
@@ -97,7 +97,7 @@ def test_the_refusal_names_the_holder_in_process(tmp_path):
     """What the refused process reads is the holder's own line (here: a child holding it)."""
     path = tmp_path / "z.save"
     child = subprocess.Popen(
-        [sys.executable, "-c", f"from cthulhu.net.savelock import hold; hold({str(path)!r}); print('held', flush=True); input()"],
+        [sys.executable, "-c", f"from cthulhu.savegame.lock import hold; hold({str(path)!r}); print('held', flush=True); input()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:

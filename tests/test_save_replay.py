@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from cthulhu.core import Game, Setup
-from cthulhu.net import savefile
+from cthulhu.savegame import file as savefile
 from cthulhu.net.log import MemoryLog
-from cthulhu.net.saves import (
+from cthulhu.savegame import (
     ContentMismatch,
     HashMismatch,
     ReplayRejected,
@@ -178,8 +178,8 @@ def test_format_is_independent_of_hash_seed(tmp_path, content):
     script = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[2])\n"
         "from cthulhu.core import Game, Setup\n"
-        "from cthulhu.net.saves import SaveWriter\n"
-        "from cthulhu.net.commitment import Dice\n"
+        "from cthulhu.savegame import SaveWriter\n"
+        "from cthulhu.savegame.dice import Dice\n"
         "from saveplay import play\n"
         f"g = Game.new(Setup(mode={any_mode()!r}, seed=21, players=2))\n"
         "w = SaveWriter(sys.argv[1], g, created='2000-01-01T00:00:00+00:00', dice=Dice(21, bytes(32)))\n"
@@ -202,7 +202,7 @@ def test_a_shamblers_save_keeps_its_difficulty(tmp_path, content):
     writer = SaveWriter(path, game, snapshot_every=5)
     play(game, writer.append, steps=20)
     save = load(path)
-    assert save.setup.difficulty == "hard"
+    assert save.setup.one("difficulty") == "hard"
     again = replay(save, content, verify=True)
     assert again.state.cfg.difficulty == "hard" and again.state_hash() == game.state_hash()
     assert seek(save, 7, content).state.cfg.difficulty == "hard"

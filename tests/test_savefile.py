@@ -11,8 +11,8 @@ import msgpack
 import pytest
 
 from cthulhu.core import Game, Setup
-from cthulhu.net import savefile
-from cthulhu.net.saves import (
+from cthulhu.savegame import file as savefile
+from cthulhu.savegame import (
     FORMAT_VERSION,
     BadStructure,
     CorruptSave,
@@ -264,7 +264,7 @@ def test_a_new_writer_sweeps_stale_temp_files_of_its_save(tmp_path, content):
 
 
 def test_default_folder_is_the_checkouts_saves_and_override_wins(tmp_path):
-    from cthulhu.net.savedir import checkout_root, user_saves_dir
+    from cthulhu.savegame.folder import checkout_root, user_saves_dir
 
     # From a checkout (editable install) saves go to its saves/; an installed copy uses the data dir.
     root = checkout_root()
@@ -279,7 +279,7 @@ def test_user_folder_follows_xdg_then_home(tmp_path):
 
 
 def test_checkout_detection_needs_the_cthulhu_pyproject(tmp_path):
-    from cthulhu.net.savedir import checkout_root
+    from cthulhu.savegame.folder import checkout_root
 
     for d in ("core", "net"):
         (tmp_path / d).mkdir()

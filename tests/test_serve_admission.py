@@ -18,7 +18,8 @@ from cthulhu.net.seatstore import SeatStore
 from cthulhu.serve.admission import Admission, Refused, new_ticket
 from cthulhu.serve.doors import child_env
 from cthulhu.serve.ssh import split_user
-from cthulhu.tui.netlink import EmbeddedHost, NetLink
+from cthulhu.net.table import TableSpec, open_table
+from cthulhu.tui.netlink import EmbeddedHost, JoinAs, NetLink
 
 
 def test_user_names_carry_a_secret_and_maybe_a_name() -> None:
@@ -120,24 +121,24 @@ def test_a_visitors_own_seat_store_brings_them_back_to_the_same_seat(tmp_path, m
     newest seat in it is theirs, whatever the host's port or the name they give next time."""
 
     async def main() -> None:
-        host = EmbeddedHost(Game.new(Setup(seed=3, players=2)), code="c0de")
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=3, players=2)), code="c0de")))
         port = await host.start()
         ann_store, bob_store = SeatStore(tmp_path / "ann" / "seats.json"), SeatStore(tmp_path / "bob" / "seats.json")
         try:
-            first = NetLink("127.0.0.1", port, name="ann", code="c0de", store=ann_store, visitor="")
+            first = NetLink(JoinAs(host="127.0.0.1", port=port, name="ann", code="c0de", visitor=""), store=ann_store)
             await first.open()
             assert first.local_seats == {0} and ann_store.entries()[0].seat == 0
             assert stat.S_IMODE(ann_store.path.stat().st_mode) == 0o600
             await first.close()
 
-            other = NetLink("127.0.0.1", port, name="bob", code="c0de", store=bob_store, visitor="")
+            other = NetLink(JoinAs(host="127.0.0.1", port=port, name="bob", code="c0de", visitor=""), store=bob_store)
             await other.open()
             assert other.local_seats == {1}
-            back = NetLink("127.0.0.1", port, name="Ann again", code="c0de", store=ann_store, visitor="", address="elsewhere:1")
+            back = NetLink(JoinAs(host="127.0.0.1", port=port, name="Ann again", code="c0de", visitor="", address="elsewhere:1"), store=ann_store)
             opened = await back.open()
             assert back.local_seats == {0} and "your seat" in opened.notice  # not watching: her own
 
-            stranger = NetLink("127.0.0.1", port, name="cy", code="c0de", store=SeatStore(tmp_path / "cy" / "seats.json"), visitor="")
+            stranger = NetLink(JoinAs(host="127.0.0.1", port=port, name="cy", code="c0de", visitor=""), store=SeatStore(tmp_path / "cy" / "seats.json"))
             opened = await stranger.open()  # no seat left: told so plainly, and watching
             assert stranger.local_seats == frozenset() and "Every seat is taken, so you are watching" in opened.notice
             info = stranger.lobby_info()
@@ -168,7 +169,7 @@ def test_the_code_reaches_a_joiner_through_the_environment(tmp_path) -> None:
     """`CTHULHU_CODE` stands for `--code` (what the doors use, so `ps` never shows a table code)."""
 
     async def main() -> None:
-        host = EmbeddedHost(Game.new(Setup(seed=3, players=1, mode="shamblers")), code="Sesame12")
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=3, players=1, mode="shamblers")), code="Sesame12")))
         port = await host.start()
         try:
             argv = [sys.executable, "-m", "cthulhu.cli", "join", f"127.0.0.1:{port}", "--bot", "random", "--headless"]

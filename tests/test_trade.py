@@ -6,11 +6,10 @@ import asyncio
 
 from helpers import do, new_game, rearrange, types
 from test_main_story import discovery_id
-from tui_drive import started, wait_for
+from tui_drive import started, table_of, wait_for
 
 from cthulhu.core import Command
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.link import LocalLink
 from cthulhu.tui.options import PlayOptions
 
 
@@ -61,7 +60,7 @@ def test_trade_keys_do_not_move_after_a_gift():
     do(game, "trade")
 
     async def main():
-        app = CthulhuApp(PlayOptions(skip_title=True, local=True), link_factory=lambda options: LocalLink(game))
+        app = CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game))
         async with app.run_test(size=(100, 30)) as pilot:
             screen = await started(pilot)
             bar = screen.query_one("#prompt")

@@ -8,7 +8,7 @@ from tui_drive import SEED, started, wait_for
 
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.widgets.chat import ChatInput
-from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.netlink import JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 
 
@@ -24,7 +24,7 @@ def test_host_and_peer_chat_through_the_embedded_host(tmp_path):
             screen = await started(pilot)
             link = screen.link
             assert isinstance(link, NetLink) and link.embedded is not None and link.chat_ok
-            peer = NetLink("127.0.0.1", link.port, name="Bob")
+            peer = NetLink(JoinAs(host="127.0.0.1", port=link.port, name="Bob"))
             await peer.open()
             heard: list[tuple[str, str]] = []
 

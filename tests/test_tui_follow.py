@@ -8,12 +8,13 @@ import asyncio
 import re
 
 import pytest
+import trio
 from helpers import new_game, rearrange
 from test_main_story import mythos_id
-from tui_drive import choose, started, wait_for
+from tui_drive import choose, started, table_of, wait_for
 
-from cthulhu.tui.app import CthulhuApp, local_link
-from cthulhu.tui.link import LocalLink
+from cthulhu.net.host import Host
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.game import PANES
 
@@ -52,7 +53,7 @@ def test_the_latest_event_is_in_sight_after_a_mythos_summon_and_attack(size):
     game = summon_and_attack_game()
 
     async def main():
-        app = CthulhuApp(PlayOptions(skip_title=True, local=True), link_factory=lambda options: LocalLink(game))
+        app = CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game))
         async with app.run_test(size=size) as pilot:
             screen = await started(pilot)
             await choose(pilot, screen, "End actions")
@@ -86,7 +87,7 @@ def test_the_latest_event_is_in_sight_after_a_mythos_summon_and_attack(size):
 
 def played_app(size):
     """A game some steps in (the Log holds more than a pane's height), at `size`."""
-    return CthulhuApp(PlayOptions(seed=3, skip_title=True, local=True, bots=1, bot_kind="random", bot_delay=0), link_factory=local_link)
+    return CthulhuApp(PlayOptions(seed=3, skip_title=True, bots=1, bot_kind="random", bot_delay=0))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -171,7 +172,7 @@ def test_the_footer_shows_the_pane_keys():
 
 def test_hints_come_once_for_each_kind_of_decision_and_can_be_turned_off():
     async def main(hints: bool):
-        app = CthulhuApp(PlayOptions(seed=3, skip_title=True, local=True, hints=hints), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=3, skip_title=True, hints=hints))
         async with app.run_test(size=(100, 30)) as pilot:
             screen = await started(pilot)
             hint = screen.hints
@@ -197,13 +198,13 @@ def test_bot_moves_come_at_the_set_pace(monkeypatch):
     waits: list[float] = []
 
     async def counted(self):
-        waits.append(self.bot_delay)
-        await asyncio.sleep(0)
+        waits.append(self.spec.bot_delay)
+        await trio.sleep(0)
 
-    monkeypatch.setattr(LocalLink, "pace", counted)
+    monkeypatch.setattr(Host, "bot_pause", counted)
 
     async def main():
-        app = CthulhuApp(PlayOptions(seed=3, skip_title=True, local=True, bots=1, bot_delay=0.5), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=3, skip_title=True, bots=1, bot_delay=0.5))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             for _ in range(300):  # our decisions: the first option (End actions when there is one); the bot plays its own
@@ -211,8 +212,8 @@ def test_bot_moves_come_at_the_set_pace(monkeypatch):
                 if "Mina Castellane takes the turn." in log and screen.view.get("active") == 0 or screen.view.get("outcome"):
                     break
                 bar = screen.query_one("#prompt")
-                if not bar.local:
-                    await pilot.pause(0.01)
+                if not bar.local:  # the bot's move comes from the host
+                    await wait_for(pilot, lambda: bar.local or bool(screen.view.get("outcome")))
                     continue
                 ends = [n for n, o in enumerate(bar.options) if o["command"]["kind"] == "end_actions"]
                 seen = screen.updates_seen
@@ -232,7 +233,7 @@ def test_the_investigators_pane_shows_whose_turn_it_is_first():
     game = new_game("ada_whitlock", "mina_castellane", episode="wexley_mill", elder_one="hastur")
 
     async def main():
-        app = CthulhuApp(PlayOptions(skip_title=True, local=True), link_factory=lambda options: LocalLink(game))
+        app = CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)
             pane = screen.query_one("#investigators")

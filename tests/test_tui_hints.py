@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import SEED, started, wait_for
+from tui_drive import SEED, started, table_of, wait_for
 
 from cthulhu.core import Command, Game, Setup
 from cthulhu.core.bots import make_bot
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.hints import Hints
-from cthulhu.tui.link import LocalLink
 from cthulhu.tui.modes.main.help import HINTS
-from cthulhu.tui.netlink import EmbeddedHost, NetLink
+from cthulhu.net.table import TableSpec, open_table
+from cthulhu.tui.netlink import EmbeddedHost, JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 
 MYTHOS = HINTS["event:mythos_drawn"]
@@ -38,7 +38,7 @@ def test_the_hint_with_a_discovery_choice_is_about_that_choice_not_the_mythos_ca
     option = next(n for n, o in enumerate(game.prompt.options) if o.command == command)
 
     async def main():
-        app = CthulhuApp(PlayOptions(skip_title=True), link_factory=lambda options: LocalLink(game))
+        app = CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)
             bar = screen.query_one("#prompt")
@@ -86,9 +86,9 @@ def test_a_joiner_gets_no_hint_while_waiting_for_the_table_or_for_another_player
     turn, and "Your turn" comes with his own first action (it was used up on Ann's turn before)."""
 
     async def main():
-        host = EmbeddedHost(Game.new(Setup(seed=SEED, players=2)), code="owl", bot_delay=0)
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="owl")))
         port = await host.start()
-        ann = NetLink("127.0.0.1", port, name="Ann", code="owl", seats=[0])
+        ann = NetLink(JoinAs(host="127.0.0.1", port=port, name="Ann", code="owl", seats=(0,)))
         try:
             app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), join_seat=1, code="owl", name="Bob"))
             async with app.run_test(size=(80, 24)) as pilot:

@@ -7,7 +7,7 @@ import asyncio
 from tui_drive import SEED, screen_text, started, wait_for
 
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.netlink import JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.game import GameScreen
 from cthulhu.tui.screens.lobby import LobbyScreen
@@ -31,7 +31,7 @@ def test_table_dialog_shows_code_seats_and_follows_joins_and_leaves(tmp_path):
             await pilot.press("escape")
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
 
-            peer = NetLink("127.0.0.1", port, name="Bob", code="owl-17")
+            peer = NetLink(JoinAs(host="127.0.0.1", port=port, name="Bob", code="owl-17"))
             await peer.open()
             await wait_for(pilot, lambda: "Bob sits down to play Mina Castellane." in _log(screen))
             await pilot.press("L")

@@ -8,7 +8,7 @@ from tui_drive import SEED, choose, screen_text, started, wait_for
 
 from cthulhu.net.delta import view_hash
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.netlink import JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import QuitScreen
 
@@ -22,7 +22,7 @@ def test_play_goes_through_the_embedded_host_and_a_watcher_agrees(tmp_path):
             assert isinstance(link, NetLink) and link.embedded is not None and link.embedded.running
             assert link.port and "127.0.0.1" not in "\n".join(screen.query_one("#log").lines_plain)  # solo: no talk of sockets
 
-            watcher = NetLink("127.0.0.1", link.port, name="watcher", watch=True)
+            watcher = NetLink(JoinAs(host="127.0.0.1", port=link.port, name="watcher", watch=True))
             await watcher.open()
             try:
                 await choose(pilot, screen, "Run")
@@ -78,10 +78,11 @@ def test_ctrl_q_mid_game_stops_the_host():
 
 def test_the_app_joins_a_host_elsewhere_as_a_peer():
     from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
     from cthulhu.tui.netlink import EmbeddedHost
 
     async def main():
-        host = EmbeddedHost(Game.new(Setup(seed=SEED)), code="sesame")
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED)), code="sesame")))
         port = await host.start()
         try:
             app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
@@ -90,7 +91,7 @@ def test_the_app_joins_a_host_elsewhere_as_a_peer():
                 assert screen.link.local_seats == frozenset({0})
                 assert screen.link.seed is None  # the host keeps it until the end
                 await choose(pilot, screen, "Run")
-                await wait_for(pilot, lambda: host.game.step == 1)
+                await wait_for(pilot, lambda: host.host.game.step == 1)
                 await pilot.press("ctrl+q")
                 await wait_for(pilot, lambda: not app.is_running)
             assert host.running  # a peer leaving does not stop someone else's host
@@ -112,6 +113,7 @@ def test_a_joiner_who_comes_before_the_host_waits_for_it():
     import socket
 
     from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
     from cthulhu.tui.netlink import EmbeddedHost
 
     async def main():
@@ -124,13 +126,13 @@ def test_a_joiner_who_comes_before_the_host_waits_for_it():
             screen = app.screen
             assert f"cannot reach 127.0.0.1:{port}: nothing is listening there" in str(screen.note)
             assert any("No answer yet" in line for line in _log(app))
-            host = EmbeddedHost(Game.new(Setup(seed=SEED)), code="sesame", port=port)
+            host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED)), code="sesame")), port=port)
             await host.start()
             try:
                 await wait_for(pilot, lambda: screen.updates_seen > 0 and screen.link.local_seats == frozenset({0}), tries=600)
                 assert screen.link_status is None  # welcomed to a game under way: no "waiting for players" first
                 await choose(pilot, screen, "Run")
-                await wait_for(pilot, lambda: host.game.step == 1)
+                await wait_for(pilot, lambda: host.host.game.step == 1)
                 await pilot.press("ctrl+q")
             finally:
                 await host.stop()
@@ -151,12 +153,13 @@ def test_every_update_a_watcher_gets_carries_the_table():
 
     async def main():
         from cthulhu.core import Game, Setup
+        from cthulhu.net.table import TableSpec, open_table
         from cthulhu.tui.netlink import EmbeddedHost
 
-        host = EmbeddedHost(Game.new(Setup(seed=SEED, players=2)), code="c0de", bots={1: "heuristic"})
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="c0de", bots={1: "heuristic"})))
         port = await host.start()
-        player = NetLink("127.0.0.1", port, name="ann", code="c0de")
-        watcher = NetLink("127.0.0.1", port, name="watcher", code="c0de", watch=True)
+        player = NetLink(JoinAs(host="127.0.0.1", port=port, name="ann", code="c0de"))
+        watcher = NetLink(JoinAs(host="127.0.0.1", port=port, name="watcher", code="c0de", watch=True))
         try:
             first = await player.open()
             assert first.view["mode"] == "main"
@@ -179,10 +182,11 @@ def test_every_update_a_watcher_gets_carries_the_table():
 
 def test_a_joiner_is_told_the_host_closed_the_table_not_that_the_connection_was_lost(tmp_path):
     from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
     from cthulhu.tui.netlink import EmbeddedHost
 
     async def main():
-        host = EmbeddedHost(Game.new(Setup(seed=SEED, players=2)), code="sesame")
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="sesame")))
         port = await host.start()
         try:
             app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))

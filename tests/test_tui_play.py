@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import SEED, choose, options, press_option, screen_text, started, wait_for
+from tui_drive import SEED, choose, options, press_option, screen_text, started, table_of, wait_for
 
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import GameOverScreen, QuitScreen
 from cthulhu.tui.screens.game import GameScreen
@@ -36,7 +36,7 @@ def path_to_nearest_enemy(view) -> list[str]:
 
 
 def local_app(**kw) -> CthulhuApp:
-    return CthulhuApp(PlayOptions(seed=SEED, local=True, **kw), link_factory=local_link)
+    return CthulhuApp(PlayOptions(seed=SEED, **kw))
 
 
 def map_line(screen: GameScreen, space: str) -> str:
@@ -126,14 +126,12 @@ def test_quit_key_asks_then_exits_promptly():
     asyncio.run(asyncio.wait_for(main(), 30))
 
 
-def near_the_end(options: PlayOptions):
-    """A table one command before a random bot's game ends; returns (link, index of the last option)."""
+def near_the_end(seed: int):
+    """A table one command before a random bot's game ends; returns (its game, index of the last option)."""
     from cthulhu.core import Game, Setup
     from cthulhu.core.bots import make_bot
 
-    from cthulhu.tui.link import LocalLink
-
-    setup = Setup(seed=options.seed)
+    setup = Setup(seed=seed)
     game, bot, played = Game.new(setup), make_bot("random", "main", 1), []
     while game.outcome is None:
         seat = game.prompt.seat
@@ -144,21 +142,16 @@ def near_the_end(options: PlayOptions):
     for seat, cmd in played[:-1]:
         replay.apply(seat, cmd)
     last = [o.command for o in replay.prompt.options].index(played[-1][1])
-    return LocalLink(replay), last
+    return replay, last
 
 
 def test_the_game_over_screen_says_who_died_of_what():
     async def main():
-        holder = {}
-
-        def factory(options):
-            holder["link"], holder["last"] = near_the_end(options)
-            return holder["link"]
-
-        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True), link_factory=factory)
+        game, last = near_the_end(SEED)
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True), link_factory=table_of(game))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
-            await press_option(pilot, screen, holder["last"])
+            await press_option(pilot, screen, last)
             await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
             text = screen_text(app)
             assert "The game is over" in text
@@ -176,7 +169,7 @@ def test_the_game_over_screen_says_who_died_of_what():
 
 def test_title_screen_takes_a_typed_seed():
     async def main():
-        app = CthulhuApp(PlayOptions(seed=5, local=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=5))
         async with app.run_test(size=(100, 30)) as pilot:
             for _ in range(len(app.screen.rows) - 1):
                 await pilot.press("down")
@@ -213,8 +206,8 @@ def test_a_bot_seat_plays_itself():
                 if screen.view.get("turn", 1) >= 3 or screen.view.get("outcome"):
                     break
                 labels = options(screen)
-                if not labels:
-                    await pilot.pause(0.01)
+                if not labels:  # the bot's move comes from the host
+                    await wait_for(pilot, lambda: bool(options(screen)) or bool(screen.view.get("outcome")))
                     continue
                 end = [n for n, label in enumerate(labels) if label.startswith("End actions")]
                 await press_option(pilot, screen, end[0] if end else 0)

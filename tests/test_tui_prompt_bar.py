@@ -10,11 +10,10 @@ import re
 import pytest
 from terminal_capture import Capture
 from test_tui_hints import _before_mythos_then_discovery
-from tui_drive import SEED, started, wait_for
+from tui_drive import SEED, started, table_of, wait_for
 
-from cthulhu.tui.app import CthulhuApp, local_link
-from cthulhu.tui.link import LocalLink
-from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.netlink import JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import HelpScreen
 from cthulhu.tui.widgets.prompt_bar import PromptBar
@@ -27,7 +26,7 @@ def at_the_discovery_choice() -> tuple[CthulhuApp, int]:
     the app, and the option that gets there."""
     game, command = _before_mythos_then_discovery()
     option = next(n for n, o in enumerate(game.prompt.options) if o.command == command)
-    return CthulhuApp(PlayOptions(skip_title=True), link_factory=lambda options: LocalLink(game)), option
+    return CthulhuApp(PlayOptions(skip_title=True), link_factory=table_of(game)), option
 
 
 async def to_the_discovery_choice(pilot, option: int) -> PromptBar:
@@ -48,7 +47,7 @@ def test_the_footer_keeps_help_and_quit_at_80_columns_in_a_networked_game(tmp_pa
         capture = Capture(app)
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)
-            bob = NetLink("127.0.0.1", screen.link.port, name="Bob", code="owl")
+            bob = NetLink(JoinAs(host="127.0.0.1", port=screen.link.port, name="Bob", code="owl"))
             await bob.open()
             try:
                 bar = screen.query_one(PromptBar)
@@ -118,7 +117,7 @@ def test_a_wrapped_choice_carries_on_under_its_text_not_under_its_key(size):
 
 def test_a_key_with_no_option_says_so_in_the_bar(monkeypatch):
     async def main():
-        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, local=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True))
         capture = Capture(app)
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)

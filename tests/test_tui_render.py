@@ -8,7 +8,7 @@ import pytest
 from tui_drive import screen_text, started
 
 from cthulhu.core import Game, Setup
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.modes.main.dice import face_glyph, faces_text
 from cthulhu.tui.modes import check_view
 from cthulhu.tui.narrate import tell
@@ -102,7 +102,7 @@ def test_known_and_unknown_events_read_as_sentences(view):
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_game_screen_renders_with_all_four_pane_titles(size):
     async def main():
-        app = CthulhuApp(PlayOptions(seed=7, local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=7, skip_title=True))
         async with app.run_test(size=size) as pilot:
             screen = await started(pilot)
             await pilot.pause()
@@ -121,7 +121,7 @@ def test_game_screen_renders_with_all_four_pane_titles(size):
 
 def test_ascii_mode_draws_no_box_characters():
     async def main():
-        app = CthulhuApp(PlayOptions(seed=7, local=True, skip_title=True, ascii=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=7, skip_title=True, ascii=True))
         async with app.run_test(size=(120, 40)) as pilot:
             await started(pilot)
             await pilot.pause()
@@ -139,7 +139,7 @@ def test_ascii_mode_draws_no_box_characters():
 
 def test_a_small_terminal_says_what_size_it_needs():
     async def main():
-        app = CthulhuApp(PlayOptions(seed=7, local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=7, skip_title=True))
         async with app.run_test(size=(60, 20)) as pilot:
             await pilot.pause()
             assert "at least 80x24" in screen_text(app)
@@ -150,7 +150,7 @@ def test_a_small_terminal_says_what_size_it_needs():
 
 def test_shamblers_mode_gets_its_own_layout():
     async def main():
-        app = CthulhuApp(PlayOptions(seed=3, mode="shamblers", local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=3, mode="shamblers", skip_title=True))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert "The Drowned Harbour" in screen.query_one("#map").text()  # tests/test_tui_shamblers_*.py: the rest
@@ -162,7 +162,7 @@ def test_shamblers_mode_gets_its_own_layout():
 
 def test_help_screen_opens_and_closes():
     async def main():
-        app = CthulhuApp(PlayOptions(seed=7, local=True, skip_title=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=7, skip_title=True))
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot)
             await pilot.press("question_mark")

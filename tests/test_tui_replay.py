@@ -10,7 +10,7 @@ from saveplay import play
 from tui_drive import screen_text, wait_for
 
 from cthulhu.core import Game, Setup
-from cthulhu.net.saves import SaveWriter, load, seek
+from cthulhu.savegame import SaveWriter, load, seek
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.replay import Replayer

@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from cthulhu.core import Setup
-from cthulhu.net import savedir
-from cthulhu.tui.app import CthulhuApp, local_link
-from cthulhu.tui.link import LocalLink
+from cthulhu.savegame import folder as savedir
+from cthulhu.net.table import open_table
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 
 from tui_drive import SEED, started, wait_for
@@ -25,23 +24,25 @@ def blocked(tmp_path: Path) -> Path:
 def test_an_unwritable_folder_falls_back_to_one_named_in_the_warning(tmp_path, monkeypatch):
     fallback = tmp_path / "fallback"
     monkeypatch.setattr(savedir, "fallback_saves_dir", lambda: fallback)
-    link = LocalLink.new(Setup(seed=SEED), saves_dir=blocked(tmp_path))
-    assert link.autosave is not None and link.autosave.path.parent == fallback
-    assert str(blocked(tmp_path)) in link.warning and str(fallback) in link.warning
-    assert "Not a directory" in link.warning
+    host = open_table(PlayOptions(seed=SEED, saves_dir=blocked(tmp_path)).table_spec())
+    assert host.saves.path is not None and host.saves.path.parent == fallback
+    assert str(blocked(tmp_path)) in host.warning and str(fallback) in host.warning
+    assert "Not a directory" in host.warning
+    host.saves.release()
 
 
 def test_with_no_folder_to_write_the_game_goes_on_without_autosave(tmp_path, monkeypatch):
     monkeypatch.setattr(savedir, "fallback_saves_dir", lambda: blocked(tmp_path) / "too")
-    link = LocalLink.new(Setup(seed=SEED), saves_dir=blocked(tmp_path))
-    assert link.autosave is None
-    assert "without autosave" in link.warning
+    host = open_table(PlayOptions(seed=SEED, saves_dir=blocked(tmp_path)).table_spec())
+    assert host.saves.path is None
+    assert "without autosave" in host.warning
 
 
 def test_a_writable_folder_is_used_and_nothing_is_said(tmp_path):
-    link = LocalLink.new(Setup(seed=SEED), saves_dir=tmp_path / "saves")
-    assert link.autosave is not None and link.autosave.path.parent == tmp_path / "saves"
-    assert link.warning is None
+    host = open_table(PlayOptions(seed=SEED, saves_dir=tmp_path / "saves").table_spec())
+    assert host.saves.path is not None and host.saves.path.parent == tmp_path / "saves"
+    assert host.warning is None
+    host.saves.release()
     assert not list((tmp_path / "saves").glob(".cthulhu-probe-*"))  # the probe file is gone
 
 
@@ -66,7 +67,7 @@ def test_the_game_starts_and_the_player_is_told(tmp_path, monkeypatch):
 
 def test_screenshots_go_to_the_saves_folder(tmp_path):
     async def run():
-        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, local=True, saves_dir=tmp_path / "saves"), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path / "saves"))
         async with app.run_test(size=(100, 30), notifications=True) as pilot:
             await started(pilot)
             app.action_screenshot()

@@ -8,10 +8,10 @@ import asyncio
 
 from tui_drive import SEED, first_move_then_quit, screen_text, started, wait_for
 
-from cthulhu.net.saves import load
+from cthulhu.savegame import load
 from cthulhu.net.seatstore import SeatStore
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.netlink import NetLink
+from cthulhu.tui.netlink import JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.game import GameScreen
 from cthulhu.tui.screens.lobby import LobbyScreen
@@ -28,7 +28,7 @@ def _hosting(tmp_path, **kw) -> CthulhuApp:
 
 
 async def _joiner(port: int, store: SeatStore, name: str = "Bob", **kw) -> NetLink:
-    link = NetLink("127.0.0.1", port, name=name, code="owl-17", store=store, **kw)
+    link = NetLink(JoinAs(host="127.0.0.1", port=port, name=name, code="owl-17", **kw), store=store)
     await link.open()
     return link
 
@@ -174,7 +174,7 @@ def test_a_game_saved_elsewhere_is_carried_on_as_a_hosted_table(tmp_path):
             text = screen_text(hosted)
             assert "game under way, step 1" in text and "their seat waits for them" in text
             await pilot.press("escape", "ctrl+q")
-        from cthulhu.net.saves import load
+        from cthulhu.savegame import load
 
         assert load(save).header.table == host.table_id  # the save now names its table
 
@@ -233,7 +233,7 @@ def test_the_host_starts_now_with_a_bot_in_the_seat_nobody_took(tmp_path):
             await pilot.press("1")
             await wait_for(pilot, lambda: screen.view["step"] >= 1)
             await pilot.press("ctrl+q")
-        from cthulhu.net.saves import load
+        from cthulhu.savegame import load
 
         (save,) = [p for p in tmp_path.iterdir() if p.suffix == ".save"]
         players = {p.seat: p for p in load(save).header.players}
@@ -262,7 +262,7 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
     later (only a broken or hostile host lists one) has no past, so it is news, not a TypeError."""
     from cthulhu.net.messages import SeatInfo, Table
 
-    link = NetLink("127.0.0.1", 1, name="Bob")
+    link = NetLink(JoinAs(host="127.0.0.1", port=1, name="Bob"))
     ann = SeatInfo(seat=0, kind="human", name="Ann", connected=True)
     assert link._seat_news(Table(mode="main", seats=[ann])) == []  # the first listing: nothing has changed yet
     news = link._seat_news(Table(mode="main", seats=[ann, SeatInfo(seat=1, kind="bot"), SeatInfo(seat=2, kind="human", name="Cy", connected=True)]))
@@ -270,19 +270,19 @@ def test_a_seat_the_host_did_not_list_before_is_no_crash():
 
 
 def test_a_loaded_bot_game_keeps_its_bots(tmp_path):
-    """`play --bots 1`, a move, ctrl+q, `play --load`: the bot's seat is the bot's again (embedded host and --local)."""
+    """`play --bots 1`, a move, ctrl+q, `play --load`: the bot's seat is the bot's again."""
 
     async def main():
-        for local in (False, True):
-            folder = tmp_path / ("local" if local else "embedded")
-            app = CthulhuApp(PlayOptions(seed=SEED, bots=1, bot_kind="random", skip_title=True, saves_dir=folder, local=local, bot_delay=0))
+        for local in (False,):
+            folder = tmp_path / "embedded"
+            app = CthulhuApp(PlayOptions(seed=SEED, bots=1, bot_kind="random", skip_title=True, saves_dir=folder, bot_delay=0))
             async with app.run_test(size=(120, 40)) as pilot:
                 screen = await started(pilot)
                 assert screen.title_text == "1 here, 1 bot"
                 await first_move_then_quit(pilot, screen)
             (save,) = [p for p in folder.iterdir() if p.suffix == ".save"]
             assert [(p.seat, p.bot) for p in load(save).header.players if p.bot] == [(1, "random")]
-            again = CthulhuApp(PlayOptions(load=save, bot_delay=0, local=local))
+            again = CthulhuApp(PlayOptions(load=save, bot_delay=0))
             async with again.run_test(size=(120, 40)) as pilot:
                 screen = await started(pilot)
                 assert isinstance(screen, GameScreen) and screen.title_text == "1 here, 1 bot", local
@@ -294,22 +294,24 @@ def test_a_loaded_bot_game_keeps_its_bots(tmp_path):
 
 def test_a_hosted_table_loaded_again_keeps_its_bot_seats(tmp_path):
     from cthulhu import cli
-    from cthulhu.cli.host import build_host
+    from cthulhu.cli.host import table_spec
+    from cthulhu.net.table import open_table
 
     save = tmp_path / "bots.save"
     args = cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--seats", "2", "--bots", "1", "--bot", "random",
                                           "--seed", str(SEED), "--save", str(save)])
-    host, log = build_host(args)
+    host = open_table(table_spec(args))
+    log = host.log
     host._record_players()
     first = host.game.legal(0)[0]
     host.game.apply(0, first)  # a first command: from then on the autosave writes
     log.append(0, first.wire(), host.game.state_hash())
     log.write()  # what the host's own autosave (net/autosave.py) does after each command
-    log.close()
+    host.saves.release()
     assert [(p.seat, p.bot) for p in load(save).header.players] == [(1, "random")]
-    again, log = build_host(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)]))
+    again = open_table(table_spec(cli.build_parser().parse_args(["host", "--headless", "--port", "0", "--load", str(save)])))
     assert [(s.kind, s.bot_kind) for s in again.seats] == [("open", None), ("bot", "random")]
-    log.close()
+    again.saves.release()
 
 
 def test_a_host_restarted_with_load_keeps_the_saved_host_name(tmp_path):
@@ -335,7 +337,7 @@ def test_a_host_restarted_with_load_keeps_the_saved_host_name(tmp_path):
         name = host_name(args, save, save.header.table)
         assert name == "Ann" != default_name()
         assert host_name(cli.build_parser().parse_args(["host", "--load", str(target), "--name", "Zed"]), save, save.header.table) == "Zed"
-        again = _hosting(tmp_path, load=target, name=name, remote_seats=0, table_id=save.header.table)
+        again = _hosting(tmp_path, load=target, name=name, remote_seats=0)
         async with again.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             assert screen.link.local_seats == frozenset({0})

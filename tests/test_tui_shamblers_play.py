@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_drive import choose, options, press_option, screen_text, started, wait_for
+from tui_drive import choose, options, press_option, screen_text, started, table_of, wait_for
 
 from cthulhu.core import Command, Game, Setup, script_dice
-from cthulhu.tui.app import CthulhuApp, local_link
-from cthulhu.tui.link import LocalLink
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.modes.shamblers.render import short_name
 
@@ -43,7 +42,7 @@ LETTER = COLOR[0].upper()
 
 
 def shamblers_app(**kw) -> CthulhuApp:
-    return CthulhuApp(PlayOptions(mode="shamblers", seed=SEED, local=True, skip_title=True, **kw), link_factory=local_link)
+    return CthulhuApp(PlayOptions(mode="shamblers", seed=SEED, skip_title=True, **kw))
 
 
 def test_layout_at_120x40_and_80x24():
@@ -57,10 +56,13 @@ def test_layout_at_120x40_and_80x24():
             text = screen_text(app)
             for title in ("Map", "Story Board", "Investigators", "Log"):
                 assert title in text, (size, title)
+            def every_town_drawn() -> bool:  # at the width the Map has once its layout settles
+                drawn = screen.query_one("#map").text()
+                inner = screen.query_one("#map").scrollable_content_region.width
+                return all(short_name(t["name"], inner) in drawn or t["name"] in drawn for t in screen.view["towns"])
+
+            await wait_for(pilot, every_town_drawn)
             map_text = screen.query_one("#map").text()
-            inner = screen.query_one("#map").scrollable_content_region.width
-            for town in screen.view["towns"]:
-                assert short_name(town["name"], inner) in map_text or town["name"] in map_text, town["name"]
             assert "Plain view" not in text and "a plain view" not in text
             assert "Shambler Track" in screen.query_one("#story").text()
             assert "Delirium" in screen.query_one("#investigators").text()
@@ -95,10 +97,9 @@ def log(screen) -> str:
 
 
 def test_a_shamblers_turn_by_keys_only():
-    def factory(options):
-        game = Game.new(Setup(mode="shamblers", seed=options.seed))
-        script_dice(game, 1)  # the one Cthulhu Die of turn 2's banish shows one tentacle
-        return LocalLink(game)
+    game = Game.new(Setup(mode="shamblers", seed=SEED))
+    script_dice(game, 1)  # the one Cthulhu Die of turn 2's banish shows one tentacle
+    factory = table_of(game)
 
     async def main():
         app = CthulhuApp(PlayOptions(mode="shamblers", seed=SEED, skip_title=True), link_factory=factory)
@@ -154,15 +155,14 @@ def test_a_shamblers_turn_by_keys_only():
 
 
 def test_many_payment_choices_open_in_the_choices_list():
-    def factory(options):
-        game = Game.new(Setup(mode="shamblers", seed=2))
-        s = game.state
-        here = s.towns[s.mats[0].town]
-        here.shamblers.update(red=1, blue=1, green=1)
-        s.mats[0].tracks.update(red=2, blue=2, green=2)
-        s.mats[0].chaos = 2
-        script_dice(game, 2, 0, 1)
-        return LocalLink(game)
+    game = Game.new(Setup(mode="shamblers", seed=2))
+    s = game.state
+    here = s.towns[s.mats[0].town]
+    here.shamblers.update(red=1, blue=1, green=1)
+    s.mats[0].tracks.update(red=2, blue=2, green=2)
+    s.mats[0].chaos = 2
+    script_dice(game, 2, 0, 1)
+    factory = table_of(game)
 
     async def main():
         from cthulhu.tui.screens.dialogs import ChoiceScreen
@@ -189,11 +189,12 @@ def test_the_title_screen_chooses_the_shamblers_difficulty():
     async def main():
         from cthulhu.tui.screens.title import TitleScreen
 
-        app = CthulhuApp(PlayOptions(seed=7, local=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=7))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, TitleScreen))
-            assert "Difficulty" in screen_text(app)
+            assert "Difficulty" not in screen_text(app)  # the rows are the chosen mode's own choices
             await pilot.press("right")  # Mode: Shamblers
+            assert "Difficulty" in screen_text(app) and "Episode" not in screen_text(app)
             await pilot.press("down", "right")  # Difficulty: Normal -> Hard
             assert "Hard" in screen_text(app)
             await pilot.press("enter")

@@ -13,11 +13,11 @@ import random
 import pytest
 from rich.color import ColorSystem
 from rich.style import Style
-from textual._compositor import LayoutUpdate
 from textual.geometry import Region
 from textual.strip import Strip
 from rich.segment import Segment
 
+from cthulhu.tui.compositor import LayoutUpdate
 from cthulhu.tui.terminal import Pen, Terminal, ascii_lookalike, speaks_utf8
 
 from terminal_capture import Emulator

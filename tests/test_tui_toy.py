@@ -7,13 +7,13 @@ import asyncio
 import toy_tui
 from tui_drive import screen_text, started, wait_for
 
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 
 
 def _play_two_moves(expect_map: str, expect_log: str) -> None:
     async def main() -> None:
-        app = CthulhuApp(PlayOptions(mode="toy", seed=3, skip_title=True, local=True), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(mode="toy", seed=3, skip_title=True))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             await wait_for(pilot, lambda: expect_map in screen.query_one("#map").text())

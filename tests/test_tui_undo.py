@@ -7,8 +7,8 @@ import asyncio
 from tui_drive import SEED, choose, options, screen_text, started, wait_for
 
 from cthulhu.core.rng import Rng
-from cthulhu.net.saves import check_dice, load, replay
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.savegame import check_dice, load, replay
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.cli import main as cli
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import ChoiceScreen, GameOverScreen
@@ -29,7 +29,7 @@ async def take_back(pilot, screen, key: str = "u") -> None:
 
 def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal(tmp_path):
     async def main():
-        app = CthulhuApp(PlayOptions(seed=SEED, local=True, skip_title=True, saves_dir=tmp_path), link_factory=local_link)
+        app = CthulhuApp(PlayOptions(seed=SEED, skip_title=True, saves_dir=tmp_path))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await started(pilot)
             actions = options(screen)

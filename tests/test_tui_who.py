@@ -10,7 +10,8 @@ from tui_drive import SEED, screen_text, started, wait_for
 
 from cthulhu.core import Game, Setup
 from cthulhu.tui.app import CthulhuApp
-from cthulhu.tui.netlink import EmbeddedHost, NetLink
+from cthulhu.net.table import TableSpec, open_table
+from cthulhu.tui.netlink import EmbeddedHost, JoinAs, NetLink
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.game import GameScreen
 from cthulhu.tui.screens.lobby import LobbyScreen
@@ -40,7 +41,7 @@ def test_the_host_names_the_missing_seat_the_joiner_and_whose_decision_it_is(tmp
             screen = await started(pilot)
             bar = screen.query_one(PromptBar)
             await wait_for(pilot, lambda: "Waiting for players before the game starts: nobody plays Mina Castellane yet" in bar.text)
-            bob = NetLink("127.0.0.1", screen.link.port, name="Bob", code="owl")
+            bob = NetLink(JoinAs(host="127.0.0.1", port=screen.link.port, name="Bob", code="owl"))
             await bob.open()
             try:
                 await wait_for(pilot, lambda: "Bob sits down to play Mina Castellane." in _log(screen) and bool(bar.options))
@@ -66,9 +67,9 @@ def test_the_host_names_the_missing_seat_the_joiner_and_whose_decision_it_is(tmp
 
 def test_a_joiner_is_told_what_they_play_and_whom_they_wait_for():
     async def main():
-        host = EmbeddedHost(Game.new(Setup(seed=SEED, players=2)), code="owl")
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="owl")))
         port = await host.start()
-        ann = NetLink("127.0.0.1", port, name="Ann", code="owl")
+        ann = NetLink(JoinAs(host="127.0.0.1", port=port, name="Ann", code="owl"))
         await ann.open()
         try:
             app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="owl", name="Bob"))
@@ -152,7 +153,7 @@ def test_a_hot_seat_terminal_tells_no_news_of_its_own_second_seat_sitting_down()
     (under load it did: 'Mina Castellane sits down to play Mina Castellane.')."""
     from cthulhu.net.messages import SeatInfo, Table
 
-    link = NetLink("127.0.0.1", 1, seats=[0, 1], names=["Ada Whitlock", "Mina Castellane"])
+    link = NetLink(JoinAs(host="127.0.0.1", port=1, seats=(0, 1), names=("Ada Whitlock", "Mina Castellane")))
     ada = SeatInfo(seat=0, kind="human", name="Ada Whitlock", connected=True)
     assert link._seat_news(Table(mode="main", seats=[ada, SeatInfo(seat=1, kind="open")])) == []
     assert link._seat_news(Table(mode="main", seats=[ada, SeatInfo(seat=1, kind="human", name="Mina Castellane", connected=True)])) == []

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("core", "net", "cli", "tui", "serve", "content")
+FOLDERS = ("core", "savegame", "net", "cli", "tui", "serve", "content")
 
 
 def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
@@ -27,7 +27,7 @@ def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
     cache = ROOT / ".mypy_cache"
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
-         "-p", "cthulhu.core", "-p", "cthulhu.net", "-p", "cthulhu.tui", "-p", "cthulhu.serve", "-p", "cthulhu.cli"],
+         "-p", "cthulhu.core", "-p", "cthulhu.savegame", "-p", "cthulhu.net", "-p", "cthulhu.tui", "-p", "cthulhu.serve", "-p", "cthulhu.cli"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPY_FORCE_COLOR": "0"},
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.color import ColorSystem
 
-from cthulhu.tui.app import CthulhuApp, local_link
+from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.dialogs import ChoiceScreen, GameOverScreen, HelpScreen, QuitScreen, TooSmallScreen
 from cthulhu.tui.screens.game import GameScreen
@@ -43,8 +43,8 @@ class Stop:
 
 def _play(load: str | None = None, **changes: Any) -> Callable[[PlayOptions, Path], CthulhuApp]:
     def make(options: PlayOptions, saves: Path) -> CthulhuApp:
-        options = options.with_(seed=SEED, saves_dir=saves, local=True, load=saves / load if load else None, **changes)
-        return CthulhuApp(options, link_factory=local_link)
+        options = options.with_(seed=SEED, saves_dir=saves, load=saves / load if load else None, **changes)
+        return CthulhuApp(options)
 
     return make
 
@@ -95,7 +95,8 @@ async def _palette(pilot: Any) -> None:
 
 
 async def _over(pilot: Any) -> None:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, GameOverScreen))
+    """The game-over dialog once this seat has checked every roll (it says so when it is done)."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, GameOverScreen) and (pilot.app.screen.dice or "").startswith("Dice: every roll"))
 
 
 async def _replay_steps(pilot: Any) -> None:

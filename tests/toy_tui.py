@@ -29,7 +29,7 @@ TELLERS = {
 TUI = TuiMode(
     name="toy",
     map=_map,
-    story=lambda view, width: Text(f"Score {view['score']} of 8"),
+    story=lambda view, width: Text(f"Score {view['score']} of {view['goal']}"),
     people=_hands,
     tell=lambda ev, view: TELLERS[ev["type"]](ev),
     labels=lambda prompt, view, width: ([o["label"].replace("Play ", "") for o in prompt["options"]], ""),
@@ -37,7 +37,7 @@ TUI = TuiMode(
     title=lambda view: "Toy",
     whose_turn=lambda view: f"Seat {view['turn'] % len(view['hands']) + 1}",
     summary=lambda view: Text(f"\nScore {view['score']}"),
-    help=lambda content, view, options: [("", "Draw or play; play eight cards before the deck runs out.")],
+    help=lambda content, view, options: [("", "Draw or play; play the goal's cards (eight, or four in a short game) before the deck runs out.")],
 )
 
 

@@ -30,7 +30,20 @@ def screen_text(app: Any) -> str:
     return html.unescape(" ".join(texts)).replace("\xa0", " ")
 
 
-async def wait_for(pilot: Any, predicate, tries: int = 200) -> None:
+def table_of(game: Any, **spec: Any) -> Any:
+    """The link factory of a table around a game already set up (scripted dice, a game under way):
+    `open_table` with the game as its start (and `spec`'s other fields), its host in this process,
+    every person's seat here."""
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import embedded_link
+
+    async def factory(options: Any) -> Any:
+        return await embedded_link(options, open_table(TableSpec(start=game, **spec)))
+
+    return factory
+
+
+async def wait_for(pilot: Any, predicate, tries: int = 500) -> None:
     for _ in range(tries):
         if predicate():
             return

@@ -12,10 +12,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 from textual import events
-from textual._compositor import CompositorUpdate
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import Reactive
@@ -27,8 +27,8 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from cthulhu.net.textclean import clean_text
 
-from .english import plural
-from .link import LocalLink, TableLink
+from .compositor import CompositorUpdate
+from .link import TableLink
 from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
@@ -37,25 +37,16 @@ from .terminal import DiffUpdate, PlainScrollBarRender, Terminal, speaks_utf8
 from .themes import THEMES, VGA
 from .widgets.panes import ViewPane
 
-LinkFactory = Callable[[PlayOptions], Any]  # returns a TableLink, or an awaitable of one
-
-
-def local_link(options: PlayOptions) -> TableLink:
-    """A game in this process (no network)."""
-    if options.load is not None:
-        return LocalLink.load(options.load, bot_delay=options.bot_delay)
-    return LocalLink.new(options.setup(), bots=options.bots, bot_kind=options.bot_kind, saves_dir=options.saves_dir,
-                         bot_delay=options.bot_delay)
+LinkFactory = Callable[[PlayOptions], Awaitable[TableLink]]
 
 
 async def default_link(options: PlayOptions) -> TableLink:
-    """The embedded host on a loopback port (the LAN code path), unless asked to stay in-process."""
+    """A host elsewhere (`--join`), else this process's own table: `open_table` on the options,
+    its host on a loopback port (the LAN code path)."""
     from .netlink import embedded_link, join_link
 
     if options.join is not None:
         return join_link(options)
-    if options.local:
-        return local_link(options)
     return await embedded_link(options)
 
 
@@ -114,9 +105,7 @@ class CthulhuApp(App[None]):
     async def start_game(self, options: PlayOptions, from_title: bool = False) -> None:
         self.options = options
         try:
-            link = self.link_factory(options)
-            if hasattr(link, "__await__"):
-                link = await link
+            link = await self.link_factory(options)
         except Exception as exc:  # bad options or a broken save: say why
             if not from_title and (options.hosting or options.join is not None):
                 self.failure = clean_text(str(exc))  # `cthulhu host` / `join` asked for this table, not a title screen
@@ -126,12 +115,7 @@ class CthulhuApp(App[None]):
             self.show_title()
             return
         self.link = link
-        mode = getattr(link, "label", "")
-        if options.hosting:
-            mode = f"hosting on port {getattr(link, 'port', '?')}" + (f", code {options.code}" if options.code else "")
-        elif not mode:
-            mode = "solo" if len(link.local_seats) <= 1 and not options.bots else f"{len(link.local_seats)} here, {plural(options.bots, 'bot')}"
-        await self.push_screen(GameScreen(link, title=mode))
+        await self.push_screen(GameScreen(link, title=link.label))
         self.check_size()
 
     async def new_game(self) -> None:
@@ -148,7 +132,7 @@ class CthulhuApp(App[None]):
     async def leave(self) -> None:
         """Close the table link (final save, stop any host), then exit."""
         if self.link is not None:
-            self.farewell = getattr(self.link, "comeback", None)
+            self.farewell = self.link.comeback
             try:
                 await self.link.close()
             except Exception:
@@ -160,7 +144,7 @@ class CthulhuApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            view = getattr(self.screen, "view", None) or {}
+            view = self.screen.view if isinstance(self.screen, GameScreen) else {}
             self.push_screen(HelpScreen(help_text(view.get("mode") or self.options.mode, self.content, view, self.options)))
 
     @property
@@ -206,7 +190,7 @@ class CthulhuApp(App[None]):
 
     # -- the terminal ----------------------------------------------------------
 
-    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:  # Textual's private hook: see tui/compositor.py
         """Every frame goes out through `self.terminal`: only the cells that changed are sent."""
         if isinstance(renderable, CompositorUpdate) and not isinstance(renderable, DiffUpdate) and not self.is_inline:
             renderable = self.terminal.update(renderable, *self.size)
@@ -259,7 +243,7 @@ class CthulhuApp(App[None]):
             return  # a visitor writes no files on the host
         from datetime import datetime
 
-        from cthulhu.net.savedir import default_saves_dir
+        from cthulhu.savegame.folder import default_saves_dir
 
         folder = Path(path) if path else default_saves_dir(self.options.saves_dir)
         target = folder / (filename or f"screenshot-{datetime.now().strftime('%Y%m%d-%H%M%S')}.svg")
@@ -320,9 +304,12 @@ def run_visitor(options: PlayOptions) -> int:
         print(clean_text(f"cthulhu: {exc}"), file=sys.stderr)
         return 2
     try:
-        return run(options, lambda _: link, loop=loop)
+        async def joined(_: PlayOptions) -> TableLink:
+            return link
+
+        return run(options, joined, loop=loop)
     finally:
         loop.close()
 
 
-__all__ = ["CthulhuApp", "local_link", "run", "run_visitor"]
+__all__ = ["CthulhuApp", "default_link", "run", "run_visitor"]

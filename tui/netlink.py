@@ -21,20 +21,31 @@ from __future__ import annotations
 import asyncio
 import shlex
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import trio
 
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
+from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
 from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
-from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, TableLobby, Update, save_trouble_notice
 from .who import BOT, characters, playing
 
+if TYPE_CHECKING:
+    from cthulhu.net.host import Host
+    from cthulhu.net.seatstore import SeatStore
+
+    from .options import PlayOptions
+
+T = TypeVar("T")
 WELCOME_TIMEOUT = 10.0
 
 
@@ -57,64 +68,62 @@ class _Conn:
     up: bool = False  # welcomed on the current connection
     was_up: bool = False  # welcomed at least once: a later drop is a reconnect, not a refusal
     stored_token: bool = False  # the token came from this machine's seat store (may be stale)
+    opening: list[dict[str, Any]] = field(default_factory=list)  # the setup's events, from a welcome at step 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class JoinAs:
+    """Who this terminal is at a table and how it reaches it. `seats` holds one wanted seat per
+    connection (None: any; hot-seat players each have their own); `address` is the host's address
+    as the player typed it (what the seat store and the printed commands use); `visitor`, for a
+    visitor the host serves (`join --kiosk`), is how they come back, in the door's words."""
+
+    host: str
+    port: int
+    address: str | None = None
+    name: str = "player"
+    code: str | None = None
+    seats: tuple[int | None, ...] = (None,)
+    watch: bool = False
+    token: str | None = None
+    label: str = ""
+    visitor: str | None = None
+    names: tuple[str, ...] | None = None  # hot-seat: each connection's name (what it plays), in the order of `seats`
 
 
 class NetLink(QueuedUpdates):
-    """A `TableLink` to a host at host:port (one connection per local seat).
+    """A `TableLink` to a host (one connection per local seat); `embedded`: the host is this
+    process's own (`cthulhu play`, `cthulhu host`).
 
     `store` (a `SeatStore`) remembers the seat token of every welcome and offers
     it again the next time the same name joins the same address (or, hosting,
-    the same table), so the same command takes the seat back.
+    the same table), so the same command takes the seat back. A visitor's seat store
+    is their own (one data folder per visitor and table), so its newest seat is theirs.
     """
 
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        name: str = "player",
-        code: str | None = None,
-        seats: Sequence[int | None] | None = None,
-        watch: bool = False,
-        seed: int | None = None,
-        embedded: "EmbeddedHost | None" = None,
-        hosting: bool = False,
-        table: str | None = None,
-        token: str | None = None,
-        store: Any = None,
-        address: str | None = None,
-        label: str = "",
-        save_hint: str | None = None,
-        doors: tuple[str, ...] = (),
-        visitor: str | None = None,
-        names: Sequence[str] | None = None,
-    ) -> None:
-        self.host = host
-        self.port = port
-        self.name = name
-        self.code = code
-        self.watch = watch
-        self.seed = seed
+    def __init__(self, join: JoinAs, *, store: SeatStore | None = None, embedded: EmbeddedHost | None = None) -> None:
+        self.join = join
+        self.host = join.host
+        self.port = join.port
+        self.name = join.name
+        self.code = join.code
+        self.watch = join.watch
         self.embedded = embedded
+        self.seed: int | None = embedded.host.game.setup.seed if embedded is not None else None
         self.warning: str | None = None  # told with the first update (an unwritable saves folder)
-        self.hosting = embedded is not None and hosting
+        self.hosting = embedded is not None and embedded.hosting
         """This terminal's process hosts a table others join (`cthulhu host`)."""
-        self.chat_ok = embedded is None or hosting
+        self.chat_ok = embedded is None or embedded.hosting
         """Others may be at the table (a joined host, or ours with open seats): offer chat."""
-        self.table = table  # hosting a loaded game: its table id, to find this terminal's own token
-        self.token = token
+        self.table = embedded.host.table_id if embedded is not None else None  # hosting: to find our own token
+        self.token = join.token
         self.store = store
-        self.address = address or f"{host}:{port}"
-        """The address as the player typed it: what the seat store and the printed commands use."""
-        self.label = label
-        self.save_hint = save_hint  # hosting: how to carry the game on later
-        self.doors = doors  # hosting: how friends come in by `ssh` or a browser (`host --ssh/--web`)
-        self.visitor = visitor
-        """A visitor the host serves (`join --kiosk`): how they come back, in the door's words. Their
-        seat store is their own (one data folder per visitor and table), so its newest seat is theirs."""
+        self.address = join.address or f"{join.host}:{join.port}"
+        self.label = join.label
+        self.visitor = join.visitor
         self.local_seats: frozenset[int] = frozenset()
-        self._wanted = list(seats) if seats else [None]
-        self._names = list(names) if names else None
+        self._wanted = list(join.seats) or [None]
+        self._names = list(join.names) if join.names else None
         """Hot-seat: each connection's name (the investigators it plays), in the order of `seats`."""
         self._conns: list[_Conn] = []
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
@@ -125,8 +134,14 @@ class NetLink(QueuedUpdates):
         self._waiting: str | None = None  # the status line while the table waits for its seats to fill
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
         self._opened: Update | None = None
-        self.dice: Any = None
-        """The dice verdict (`net.commitment.DiceVerdict`) once the game is over and checked."""
+        self.dice: DiceVerdict | None = None
+        """The dice verdict once the game is over and checked."""
+
+    verifies_dice = True  # every peer replays the game from the revealed seed at the end
+
+    @property
+    def lobby(self) -> TableLobby:
+        return self
 
     # -- connecting -----------------------------------------------------------
 
@@ -137,7 +152,7 @@ class NetLink(QueuedUpdates):
             return self._opened
         self._loop = asyncio.get_running_loop()
         if self.embedded is not None:
-            self.embedded.on_save_trouble = self._save_trouble
+            self.embedded.host.saves.on_trouble = self._save_trouble
         for n, wanted in enumerate(self._wanted):
             name = self._names[n] if self._names else self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
@@ -155,8 +170,9 @@ class NetLink(QueuedUpdates):
             self._conns.append(conn)
         self._seat_local()
         view = self._view()
+        opening = list(self._conns[0].opening)
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
-            self._opened = Update(view, warning=self.warning)
+            self._opened = Update(view, opening, warning=self.warning)
             return self._opened
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
         kept = "kept for you" if self.visitor is not None else "kept on this machine"
@@ -167,7 +183,7 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
+        self._opened = Update(view, opening, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -278,6 +294,8 @@ class NetLink(QueuedUpdates):
         session = conn.session
         for msg in messages:
             if isinstance(msg, Welcome):
+                if not conn.was_up:
+                    conn.opening = list(msg.events)
                 back = conn.was_up
                 conn.up = conn.was_up = True
                 conn.welcomed.set()
@@ -458,8 +476,8 @@ class NetLink(QueuedUpdates):
         if session is not None and session.mirror.hash:
             info["view_hash"] = session.mirror.hash
         if self.hosting:
-            info["comeback"] = self.save_hint
-            info["doors"] = self.doors
+            info["comeback"] = self.embedded.save_hint if self.embedded is not None else None
+            info["doors"] = self.embedded.doors if self.embedded is not None else ()
         elif self.visitor is not None:  # the loopback address and `cthulhu join` mean nothing to them
             info["address"] = info["join"] = None
             info["visitor"] = True
@@ -475,8 +493,7 @@ class NetLink(QueuedUpdates):
         """One line for after the game closes: how to carry on."""
         session = self._conns[0].session if self._conns else None
         if self.embedded is not None:
-            started = self.embedded.writer is not None and self.embedded.writer.started
-            return self.save_hint if session is not None and session.game_over is None and started else None
+            return self.embedded.save_hint if session is not None and session.game_over is None and self.embedded.host.saves.started else None
         if self.visitor is not None:
             return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
@@ -568,34 +585,35 @@ class NetLink(QueuedUpdates):
     async def save(self) -> str | None:
         if self.embedded is None:
             raise SaveUnavailable("The host keeps the save of this game (ask them to press s).")
-        if self.embedded.writer is None:
+        if not self.embedded.host.saves.enabled:
             raise SaveUnavailable("This game is not being saved (--no-save).")
-        if not self.embedded.writer.started:
+        if not self.embedded.host.saves.started:
             raise SaveUnavailable(NOTHING_YET)
-        return await self.embedded.save()
+        return str(await self.embedded.save())
 
     @property
-    def autosave(self) -> Any:
-        return self.embedded.writer if self.embedded is not None else None
+    def save_path(self) -> Path | None:
+        """The file this game is saved to, once there is one (a new game's from its first move on)."""
+        return self.embedded.save_path if self.embedded is not None and self.embedded.host.saves.started else None
 
     # -- the host's own table (hosting terminal only) -----------------------------
 
     async def hand_to_bot(self, seat: int) -> None:
         """Let a bot play an away player's seat until they come back."""
-        await self._host_call("hand_to_bot", seat)
+        await self._own_host().hand_to_bot(seat)
 
     async def start_with_bots(self) -> None:
         """Start now: bots play the seats nobody has taken."""
-        await self._host_call("start_with_bots")
+        await self._own_host().start_with_bots()
 
     async def free_seat(self, seat: int) -> None:
         """Give an away player's seat up for a new joiner."""
-        await self._host_call("free_seat", seat)
+        await self._own_host().free_seat(seat)
 
-    async def _host_call(self, method: str, *args: Any) -> None:
+    def _own_host(self) -> EmbeddedHost:
         if self.embedded is None:
             raise ValueError("only the host can change the seats")
-        await self.embedded.call(method, *args)
+        return self.embedded
 
     def play_again(self) -> str | None:
         """From the setup every peer is sent (all but the seed), the seed revealed at game over and the
@@ -610,7 +628,7 @@ class NetLink(QueuedUpdates):
             setup = Setup.model_validate({**session.record.setup, "seed": self.seed})
         except ValueError:  # a setup this program cannot make: no line to offer
             return None
-        known = self.embedded.bots if self.embedded is not None else {}
+        known = {s.index: s.bot_kind for s in self.embedded.host.seats if s.kind == "bot"} if self.embedded is not None else {}
         return play_again_command(setup, {s.seat: known.get(s.seat) for s in session.table.seats if s.kind == "bot"})
 
     async def close(self) -> None:
@@ -634,74 +652,47 @@ class NetLink(QueuedUpdates):
 
 
 class EmbeddedHost:
-    """The trio `Host` in a thread of its own, listening on a loopback port.
+    """A table's `Host` (built by `open_table`) in a thread of its own, listening on `bind`:`port`.
 
     The UI thread never blocks on it: `start` and `stop` wait in a worker thread
-    (`asyncio.to_thread`), and cancelling is a thread-safe `run_sync_soon`.
+    (`asyncio.to_thread`), and cancelling is a thread-safe `run_sync_soon`. `hosting`: others
+    join this table from elsewhere (`cthulhu host`); `doors` are the lines saying how they come
+    in by `ssh` or a browser.
     """
 
-    def __init__(
-        self,
-        game: Any,
-        *,
-        bots: dict[int, str] | None = None,
-        writer: Any = None,
-        bot_seed: int = 0,
-        bind: str = "127.0.0.1",
-        port: int = 0,
-        code: str | None = None,
-        players: list[Any] | None = None,
-        table_id: str | None = None,
-        away_bot: float | None = None,
-        bot_delay: float = 0.0,
-        limits: Any = None,
-        own_seats: Sequence[int] = (),
-    ) -> None:
-        self.game = game
-        self.bot_delay = bot_delay
-        self.own_seats = tuple(own_seats)  # the seats this terminal plays (`Host.own_seats`)
-        self.bots = bots or {}
-        self.writer = writer
-        self.bot_seed = bot_seed
+    def __init__(self, host: Host, *, bind: str = "127.0.0.1", port: int = 0, hosting: bool = False, doors: tuple[str, ...] = ()) -> None:
+        self.host = host
         self.bind = bind
         self.wanted_port = port
-        self.code = code
-        self.players = players
-        self.table_id = table_id
-        self.away_bot = away_bot
-        self.limits = limits
+        self.hosting = hosting
+        self.doors = doors
         self.port: int | None = None
-        self.host: Any = None
-        self.on_save_trouble: Any = None  # set by the link: autosave failed (reason) or works again (None)
         self.error: BaseException | None = None
         self._ready = threading.Event()
-        self._token: Any = None
-        self._scope: Any = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
         self._thread = threading.Thread(target=self._run, name="cthulhu-host", daemon=True)
 
+    @property
+    def save_path(self) -> Path | None:
+        return self.host.saves.path
+
+    @property
+    def save_hint(self) -> str | None:
+        """How to carry the game on later, when it is being saved."""
+        path = self.save_path
+        if path is None:
+            return None
+        from cthulhu.savegame.folder import save_name
+
+        command = "host" if self.hosting else "play"
+        return f"Carry the game on later with: cthulhu {command} --load {shlex.quote(save_name(path))}"
+
     def _run(self) -> None:
-        import trio
-
-        from cthulhu.net.host import Host
-
         async def main() -> None:
             self._token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as scope:
                 self._scope = scope
-                self.host = Host(
-                    self.game,
-                    code=self.code,
-                    bots=self.bots,
-                    log=self.writer,
-                    bot_seed=self.bot_seed,
-                    players=self.players,
-                    table_id=self.table_id,
-                    away_bot=self.away_bot,
-                    bot_delay=self.bot_delay,
-                    limits=self.limits,
-                    on_save_trouble=lambda reason: self.on_save_trouble and self.on_save_trouble(reason),
-                    own_seats=self.own_seats,
-                )
                 async with trio.open_nursery() as nursery:
                     self.port = await nursery.start(self.host.serve, self.wanted_port, self.bind)
                     self._ready.set()
@@ -725,197 +716,127 @@ class EmbeddedHost:
             raise LinkError(f"the embedded host did not start: {error!r}")
         return self.port
 
-    async def call(self, method: str, *args: Any) -> Any:
+    async def _in_host(self, call: Callable[..., T], *args: Any) -> T:
         """Run one of the host's own methods inside its trio thread (seat changes from the dialog)."""
-        import trio
-
-        if self._token is None or not self._thread.is_alive():
+        token = self._token
+        if token is None or not self._thread.is_alive():
             raise ValueError("the host is not running")
+        return await asyncio.to_thread(lambda: trio.from_thread.run_sync(call, *args, trio_token=token))
 
-        def in_trio() -> Any:
-            return trio.from_thread.run_sync(getattr(self.host, method), *args, trio_token=self._token)
+    async def hand_to_bot(self, seat: int) -> None:
+        await self._in_host(self.host.hand_to_bot, seat)
 
-        return await asyncio.to_thread(in_trio)
+    async def start_with_bots(self) -> None:
+        await self._in_host(self.host.start_with_bots)
+
+    async def free_seat(self, seat: int) -> None:
+        await self._in_host(self.host.free_seat, seat)
 
     async def stop(self) -> None:
-        """Tell the joiners the table is closing, cancel the host (its autosave is already on disk) and
-        wait for the thread."""
-        if self._token is not None and self.host is not None and self._thread.is_alive():
-            import trio
+        """Tell the joiners the table is closing, cancel the host, wait for the thread, write the
+        final save (fsynced) and let the file go."""
+        token, scope = self._token, self._scope
+        if token is not None and self._thread.is_alive():
 
             def in_trio() -> None:
-                trio.from_thread.run(self.host.close_table, trio_token=self._token)
+                trio.from_thread.run(self.host.close_table, trio_token=token)
 
             try:
                 await asyncio.to_thread(in_trio)
             except (RuntimeError, trio.RunFinishedError):
                 pass  # trio already finished
-        if self._token is not None and self._scope is not None and self._thread.is_alive():
+        if token is not None and scope is not None and self._thread.is_alive():
             try:
-                self._token.run_sync_soon(self._scope.cancel)
+                token.run_sync_soon(scope.cancel)
             except RuntimeError:
                 pass  # trio already finished
         if self._thread.is_alive():
             await asyncio.to_thread(self._thread.join, 5)
-        await asyncio.to_thread(self._final_save)
-        if self.writer is not None:
-            self.writer.close()  # other processes may load the save now
+        await asyncio.to_thread(self.host.flush_log)
+        self.host.saves.release()  # other processes may load the save now
 
-    def _final_save(self) -> None:
-        if self.writer is not None:
-            try:
-                self.writer.fsync = True
-                self.writer.write()
-            except Exception:
-                pass
-
-    async def save(self) -> str | None:
-        """Write the save now, inside the host's own thread (it is the writer's only user)."""
-        if self.writer is None:
-            return None
-        if self._thread.is_alive() and self._token is not None:
-            import trio
-
-            def in_trio() -> None:
-                trio.from_thread.run_sync(self._final_save, trio_token=self._token)
-
-            try:
-                await asyncio.to_thread(in_trio)
-            except (RuntimeError, trio.RunFinishedError):
-                await asyncio.to_thread(self._final_save)
-        else:
-            await asyncio.to_thread(self._final_save)
-        return str(self.writer.path)
+    async def save(self) -> Path:
+        """Write the save now, inside the host's own thread (it is the log's only user)."""
+        path = self.save_path
+        if path is None:
+            raise SaveUnavailable("This game is not being saved (--no-save).")
+        try:
+            await self._in_host(self.host.flush_log)
+        except (ValueError, RuntimeError, trio.RunFinishedError):
+            await asyncio.to_thread(self.host.flush_log)  # the host has stopped: nobody else writes
+        return path
 
     @property
     def running(self) -> bool:
         return self._thread.is_alive()
 
 
-def _writer_for(options: Any, game: Any, save: Any) -> tuple[Any, str | None]:
-    """The autosave: carry on the loaded file (or `--save FILE`), or start a new one; None with `--no-save`.
-    Also what the player must be told: a saves folder that cannot be written, and where the game goes instead."""
-    if options.no_save:
-        return None, None
-    from cthulhu.net.savedir import autosave_folder, new_save_path
-    from cthulhu.net.savewriter import SaveWriter
-
-    if save is not None:
-        return SaveWriter.resume(Path(options.save_to or options.load), save, game, fsync=False), None
-    if options.save_to is not None:
-        return SaveWriter(options.save_to, game, fsync=False), None
-    if options.saves_dir is not None:
-        setup = game.setup
-        prefix = "net-" if options.hosting else ""
-        folder, warning = autosave_folder(Path(options.saves_dir))
-        if folder is None:
-            return None, warning
-        return SaveWriter(new_save_path(folder, f"{prefix}{setup.mode}-{setup.seed}"), game, fsync=False), warning
-    return None, None
+def _label(options: PlayOptions, humans: list[int], bots: int, port: int, code: str | None) -> str:
+    if options.hosting:
+        return f"hosting on port {port}" + (f", code {code}" if code else "")
+    if len(humans) <= 1 and not bots:
+        return "solo"
+    return f"{len(humans)} here, {plural(bots, 'bot')}"
 
 
-def _limits(options: Any) -> Any:
-    """The host's limits; room on loopback for the visitors of `host --ssh/--web`, if any."""
-    if not options.door_visitors:
-        return None
-    from cthulhu.net.limits import Limits
+def _own_seats(host: Host, options: PlayOptions, store: SeatStore | None, loaded: bool) -> list[int]:
+    """The seats this terminal takes: every person's seat at one terminal; hosting, the first
+    (and any not left for others), or, for a loaded game, the hosting player's own seat: the one
+    their token on this machine names, else the first person's, given up for them to take."""
+    people = [s.index for s in host.seats if s.kind != "bot"]
+    if not options.hosting:
+        return people
+    if loaded:  # its seats wait for their owners
+        mine = store.find(name=options.name, table=host.table_id, hosting=True) if store is not None else None
+        if mine is not None:
+            return [mine.seat]
+        if people and host.seats[people[0]].kind == "human":
+            host.free_seat(people[0])  # no token of ours here: this terminal takes the first person's seat
+        return people[:1]
+    return people[: max(1, len(people) - options.remote_seats)]
 
-    return Limits().but(door_visitors=options.door_visitors)
 
-
-
-
-async def embedded_link(options: Any) -> NetLink:
-    """`cthulhu play` and `cthulhu host`: a host in this process, and this terminal's seats joined to it.
+async def embedded_link(options: PlayOptions, host: Host | None = None) -> NetLink:
+    """`cthulhu play` and `cthulhu host`: a table's host in this process (`host`, already opened by
+    `cthulhu host`, else the one `open_table` builds from the options), and this terminal's seats
+    joined to it.
 
     Hosting (`options.hosting`), the other seats stay open for `cthulhu join`, a
     loaded game's seats wait for their owners' tokens, and this terminal's own
     seat token is kept in the seat store like any joiner's."""
-    from cthulhu.core import Game
-    from cthulhu.net.invite import new_table_id
+    from cthulhu.net.seatstore import SeatStore
+    from cthulhu.net.table import open_table
 
-    from .link import last_seats, load_game, table_label, usable_bot
-
-    save = None
-    if options.load is not None:
-        game, save = load_game(options.load)
-        # The seats bots played are theirs again (the save's header says which and what kind).
-        bot_seats = {seat: usable_bot(kind, game.setup.mode) for seat, kind in save.header.bot_seats().items()}
-    else:
-        game = Game.new(options.setup())
-        bot_seats = last_seats(game, options.bots, options.bot_kind)
-    writer, warning = _writer_for(options, game, save)
-    seats = game.setup.players
-    humans = [s for s in range(seats) if s not in bot_seats]
-    players = None
-    table_id = None
-    store = None
-    if options.hosting:
-        from cthulhu.net.seatstore import SeatStore
-
-        store = SeatStore()
-        table_id = options.table_id or (save.header.table if save is not None else None) or new_table_id()
-        if writer is not None:
-            writer.table = table_id
-            if save is not None and save.header.table is None:
-                writer.write()  # the table keeps this id (and so its code) from now on
-        if save is not None:
-            players = list(save.header.players)
-            records = {r.seat: r for r in players}
-            humans = [s for s in range(seats) if s not in bot_seats and not getattr(records.get(s), "bot", None)]
-            mine = store.find(name=options.name, table=table_id, hosting=True)
-            if mine is None and humans:  # no token of ours here: this terminal takes the first person's seat
-                players = [r for r in players if r.seat != humans[0]]
-            humans = [mine.seat] if mine is not None else humans[:1]
-        else:
-            humans = humans[: max(1, len(humans) - options.remote_seats)] if options.remote_seats else humans[:1]
+    if host is None:
+        host = open_table(options.table_spec())
+    spec = host.spec
+    store = SeatStore() if options.hosting else None
+    humans = _own_seats(host, options, store, isinstance(spec.start, Path))
+    host.own_seats = frozenset(humans)  # taking them is no reason to write a save before the first move
     bind = options.host_bind or "127.0.0.1"
-    embedded = EmbeddedHost(
-        game,
-        bots=bot_seats,
-        writer=writer,
-        bot_seed=game.setup.seed,
-        bind=bind,
-        port=options.host_port,
-        code=options.code,
-        players=players,
-        table_id=table_id,
-        away_bot=options.away_bot,
-        bot_delay=options.bot_delay,
-        limits=_limits(options),
-        own_seats=humans,
-    )
+    embedded = EmbeddedHost(host, bind=bind, port=options.host_port, hosting=options.hosting, doors=options.doors)
     try:
         port = await embedded.start()
     except BaseException:
-        if writer is not None:
-            writer.close()
-            if save is None:  # a game that never started leaves no save behind
-                Path(writer.path).unlink(missing_ok=True)
+        host.saves.release()
+        path = host.saves.path
+        if path is not None and not isinstance(spec.start, Path):  # a game that never started leaves no save behind
+            path.unlink(missing_ok=True)
         raise
-    save_hint = None
-    if writer is not None:
-        from cthulhu.net.savedir import save_name
-
-        command = "host" if options.hosting else "play"
-        save_hint = f"Carry the game on later with: cthulhu {command} --load {shlex.quote(save_name(writer.path))}"
     link = NetLink(
-        "127.0.0.1" if bind in ("0.0.0.0", "", "::") else bind,
-        port,
-        name=options.name,
-        code=options.code,
-        seats=humans,
-        seed=game.setup.seed,
-        embedded=embedded,
-        hosting=options.hosting,
-        table=table_id,
+        JoinAs(
+            host="127.0.0.1" if bind in ("0.0.0.0", "", "::") else bind,
+            port=port,
+            name=options.name,
+            code=host.code,
+            seats=tuple(humans),
+            label=_label(options, humans, sum(1 for s in host.seats if s.kind == "bot"), port, host.code),
+            names=tuple(_hot_seat_names(host.game, humans)) if len(humans) > 1 else None,
+        ),
         store=store,
-        label="hosting" if options.hosting else table_label(len(humans), len(bot_seats)),
-        save_hint=save_hint,
-        doors=options.doors,
-        names=_hot_seat_names(game, humans) if len(humans) > 1 else None,
+        embedded=embedded,
     )
-    link.warning = warning
+    link.warning = host.warning
     return link
 
 
@@ -928,22 +849,26 @@ def _hot_seat_names(game: Any, seats: list[int]) -> list[str]:
     return [name if len(name := playing(view, seat)) <= NAME_MAX else characters(view, seat)[0] for seat in seats]
 
 
-def join_link(options: Any) -> NetLink:
+def join_link(options: PlayOptions) -> NetLink:
     """`cthulhu join`: this terminal as a peer of a host elsewhere (comes back with its seat token)."""
     from cthulhu.net.seatstore import SeatStore
 
+    if options.join is None:
+        raise ValueError("join_link needs the host's address (options.join)")
     host, port = options.join
     address = options.join_address or (f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
     return NetLink(
-        host,
-        port,
-        name=options.name,
-        code=options.code,
-        seats=[options.join_seat],
-        watch=options.watch,
-        token=options.token,
+        JoinAs(
+            host=host,
+            port=port,
+            address=address,
+            name=options.name,
+            code=options.code,
+            seats=(options.join_seat,),
+            watch=options.watch,
+            token=options.token,
+            label="visiting" if options.kiosk else f"joined {address}",
+            visitor=(options.kiosk_comeback or "") if options.kiosk else None,
+        ),
         store=SeatStore(),
-        address=address,
-        label="visiting" if options.kiosk else f"joined {address}",
-        visitor=(options.kiosk_comeback or "") if options.kiosk else None,
     )

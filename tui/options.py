@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cthulhu.core import Setup
+    from cthulhu.net.table import TableSpec
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
 # (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
@@ -73,20 +75,16 @@ def random_seed() -> int:
 @dataclass(frozen=True)
 class PlayOptions:
     mode: str = "main"
-    difficulty: str | None = None  # Shamblers only; None: the content's default level
     seed: int | None = None
-    episode: str | None = None
-    elder_one: str | None = None
-    investigators: tuple[str, ...] = ()
+    choices: Mapping[str, str | list[str]] = field(default_factory=dict)  # the set-up choices made (`Mode.options`)
     players: int = 1
     bots: int = 0
-    bot_kind: str = "heuristic"
+    bot_kind: str | None = None  # None: the mode's own bot
     ascii: bool = False
     theme: str = "dark"
     load: Path | None = None
     saves_dir: Path | None = None
     skip_title: bool = False
-    local: bool = False  # play in this process without the embedded host (no sockets)
     name: str = "you"
     code: str | None = None  # table code a host asks for / a peer presents
     save_to: Path | None = None  # `--save FILE`: autosave here instead of a new file in saves_dir
@@ -95,8 +93,6 @@ class PlayOptions:
     host_bind: str | None = None  # hosting: listen here (default loopback only)
     host_port: int = 0
     remote_seats: int = 0  # hosting a new game: seats left open for players on other terminals
-    table_id: str | None = None  # hosting: the table's id (a loaded game keeps the one in its save)
-    away_bot: float | None = None  # hosting: hand a seat away this many seconds to a bot
     join: tuple[str, int] | None = None  # joining: the host's address
     join_address: str | None = None  # joining: that address as the player typed it
     join_seat: int | None = None
@@ -107,7 +103,6 @@ class PlayOptions:
     kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
     kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
     doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)
-    door_visitors: int = 0  # hosting: visitors those doors may connect at once, all from loopback
 
     @property
     def hosting(self) -> bool:
@@ -124,9 +119,34 @@ class PlayOptions:
         return Setup(
             mode=self.mode,
             seed=self.seed if self.seed is not None else random_seed(),
-            episode=self.episode,
-            elder_one=self.elder_one,
-            investigators=list(self.investigators),
             players=max(1, self.players + self.bots),
-            difficulty=self.difficulty,
+            options=dict(self.choices),
+        )
+
+    def table_spec(self) -> TableSpec:
+        """The table these choices describe (`cthulhu play`, the title screen): this terminal's seats,
+        the last `bots` seats played by bots, autosaved into the saves folder (fsynced at the end)."""
+        from cthulhu.core import modes
+        from cthulhu.net.table import SaveTo, StandIns, TableSpec
+
+        start: Setup | Path
+        if self.load is not None:
+            from cthulhu.savegame import load
+
+            start, setup = self.load, load(self.load).setup
+        else:
+            start = setup = self.setup()
+        kind = self.bot_kind or modes.get(setup.mode).default_bot
+        n = setup.players
+        save = None
+        if not self.no_save and (self.load is not None or self.save_to is not None or self.saves_dir is not None):
+            save = SaveTo(file=self.save_to, folder=self.saves_dir, stem="net-" if self.hosting else "", fsync=False)
+        return TableSpec(
+            start=start,
+            bots={seat: kind for seat in range(n - self.bots, n)} if self.bots and self.load is None else {},  # a save's own come back
+            stand_ins=StandIns(kind=kind),
+            save=save,
+            code=self.code,
+            keep_seats=self.hosting,
+            bot_delay=self.bot_delay,
         )

@@ -2,7 +2,7 @@
 
 One step forward applies the recorded command to the game at hand (so its events
 can be told in the Log); any other move seeks from the nearest snapshot with
-`cthulhu.net.saves.seek`. Every state reached is checked against the recorded
+`cthulhu.savegame.seek`. Every state reached is checked against the recorded
 hash, so the viewer never shows a state the save does not vouch for.
 """
 
@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cthulhu.core import Command, Game
+from cthulhu.net.commitment import DiceVerdict
 
 if TYPE_CHECKING:
-    from cthulhu.net.saves import SaveFile
+    from cthulhu.savegame import SaveFile
 
-from .link import QueuedUpdates, Update
+from .link import QueuedUpdates, TableLobby, Update
 from .who import BOT, player
 
 
@@ -25,7 +26,7 @@ class Replayer:
     """The game at any step of a save."""
 
     def __init__(self, save: SaveFile, content: Any = None, *, allow_other_content: bool = False, step: int = 0) -> None:
-        from cthulhu.net.saves import seek
+        from cthulhu.savegame import seek
 
         if content is None:
             from cthulhu.content import builtin
@@ -40,7 +41,7 @@ class Replayer:
 
     @classmethod
     def open(cls, path: str | Path, **kw: Any) -> "Replayer":
-        from cthulhu.net.saves import load
+        from cthulhu.savegame import load
 
         return cls(load(path), **kw)
 
@@ -57,7 +58,7 @@ class Replayer:
 
     def go(self, step: int) -> list[dict[str, Any]]:
         """Move to `step` (clamped to the save); the events, when it was one step forward."""
-        from cthulhu.net.saves import seek
+        from cthulhu.savegame import seek
 
         step = self._clamp(step)
         if step == self.game.step:
@@ -73,7 +74,7 @@ class Replayer:
 
     def _forward(self, step: int) -> list[dict[str, Any]]:
         from cthulhu.core import Rejected
-        from cthulhu.net.saves import HashMismatch, ReplayRejected, seek
+        from cthulhu.savegame import HashMismatch, ReplayRejected, seek
 
         entry = self.save.steps[step - 1]
         prompt = self.game.prompt
@@ -112,10 +113,17 @@ class ReplayLink(QueuedUpdates):
     """A `TableLink` over a `Replayer`: no seats to play, updates when the viewer moves."""
 
     local_seats: frozenset[int] = frozenset()
+    chat_ok = False
+    dice: DiceVerdict | None = None
+    verifies_dice = False  # the save's dice are checked by `cthulhu replay --verify`, not here
+    save_path: Path | None = None  # the save is only read
+    comeback: str | None = None
+    lobby: TableLobby | None = None
 
     def __init__(self, replayer: Replayer, *, name: str = "") -> None:
         self.replayer = replayer
         self.name = name
+        self.label = f"replay {name}".strip()
         self.seed: int | None = replayer.save.setup.seed
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
@@ -139,7 +147,7 @@ class ReplayLink(QueuedUpdates):
 
     def go(self, step: int) -> None:
         """Move the replay; the screen hears about it through `updates()`."""
-        from cthulhu.net.saves import SaveError
+        from cthulhu.savegame import SaveError
 
         r = self.replayer
         before = r.step

@@ -27,10 +27,11 @@ from functools import lru_cache
 from rich.color import Color, ColorSystem
 from rich.segment import Segment, Segments
 from rich.style import Style
-from textual._cells import cell_len
-from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
+from rich.cells import cell_len
 from textual.scrollbar import ScrollBarRender
 from textual.strip import Strip
+
+from .compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 
 Cell = tuple[str, Style | None]  # one character (or "" for the right half of a wide one) and its style
 UNKNOWN: Cell = ("\0", None)  # never equal to anything drawn: the terminal's content is not known

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..choices import Choice, SetupOption
 from ..game import Game
 from ..modes import Mode
 from ..setup import Setup
@@ -58,17 +59,29 @@ def _describe(main: MainContent) -> str:
             f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)")
 
 
-def _listing(main: MainContent) -> dict[str, list[tuple[str, str]]]:
-    # What a setup without the choice gets first (the rules' own defaults: resolve_setup).
-    episodes = sorted(main.episodes, key=lambda k: (main.episodes[k].difficulty, k))
-    elders = sorted(main.elder_ones, key=lambda k: (k != main.rules.default_elder_one, k))
-    first = sorted(main.investigators)[: main.rules.default_investigators]
-    return {
-        "episode": [(k, f"{main.episodes[k].name}, difficulty {main.episodes[k].difficulty}" + (" (the default)" if n == 0 else ""))
-                    for n, k in enumerate(episodes)],
-        "elder_one": [(k, main.elder_ones[k].name + (" (the default)" if n == 0 else "")) for n, k in enumerate(elders)],
-        "investigators": [(k, f"{i.name}, {i.title}" + (" (a default)" if k in first else "")) for k, i in sorted(main.investigators.items())],
-    }
+def _episodes(main: MainContent) -> list[Choice]:
+    # Easiest first: the rules' own default (resolve_setup) leads.
+    order = sorted(main.episodes, key=lambda k: (main.episodes[k].difficulty, k))
+    return [Choice(k, main.episodes[k].name, f"difficulty {main.episodes[k].difficulty}") for k in order]
+
+
+def _elder_ones(main: MainContent) -> list[Choice]:
+    order = sorted(main.elder_ones, key=lambda k: (k != main.rules.default_elder_one, k))
+    return [Choice(k, main.elder_ones[k].name) for k in order]
+
+
+def _investigators(main: MainContent) -> list[Choice]:
+    return [Choice(k, i.name, i.title) for k, i in sorted(main.investigators.items())]
+
+
+OPTIONS = (
+    SetupOption("episode", "Episode", "episode", "episodes", "an episode", _episodes,
+                lambda main: [_episodes(main)[0].id] if main.episodes else []),
+    SetupOption("elder_one", "Elder One", "Elder One", "Elder Ones", "an Elder One", _elder_ones,
+                lambda main: [main.rules.default_elder_one]),
+    SetupOption("investigators", "Investigator", "investigator", "investigators", "investigators, one per seat", _investigators,
+                lambda main: sorted(main.investigators)[: main.rules.default_investigators], many=True, rows=4),
+)
 
 
 MODE = Mode(
@@ -83,8 +96,7 @@ MODE = Mode(
     summary=_summary,
     coverage=_coverage,
     scramble=_scramble,
-    choices=frozenset({"episode", "elder_one", "investigators"}),
+    options=OPTIONS,
     describe=_describe,
-    listing=_listing,
     characters=_characters,
 )

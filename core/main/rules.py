@@ -27,15 +27,15 @@ def _main(content: Any) -> MainContent:
 
 def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
     """Fill in defaults and check the choices against the content."""
-    episode = setup.episode or min(c.episodes, key=lambda e: (c.episodes[e].difficulty, e))
+    episode = setup.one("episode") or min(c.episodes, key=lambda e: (c.episodes[e].difficulty, e))
     if episode not in c.episodes:
         raise ValueError(f"unknown episode {episode!r}; choose from {', '.join(sorted(c.episodes))}")
     if not c.elder_ones:
         raise ValueError("the content has no Elder One")
-    elder = setup.elder_one or c.rules.default_elder_one
+    elder = setup.one("elder_one") or c.rules.default_elder_one
     if elder not in c.elder_ones:
         raise ValueError(f"unknown Elder One {elder!r}; choose from {', '.join(sorted(c.elder_ones))}")
-    investigators = list(setup.investigators) or sorted(c.investigators)[: max(c.rules.default_investigators, setup.players)]
+    investigators = setup.many("investigators") or sorted(c.investigators)[: max(c.rules.default_investigators, setup.players)]
     for iid in investigators:
         if iid not in c.investigators:
             raise ValueError(f"unknown investigator {iid!r}; choose from {', '.join(sorted(c.investigators))}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..choices import Choice, SetupOption
 from ..game import Game
 from ..modes import Mode
 from .content import ShamblersContent, load_shamblers
@@ -38,9 +39,14 @@ def _describe(sh: ShamblersContent) -> str:
     return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
 
 
-def _listing(content: ShamblersContent) -> dict[str, list[tuple[str, str]]]:
-    levels = sorted(content.levels, key=lambda lv: lv.id != content.default_difficulty)
-    return {"difficulty": [(lv.id, lv.name + (" (the default)" if lv.id == content.default_difficulty else "")) for lv in levels]}
+def _levels(content: ShamblersContent) -> list[Choice]:
+    return [Choice(lv.id, lv.name) for lv in content.levels]
+
+
+OPTIONS = (
+    SetupOption("difficulty", "Difficulty", "difficulty", "difficulty levels", "a difficulty level", _levels,
+                lambda content: [content.default_difficulty]),
+)
 
 
 MODE = Mode(
@@ -54,8 +60,7 @@ MODE = Mode(
     bots={"heuristic": HeuristicBot},
     summary=_summary,
     scramble=_scramble,
-    choices=frozenset({"difficulty"}),
+    options=OPTIONS,
     describe=_describe,
-    listing=_listing,
     characters=_characters,
 )

@@ -88,7 +88,7 @@ class ShamblerRules:
     # ----------------------------------------------------------------- setup
 
     def new_state(self, setup: Setup, content: Any) -> ShamblerState:
-        cfg = _cfg(content).at(setup.difficulty)
+        cfg = _cfg(content).at(setup.one("difficulty"))
         colors = cfg.color_ids
         rng = Rng(setup.seed)
         n_mats = len(setup.seats) if setup.seats is not None else setup.players
@@ -422,4 +422,4 @@ class ShamblerRules:
         return state.canonical()
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> ShamblerState:
-        return ShamblerState.from_canonical(data, _cfg(content).at(setup.difficulty))
+        return ShamblerState.from_canonical(data, _cfg(content).at(setup.one("difficulty")))

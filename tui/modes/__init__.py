@@ -37,9 +37,9 @@ class TuiMode:
     whose_turn: Callable[[Any], str | None]  # (view) -> the active player's name
     summary: Callable[[Any], Text]  # (view) -> the game-over dialog's lines about the table
     help: Callable[[Any, Any, Any], list[tuple[str, str]]]  # (content, view or None, PlayOptions or None) -> (bullet, paragraph)s
-    setup_rows: frozenset[str] = frozenset()  # title-screen rows that apply: "episode", "elder_one", "investigators", "difficulty"
-    choices: Callable[[Any], dict[str, list[tuple[str, str]]]] = field(default=lambda content: {})  # row -> (value, shown)
-    defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # row -> the value first selected
+    # The title screen's rows are the mode's own set-up choices (`Mode.options`); this says which
+    # value a row starts on when nothing was chosen (else "(default)": the rules decide).
+    defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # option name -> the value first selected
     stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
     # The event types a game's story is told with (`cthulhu replay FILE`): what changed the game, not every roll;

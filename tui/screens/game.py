@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..app import CthulhuApp
 
 # Textual types `self.app` as App[object]; its `getters.app(CthulhuApp)` would need the app
-# module, which imports this one, so the few calls into CthulhuApp cast instead.
+# module, which imports this one, so `GameScreen.cthulhu` casts instead.
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
 
 PANES = ("map", "investigators", "story", "log")  # the focus order of Tab
@@ -110,6 +110,9 @@ class GameScreen(Screen[None]):
         self._version: int | None = None
         self.hints = Hints()
         self.resized_to: Size | None = None  # from the last Resize event
+        self._rows: str | None = None  # the grid rows last set (None: the stylesheet's)
+        self._status: Text | None = None  # the status line last drawn
+        self._footer_state: tuple[bool, bool, bool] | None = None  # what the footer's bindings last depended on
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -125,13 +128,16 @@ class GameScreen(Screen[None]):
 
     # -- layout -------------------------------------------------------------
 
+    @property
+    def cthulhu(self) -> CthulhuApp:
+        """The app, typed as ours (Textual's `self.app` is any App)."""
+        return cast("CthulhuApp", self.app)
+
     def on_mount(self) -> None:
-        ascii_mode = getattr(self.app, "ascii_mode", False)
-        for pane in self.query(".pane"):
-            if hasattr(pane, "ascii"):
-                pane.ascii = ascii_mode
-        options = getattr(self.app, "options", None)
-        self.hints.enabled = self.HINTS and bool(getattr(options, "hints", True))
+        ascii_mode = self.cthulhu.ascii_mode
+        for pane in self.query(ViewPane):
+            pane.ascii = ascii_mode
+        self.hints.enabled = self.HINTS and self.cthulhu.options.hints
         self.relayout()
         self.query_one("#map").focus()
         self.screen_layout_refresh_signal.subscribe(self, self.place_toasts)
@@ -158,7 +164,7 @@ class GameScreen(Screen[None]):
 
     def titles(self) -> None:
         """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
-        ascii_mode = getattr(self.app, "ascii_mode", False)
+        ascii_mode = self.cthulhu.ascii_mode
         scroll = ("up/down PgUp/PgDn" if ascii_mode else "↑↓ PgUp/PgDn") + " scroll  z zoom"
         focused = self.focused
         for name in PANES:
@@ -178,7 +184,7 @@ class GameScreen(Screen[None]):
         body = self.query_one("#body")
         height = body.size.height
         if self.compact or height < 12:
-            if getattr(self, "_rows", None) is not None:
+            if self._rows is not None:
                 self._rows = None
                 body.styles.grid_rows = None
             return
@@ -186,7 +192,7 @@ class GameScreen(Screen[None]):
         map_h = max(8, min(lines + 2, height - 7))
         story_h = max(4, min(map_h - 4, height * 45 // 100))
         rows = f"{story_h} {map_h - story_h} 1fr"
-        if rows != getattr(self, "_rows", None):
+        if rows != self._rows:
             self._rows = rows
             body.styles.grid_rows = rows
 
@@ -217,7 +223,7 @@ class GameScreen(Screen[None]):
         if action == "chat":
             return self.chat_ok
         if action == "lobby":
-            return self.chat_ok and hasattr(self.link, "lobby_info")
+            return self.chat_ok and self.link.lobby is not None
         if action in ("summary", "new_game"):
             return bool(self.view.get("outcome"))
         if action in ("cycle", "zoom", "full_log"):
@@ -352,7 +358,7 @@ class GameScreen(Screen[None]):
             self.app.notify(update.warning, severity="warning", timeout=20, markup=False)
         if update.chat:
             self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
-        dice = getattr(self.link, "dice", None)
+        dice = self.link.dice
         if isinstance(self.app.screen, GameOverScreen):
             self.app.screen.show_again(self.link.play_again())
             if dice is not None:
@@ -390,11 +396,11 @@ class GameScreen(Screen[None]):
             status.append(f"  {self.title_text}", style="dim")
         if self.link.seed is not None:
             status.append(f"  seed {self.link.seed}")
-        if status != getattr(self, "_status", None):
+        if status != self._status:
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
         footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")), self.can_undo)
-        if footer_state != getattr(self, "_footer_state", None):
+        if footer_state != self._footer_state:
             self._footer_state = footer_state
             self.refresh_bindings()
         options = self.query_one(PromptBar).options
@@ -443,7 +449,6 @@ class GameScreen(Screen[None]):
         prompt = self.view.get("prompt") or {}
         return (
             not self.pending
-            and hasattr(self.link, "undo")
             and prompt.get("seat") in self.link.local_seats
             and int(prompt.get("undo") or 0) > 0
         )
@@ -474,7 +479,7 @@ class GameScreen(Screen[None]):
 
     @property
     def chat_ok(self) -> bool:
-        return bool(getattr(self.link, "chat_ok", False))
+        return self.link.chat_ok
 
     def action_chat(self) -> None:
         if self.chat_ok:
@@ -482,10 +487,11 @@ class GameScreen(Screen[None]):
 
     def action_lobby(self) -> None:
         """Who sits where, the table code and the open seats (networked games)."""
-        if self.check_action("lobby", ()):
+        lobby = self.link.lobby
+        if self.check_action("lobby", ()) and lobby is not None:
             from .lobby import LobbyScreen
 
-            self.app.push_screen(LobbyScreen(self.link))
+            self.app.push_screen(LobbyScreen(lobby))
 
     async def on_chat_input_said(self, message: ChatInput.Said) -> None:
         try:
@@ -507,9 +513,8 @@ class GameScreen(Screen[None]):
         self.say("info", f"Saved to {where}.")
 
     def action_quit_menu(self) -> None:
-        autosave = getattr(self.link, "autosave", None)
-        where = autosave.path if autosave is not None and autosave.started else None  # nothing saved before the first move
-        comeback = getattr(self.link, "comeback", None)
+        where = self.link.save_path  # nothing is saved before the first move
+        comeback = self.link.comeback
 
         async def decided(what: str | None) -> None:
             if what == "save" and where:
@@ -518,7 +523,7 @@ class GameScreen(Screen[None]):
                 except Exception as exc:  # a failed save must not trap the player in the game
                     self.say("error", f"Not saved: {exc}")
             if what in ("save", "quit"):
-                await cast("CthulhuApp", self.app).leave()  # typed as any App: see the note on CthulhuApp above
+                await self.cthulhu.leave()
 
         self.app.push_screen(QuitScreen(str(where) if where else None, comeback), decided)
 
@@ -528,14 +533,14 @@ class GameScreen(Screen[None]):
 
         async def decided(what: str | None) -> None:
             if what == "quit":
-                await cast("CthulhuApp", self.app).leave()  # typed as any App: see the note on CthulhuApp above
+                await self.cthulhu.leave()
             elif what == "new":
                 await self.action_new_game()
 
-        dice = getattr(self.link, "dice", None)
-        checking = "Checking every roll against the seed..." if hasattr(self.link, "dice") else None
+        dice = self.link.dice
+        checking = "Checking every roll against the seed..." if self.link.verifies_dice else None
         self.app.push_screen(GameOverScreen(self.view, self.link.play_again(), dice_text(dice) if dice else checking), decided)
 
     async def action_new_game(self) -> None:
         await self.link.close()
-        await cast("CthulhuApp", self.app).new_game()  # typed as any App: see the note on CthulhuApp above
+        await self.cthulhu.new_game()

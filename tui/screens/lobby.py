@@ -8,6 +8,7 @@ bot until they are back, or free it for someone new.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -21,6 +22,7 @@ from textual.widgets import Static
 from cthulhu.net.textclean import clean_text
 
 from ..english import and_list
+from ..link import TableLobby
 from ..safe import safe_text
 
 REFRESH = 0.5  # seconds: the dialog follows the host's seat news while open
@@ -135,7 +137,7 @@ class LobbyScreen(ModalScreen[None]):
         Binding("S", "start", "Start now with bots", show=False),
     ]
 
-    def __init__(self, link: Any) -> None:
+    def __init__(self, link: TableLobby) -> None:
         super().__init__()
         self.link = link
         self.info: dict[str, Any] = link.lobby_info()
@@ -197,7 +199,7 @@ class LobbyScreen(ModalScreen[None]):
             self.message = None
             self.redraw()
 
-    async def _act(self, method: str, done: str) -> None:
+    async def _act(self, act: Callable[[int], Awaitable[None]], done: str) -> None:
         """Ask the host to act on the picked seat; the host decides (its lobby news may lag here)."""
         if not self.info.get("hosting") or self.selected is None:
             self.message = Text("Pick a seat whose player is away first.", style="bright_yellow")
@@ -207,7 +209,7 @@ class LobbyScreen(ModalScreen[None]):
         who = clean_text(seat.get("name") or "the player")
         what = playing(self.info, self.selected)
         try:
-            await getattr(self.link, method)(self.selected)
+            await act(self.selected)
         except Exception as exc:  # nobody away there, the player came back meanwhile, or the host stopped
             self.message = Text(clean_text(f"Not done: {exc}"), style="bright_red")
         else:
@@ -238,10 +240,10 @@ class LobbyScreen(ModalScreen[None]):
         self.redraw()
 
     async def action_bot(self) -> None:
-        await self._act("hand_to_bot", "A bot plays {what} until {who} is back.")
+        await self._act(self.link.hand_to_bot, "A bot plays {what} until {who} is back.")
 
     async def action_free(self) -> None:
-        await self._act("free_seat", "{what}'s seat is open for a new player.")
+        await self._act(self.link.free_seat, "{what}'s seat is open for a new player.")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -16,6 +16,9 @@ from textual.widgets.option_list import Option
 
 from cthulhu.net.textclean import clean_text
 
+from cthulhu.core import Mode
+from cthulhu.core import modes as core_modes
+
 from ..modes import mode_titles, tui_mode
 from ..options import PlayOptions, random_seed
 from ..safe import plain
@@ -36,28 +39,15 @@ class Row:
         return self.values[self.index][0] if self.values else None
 
 
-def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
-    """Every mode's lists for the set-up rows ("episode", "elder_one", "investigators")."""
-    out: dict[str, list[tuple[str, str]]] = {"difficulty": [], "episode": [], "elder_one": [], "investigators": []}
-    for name, _ in mode_titles():
-        out.update(tui_mode(name).choices(content))
-    return out
-
-
-def _defaults(content: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, _ in mode_titles():
-        out.update(tui_mode(name).defaults(content))
-    return out
-
-
-def _setup_key(row: str) -> str:
-    """The set-up choice a row edits: the four investigator rows edit "investigators"."""
-    return "investigators" if row.startswith("inv") else row
+def _mode_content(content: Any, mode: Mode) -> Any:
+    """The part of the content a mode's option values come from (None for a mode without content)."""
+    return content.modes.get(mode.name) if content is not None else None
 
 
 class TitleScreen(Screen[PlayOptions]):
-    """Dismisses with the options of the game to start."""
+    """Dismisses with the options of the game to start. The rows after Mode are the chosen mode's
+    own set-up choices (`Mode.options`) and its bots (`Mode.bot_kinds`), made again when the mode
+    changes: nothing here knows which modes there are or what they ask."""
 
     BINDINGS = [
         Binding("enter", "start", "Start"),
@@ -75,39 +65,50 @@ class TitleScreen(Screen[PlayOptions]):
     def __init__(self, options: PlayOptions, content: Any) -> None:
         super().__init__()
         self.options = options
-        choices = _choices(content)
-        invs = choices["investigators"]
-        wanted = list(options.investigators) or [k for k, _ in invs[:2]]
-        self.rows = [
-            Row("mode", "Mode", list(mode_titles())),
-            Row("difficulty", "Difficulty", choices["difficulty"] or [(None, DEFAULT)]),
-            Row("episode", "Episode", [(None, DEFAULT)] + choices["episode"]),
-            Row("elder_one", "Elder One", [(None, DEFAULT)] + choices["elder_one"]),
-        ]
-        for n in range(4):
-            values = ([] if n == 0 else [(None, NONE)]) + invs
-            row = Row(f"inv{n}", f"Investigator {n + 1}", values or [(None, NONE)])
-            if n < len(wanted):
-                row.index = next((i for i, (k, _) in enumerate(values) if k == wanted[n]), 0)
-            self.rows.append(row)
-        self.rows += [
-            Row("players", "Players here", [(n, str(n) + (" (hot-seat)" if n > 1 else "")) for n in range(1, 5)]),
-            Row("bots", "Bots", [(n, str(n)) for n in range(0, 4)]),
-            Row("hints", "Hints", [(True, "on: a line of help for each new kind of choice"), (False, "off")]),
-            Row("seed", "Seed", [(None, "")]),
-        ]
-        self._select("mode", options.mode)
-        self._select("difficulty", options.difficulty or _defaults(content).get("difficulty"))
-        self._select("episode", options.episode)
-        self._select("elder_one", options.elder_one)
-        self._select("players", options.players)
-        self._select("bots", options.bots)
-        self._select("hints", options.hints)
+        self.content = content
+        self.mode_row = Row("mode", "Mode", list(mode_titles()))
+        self.players = Row("players", "Players here", [(n, str(n) + (" (hot-seat)" if n > 1 else "")) for n in range(1, 5)])
+        self.bots = Row("bots", "Bots", [(n, str(n)) for n in range(0, 4)])
+        self.hints = Row("hints", "Hints", [(True, "on: a line of help for each new kind of choice"), (False, "off")])
+        self.seed_row = Row("seed", "Seed", [(None, "")])
+        self._select_in(self.mode_row, options.mode)
+        self._select_in(self.players, options.players)
+        self._select_in(self.bots, options.bots)
+        self._select_in(self.hints, options.hints)
         self.seed_text = str(options.seed if options.seed is not None else random_seed())
         self.cursor = 0
+        self.rows: list[Row] = []
+        self._mode_rows(dict(options.choices), options.bot_kind)
 
-    def _select(self, key: str, value: Any) -> None:
-        row = self.row(key)
+    def _mode_rows(self, chosen: dict[str, Any], bot: str | None) -> None:
+        """The rows of the mode now chosen: one per set-up choice (a list choice: `rows` of them),
+        starting on what was chosen, else on the interface's default, else "(default)"."""
+        mode = core_modes.get(self.mode_row.value)
+        part = _mode_content(self.content, mode)
+        preset = tui_mode(mode.name).defaults(self.content)
+        rows: list[Row] = []
+        for option in mode.options:
+            values = [(c.id, c.name) for c in option.values(part)]
+            if option.many:
+                wanted = list(chosen.get(option.name) or option.defaults(part))
+                for n in range(option.rows):
+                    row = Row(f"{option.name}:{n}", f"{option.label} {n + 1}", ([] if n == 0 else [(None, NONE)]) + values or [(None, NONE)])
+                    if n < len(wanted):
+                        self._select_in(row, wanted[n])
+                    rows.append(row)
+            else:
+                row = Row(option.name, option.label, [(None, DEFAULT)] + values)
+                self._select_in(row, chosen.get(option.name) or preset.get(option.name))
+                rows.append(row)
+        kinds = [mode.default_bot] + [k for k in mode.bot_kinds if k != mode.default_bot]
+        bot_row = Row("bot", "Bots play as", [(k, k + (" (the mode's own)" if k == mode.default_bot else "")) for k in kinds])
+        self._select_in(bot_row, bot)
+        self.option_rows = rows
+        self.bot_row = bot_row
+        self.rows = [self.mode_row, *rows, self.players, self.bots, bot_row, self.hints, self.seed_row]
+
+    @staticmethod
+    def _select_in(row: Row, value: Any) -> None:
         for i, (v, _) in enumerate(row.values):
             if v == value:
                 row.index = i
@@ -127,13 +128,9 @@ class TitleScreen(Screen[PlayOptions]):
         out = Text()
         out.append("CTHULHU\n", style="bold")
         out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
-        applies = tui_mode(self.row("mode").value).setup_rows
-        optional = {"difficulty", "episode", "elder_one", "investigators"}
         for n, row in enumerate(self.rows):
             selected = n == self.cursor
             shown = self.seed_text + ("_" if selected else "") if row.key == "seed" else row.values[row.index][1]
-            if _setup_key(row.key) in optional - applies:
-                shown = "-"
             line = Text(f"{'>' if selected else ' '} {row.label:<16}", style="bold" if selected else "")
             line.append(f" < {shown} >" if selected and row.key != "seed" else f"   {shown}", style="reverse" if selected else "")
             out.append_text(line)
@@ -150,6 +147,8 @@ class TitleScreen(Screen[PlayOptions]):
         row = self.rows[self.cursor]
         if row.key != "seed" and row.values:
             row.index = (row.index + step) % len(row.values)
+        if row is self.mode_row:  # another mode asks other questions
+            self._mode_rows({}, self.bot_row.value)
         self.redraw()
 
     def action_reseed(self) -> None:
@@ -169,19 +168,22 @@ class TitleScreen(Screen[PlayOptions]):
         self.redraw()
 
     def chosen(self) -> PlayOptions:
-        invs = tuple(r.value for r in self.rows if r.key.startswith("inv") and r.value is not None)
-        invs = tuple(dict.fromkeys(invs))  # the same investigator twice counts once
-        mode = self.row("mode").value
-        applies = tui_mode(mode).setup_rows  # a choice the mode does not read is not passed on (it is refused)
+        mode = core_modes.get(self.mode_row.value)
+        choices: dict[str, str | list[str]] = {}
+        for option in mode.options:
+            if option.many:  # the same id twice counts once
+                ids = [r.value for r in self.option_rows if r.key.startswith(option.name + ":") and r.value is not None]
+                if ids:
+                    choices[option.name] = list(dict.fromkeys(ids))
+            elif self.row(option.name).value is not None:
+                choices[option.name] = self.row(option.name).value
         return self.options.with_(
-            mode=mode,
-            difficulty=self.row("difficulty").value if "difficulty" in applies else None,
-            episode=self.row("episode").value if "episode" in applies else None,
-            elder_one=self.row("elder_one").value if "elder_one" in applies else None,
-            investigators=invs if "investigators" in applies else (),
-            players=self.row("players").value,
-            bots=self.row("bots").value,
-            hints=self.row("hints").value,
+            mode=mode.name,
+            choices=choices,
+            players=self.players.value,
+            bots=self.bots.value,
+            bot_kind=self.bot_row.value,
+            hints=self.hints.value,
             seed=int(self.seed_text or "0"),
             load=None,
         )
@@ -219,7 +221,7 @@ class TitleScreen(Screen[PlayOptions]):
             self.app.push_screen(LoadScreen(entries, title="Replay a save"), picked)
 
     def _saves(self) -> list[Any]:
-        from cthulhu.net.savedir import default_saves_dir, list_saves
+        from cthulhu.savegame.folder import default_saves_dir, list_saves
 
         folder = default_saves_dir(self.options.saves_dir)
         entries = [e for e in list_saves(folder) if e.save is not None] if folder.exists() else []

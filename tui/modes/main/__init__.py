@@ -48,16 +48,6 @@ def _summary(view: MainView) -> Text:
     return out
 
 
-def _choices(content: Any) -> dict[str, list[tuple[str, str]]]:
-    """The title screen's lists: episodes, Elder Ones, investigators (id, name)."""
-    main = content.main
-    return {
-        "episode": [(k, v.name) for k, v in sorted(main.episodes.items())],
-        "elder_one": [(k, v.name) for k, v in sorted(main.elder_ones.items())],
-        "investigators": [(k, v.name) for k, v in sorted(main.investigators.items())],
-    }
-
-
 TUI = TuiMode(
     name="main",
     map=_map,
@@ -70,8 +60,6 @@ TUI = TuiMode(
     whose_turn=_whose_turn,
     summary=_summary,
     help=rules_in_brief,
-    setup_rows=frozenset({"episode", "elder_one", "investigators"}),
-    choices=_choices,
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
     story_events=frozenset({

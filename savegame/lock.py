@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .savefile import SaveError
+from .file import SaveError
 
 
 class SaveLocked(SaveError):

@@ -7,7 +7,7 @@ PNG's), the length catches truncation, the checksum catches flipped bytes, and
 the format version lets older files load through explicit migrations.
 
 Nothing here touches a game: this module only checks that a file is whole and
-well formed. `savereplay` checks it against the rules; `savewriter` writes it.
+well formed. `replay` checks it against the rules; `writer` writes it.
 Every failure is a `SaveError` subclass whose message names the problem; the
 file itself is only ever read here.
 """

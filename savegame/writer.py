@@ -31,9 +31,9 @@ from typing import Any
 
 from cthulhu.core import Command, Game, Setup, modes
 
-from .commitment import Dice
-from .savelock import hold, release
-from .savefile import (
+from .dice import Dice
+from .lock import hold, release
+from .file import (
     FORMAT_VERSION,
     PlayerRecord,
     SaveFile,
@@ -188,6 +188,7 @@ class SaveWriter:
         created: str | None = None,
         clock: Callable[[], str] = now_iso,
         dice: Dice | None = None,
+        started: bool | None = None,
         _initial_hash: str | None = None,
     ) -> None:
         if game.step != 0 and _initial_hash is None:
@@ -216,7 +217,8 @@ class SaveWriter:
         self._snapshots: list[tuple[int, bytes]] = []
         # An autosave of a new game waits for its first command: starting and quitting at once
         # leaves no file (the same choices make the same game again). A resumed or hand-written save writes.
-        self.started = _initial_hash is not None or not autosave
+        # (`started` says so for a writer whose owner writes it, as a host does: `open_table`.)
+        self.started = (_initial_hash is not None or not autosave) if started is None else started
         if _initial_hash is None:
             self._snapshots.append((0, pack_snapshot(0, game.canonical())))
             sweep_temp_files(self.path.parent, self.path.name)
@@ -263,6 +265,10 @@ class SaveWriter:
     @property
     def step(self) -> int:
         return len(self._steps)
+
+    def keep(self) -> None:
+        """Worth a file from now on, before the first command (a seat another terminal holds a token for)."""
+        self.started = True
 
     def set_players(self, players: Iterable[Any]) -> None:
         """Seats, names and token hashes (e.g. when someone joins); saved on the next write."""
@@ -372,7 +378,7 @@ def save_game(
     Replays the log from the setup to take snapshots and to check that the log
     really leads to `game`: a save that would not load is never written.
     """
-    from .savereplay import replay_entries
+    from .replay import replay_entries
 
     start = Game.new(Setup.model_validate(game.setup.model_dump()), game.content)
     writer = SaveWriter(path, start, players=players, snapshot_every=snapshot_every, fsync=fsync, autosave=False, created=created, dice=dice)
@@ -381,6 +387,6 @@ def save_game(
     if writer.hashes and writer.hashes[-1] != final or (not writer.hashes and writer.initial_hash != final):
         raise ValueError("the command log does not lead to this game's state; not saving")
     writer.write()
-    from .savefile import load
+    from .file import load
 
     return load(path)

@@ -15,8 +15,8 @@ from typing import Any
 
 from cthulhu.core import Command, Event, Game, Rejected
 
-from .commitment import opens
-from .savefile import ContentMismatch, DiceMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
+from .dice import opens
+from .file import ContentMismatch, DiceMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
 
 
 def _short(h: str) -> str:

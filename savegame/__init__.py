@@ -1,4 +1,9 @@
-"""Save files: the public surface (format, autosave writer, replay, folders).
+"""Save files, a layer of their own: the game record on disk, below the wire (`net/`) and the app.
+
+Layout: `file` (bytes <-> a checked `SaveFile`), `writer` (atomic writes, the autosave log),
+`replay` (verify every step, seek), `folder` (where saves live, listings), `lock` (one process per
+save), `dice` (the commitment a save keeps). This module is the public surface; it imports only
+the rules core.
 
     writer = SaveWriter(path, game, players=[...])      # autosave from the first command
     writer.append(seat, command.wire(), game.state_hash())  # after every apply
@@ -6,7 +11,7 @@
     game = replay(save, content, verify=True, seek=None)  # checks every hash
 """
 
-from .savedir import (
+from .folder import (
     SaveEntry,
     default_saves_dir,
     delete_save,
@@ -18,8 +23,8 @@ from .savedir import (
     user_data_dir,
     user_saves_dir,
 )
-from .savelock import SaveLocked, hold, release
-from .savefile import (
+from .lock import SaveLocked, hold, release
+from .file import (
     FORMAT_VERSION,
     MIGRATIONS,
     SUFFIX,
@@ -43,8 +48,8 @@ from .savefile import (
     encode,
     load,
 )
-from .savereplay import check_dice, replay, resume, seek, steps_told, verify
-from .savewriter import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
+from .replay import check_dice, replay, resume, seek, steps_told, verify
+from .writer import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
     "FORMAT_VERSION",

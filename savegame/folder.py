@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .savefile import SUFFIX, SaveError, SaveFile, SaveIOError, load, save_files
+from .file import SUFFIX, SaveError, SaveFile, SaveIOError, load, save_files
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,7 +114,7 @@ def find_save(name: str | Path, saves_dir: str | Path | None = None) -> Path:
 def delete_save(path: str | Path) -> None:
     """Delete a save no process holds: `SaveLocked` (naming the holder) if a running game has it.
     Held while it is removed, so no game can take it up half-deleted."""
-    from .savelock import hold, release
+    from .lock import hold, release
 
     hold(path)
     try:

@@ -1,0 +1,178 @@
+"""One table, built one way: a typed `TableSpec` and the one `open_table` every entry point uses.
+
+`cthulhu play`, `cthulhu host` (with its interface or headless, with or without its front doors),
+the tests and the benches describe the table they want as a `TableSpec` and get a `Host` from
+`open_table`; how it is then served (a TCP port, a thread beside the interface, an in-memory
+stream in a test) is the caller's business, as trio's `open_tcp_listeners` is apart from
+`serve_listeners`. What is resolved here, once: a new game or a loaded one (replayed and checked),
+the command log and its save file, the dice commitment, the seats a save gives back, the table's
+id and code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cthulhu.core import Game, Setup, modes
+from cthulhu.savegame import PlayerRecord, SaveFile, SaveWriter, load, resume
+from cthulhu.savegame.dice import Dice
+from cthulhu.savegame.folder import autosave_folder, new_save_path
+
+from .invite import new_table_code, new_table_id
+from .limits import Limits
+from .log import CommandLog, MemoryLog
+
+if TYPE_CHECKING:
+    from .host import Host  # which imports this module
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StandIns:
+    """Who plays a person's seat while they are away: a `kind` bot, handed the seat by the host's
+    own player (the table dialog) or by itself once the seat has been away `after` seconds."""
+
+    kind: str | None = None  # None: the mode's own bot (`Mode.default_bot`)
+    after: float | None = None  # None: only when the hosting player says so
+
+
+@dataclass(frozen=True, kw_only=True)
+class SaveTo:
+    """Where the command log is saved: `file`, else a new file in `folder` (named from `stem`, the
+    mode and the seed). A folder that cannot be written falls back to the user's (with a warning),
+    or to no file at all. `fsync`: every write reaches the disk; otherwise only the final one."""
+
+    file: Path | None = None
+    folder: Path | None = None
+    stem: str = ""
+    fsync: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableSpec:
+    """Everything a table is opened from.
+
+    `start` is a new game's `Setup`, a save to carry on (its path), or a game already under way
+    (tests and worked examples). `bots` seats are played inside the host for the whole game, by
+    kind. `save` None keeps the command log in memory (a loaded game's steps included, so peers can
+    still verify every roll). `code` is what every hello must present (None: an open table); with
+    `remember_code` a missing code is this machine's code for the table (a fresh one the first
+    time), and the code is remembered, so `host --load` serves the same one again.
+    `keep_seats` False: a loaded game's people's seats are all open again (a game carried on at one
+    terminal) instead of waiting for their owners' tokens; its bots' seats keep their bots either way. `bot_seed`: the bots' seeds are drawn from it
+    (default: the game's seed).
+    """
+
+    start: Setup | Path | Game
+    bots: Mapping[int, str] = field(default_factory=dict)
+    stand_ins: StandIns = StandIns()
+    save: SaveTo | None = None
+    code: str | None = None
+    remember_code: bool = False
+    table_id: str | None = None
+    keep_seats: bool = True
+    limits: Limits = Limits()
+    bot_delay: float = 0.0
+    bot_seed: int | None = None
+    autostart: bool = True
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What `open_table` resolved: the game, where its steps go, the table's identity.
+    `warning` is for the person who opened it (the saves folder could not be written)."""
+
+    game: Game
+    log: CommandLog
+    writer: SaveWriter | None
+    dice: Dice
+    players: list[PlayerRecord]
+    table_id: str
+    code: str | None
+    warning: str | None = None
+
+
+def open_table(spec: TableSpec) -> "Host":
+    """The host of the table `spec` describes, not yet serving. Raises the saves module's errors
+    for a save that does not load, `ValueError` for a setup or a bot the mode does not have."""
+    from .host import Host
+
+    return Host(spec, resolve(spec))
+
+
+def resolve(spec: TableSpec) -> Opened:
+    save: SaveFile | None = None
+    if isinstance(spec.start, Game):
+        game = spec.start
+    elif isinstance(spec.start, Setup):
+        game = Game.new(spec.start)
+    else:
+        save = load(spec.start)
+        game = resume(save)
+    mode = modes.get(game.setup.mode)
+    for kind in {*spec.bots.values(), spec.stand_ins.kind or mode.default_bot}:
+        mode.bot(kind, 0)  # a kind the mode lacks is refused here, naming the ones it has
+    table_id = (save.header.table if save is not None else None) or spec.table_id or new_table_id()
+    writer, warning = _writer(spec, game, save)
+    record: CommandLog
+    if writer is not None:
+        writer.table = table_id
+        if save is not None and save.header.table is None:
+            writer.write()  # the table keeps this id (and so its code) even if we are killed before anyone joins
+        record = writer
+    else:
+        memory = MemoryLog()
+        for step in save.steps if save is not None else ():
+            memory.append(step.seat, step.command, step.hash)  # joiners can still verify every roll
+        record = memory
+    if writer is not None:
+        dice = writer.dice
+    elif save is not None and save.dice is not None:
+        dice = Dice(save.setup.seed, bytes.fromhex(save.dice.salt))
+    else:
+        dice = Dice.new(game.setup.seed)
+    players = [p for p in save.header.players if spec.keep_seats or p.bot is not None] if save is not None else []
+    return Opened(game, record, writer, dice, players, table_id, _code(spec, table_id), warning)
+
+
+def _writer(spec: TableSpec, game: Game, save: SaveFile | None) -> tuple[SaveWriter | None, str | None]:
+    """The save file the log is written to (None: memory only), and what to tell the player."""
+    to = spec.save
+    if to is None:
+        return None, None
+    if save is not None:
+        path = to.file or (spec.start if isinstance(spec.start, Path) else None)
+        if path is None:
+            return None, None
+        return SaveWriter.resume(path, save, game, fsync=to.fsync, autosave=False), None
+    warning = None
+    path = to.file
+    if path is None and to.folder is not None:
+        folder, warning = autosave_folder(to.folder)
+        if folder is not None:
+            path = new_save_path(folder, f"{to.stem}{game.setup.mode}-{game.setup.seed}")
+    if path is None:
+        return None, warning
+    # A new game's file waits for its first command (or a seat someone else holds a token for):
+    # starting and quitting at once leaves none, and the same choices make the same game again.
+    return SaveWriter(path, game, fsync=to.fsync, autosave=False, started=False), warning
+
+
+def _code(spec: TableSpec, table_id: str) -> str | None:
+    if not spec.remember_code:
+        return spec.code
+    from .seatstore import SeatStore
+
+    store = SeatStore()
+    code = spec.code or store.code_for(table_id) or new_table_code()
+    try:
+        store.remember_code(table_id, code)  # `host --load` serves the same code again
+    except OSError:
+        pass
+    return code
+
