@@ -15,7 +15,8 @@
      recorded: the peer that sent command k sends the same bytes, the relay answers every
      command frame by sending the recorded delta frame to all five, and each peer splits and
      decodes its frames (`FrameDecoder`: lengths, bounded msgpack, shape) and does nothing
-     else. The relay sends to each peer in turn from the task that read the command.
+     else. The relay sends to each peer in turn from the task that read the command (one
+     broadcast at a time).
    The ratio game / floor is taken within a round (the two runs a few seconds apart); the
    table shows each round and the median.
 2. **capacity**: tables of 4 bot peers, all served by one host process: the number of tables
@@ -106,6 +107,7 @@ def _relay_process(tables: list[list[bytes]], seats: int, profile: str | None, c
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         streams: list[trio.SocketStream] = []
         all_in = trio.Event()
+        sending = trio.Lock()  # one broadcast at a time: the next command may come in while one is still going out
         marks = cpu.setdefault(t, [])
 
         async def peer(stream: trio.SocketStream) -> None:
@@ -126,8 +128,9 @@ def _relay_process(tables: list[list[bytes]], seats: int, profile: str | None, c
                     if n >= len(deltas):
                         return
                     marks.append((n + 1, time.process_time()))
-                    for s in streams:
-                        await s.send_all(deltas[n])
+                    async with sending:
+                        for s in streams:
+                            await s.send_all(deltas[n])
 
         async with trio.open_nursery() as nursery:
             task_status.started(listeners[0].socket.getsockname()[1])
@@ -164,6 +167,7 @@ class Run:
     view_bytes: list[int] = field(default_factory=list)
     host_cpu: tuple[float, int] = (0.0, 0)
     peer_cpu: float = 0.0
+    commands: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)  # per table: (peer, command frame) in order
 
     def latencies(self) -> list[float]:
         out = []
@@ -200,9 +204,10 @@ def _stop(proc: Any, parent: Any) -> tuple[float, int]:
     return (float(cpu[0]), int(cpu[1]))
 
 
-async def _game_peer(port: int, t: int, index: int, run: Run, trace: Trace | None, think: float, seed: int, sizes: bool) -> None:
+async def _game_peer(port: int, t: int, index: int, run: Run, raw: list[bytes] | None, think: float, seed: int) -> None:
+    """One bot peer. `raw` (peer 0 of the latency part): every chunk of bytes it read, kept to be
+    looked at after the run (decoding them twice here would slow the peer the figures are about)."""
     from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
-    from cthulhu.net.frames import encode_frame
     from cthulhu.net.messages import Delta
 
     session = PeerSession(f"b{seed}")
@@ -211,18 +216,17 @@ async def _game_peer(port: int, t: int, index: int, run: Run, trace: Trace | Non
     answered = None
     try:
         while session.game_over is None:
-            msgs = await peer.receive()
-            now = time.perf_counter()
-            if not msgs:
+            data = await peer.stream.receive_some(65536)  # TrioPeer.receive, with `raw` kept
+            if not data:
                 return
+            if raw is not None:
+                raw.append(data)
+            msgs = session.receive_data(data)
+            await peer.flush()
+            now = time.perf_counter()
             for m in msgs:
                 if isinstance(m, Delta):
                     run.arrivals.setdefault((t, m.seq), []).append(now)
-                    if trace is not None and index == 0:
-                        trace.deltas[t].append(encode_frame(m.wire()))
-                    if sizes and index == 0:
-                        run.delta_bytes.append(len(encode_frame(m.wire())))
-                        run.view_bytes.append(len(encode_frame({"t": "snapshot", "seq": m.seq, "view": session.mirror.view, "hash": m.hash})))
             prompt = session.my_prompt
             if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
                 answered = prompt["version"]
@@ -233,8 +237,7 @@ async def _game_peer(port: int, t: int, index: int, run: Run, trace: Trace | Non
                 data = session.data_to_send()
                 run.sent[(t, session.mirror.seq + 1)] = time.perf_counter()
                 await peer.stream.send_all(data)
-                if trace is not None:
-                    trace.commands[t].append((index, data))
+                run.commands.setdefault(t, []).append((index, data))
     finally:
         with trio.CancelScope(shield=True):
             await peer.aclose()
@@ -266,24 +269,64 @@ async def _floor_peer(port: int, t: int, index: int, run: Run, commands: list[tu
                 await send_if_mine()
 
 
-def game_run(mode: str, seeds: list[int], *, sizes: bool = True, profile: str | None = None) -> tuple[Run, Trace]:
+def game_run(mode: str, seeds: list[int], *, profile: str | None = None) -> tuple[Run, Trace]:
     proc, parent, ports = _spawn(_host_process, mode, SEATS, seeds, profile)
-    run, trace = Run(peers=SEATS), Trace()
+    run = Run(peers=SEATS)
+    raw: list[list[bytes]] = [[] for _ in ports]
     cpu0 = time.process_time()
 
     async def main() -> None:
         for t, port in enumerate(ports):
-            trace.deltas.append([])
-            trace.commands.append([])
             async with trio.open_nursery() as nursery:
                 for s in range(SEATS):
-                    nursery.start_soon(_game_peer, port, t, s, run, trace, 0.0, seeds[t] * 100 + s, sizes)
+                    nursery.start_soon(_game_peer, port, t, s, run, raw[t] if s == 0 else None, 0.0, seeds[t] * 100 + s)
                     await trio.sleep(0.01)  # peers sit down in order: peer s takes seat s
 
     _profiled(profile, "peers", lambda: trio.run(main))
     run.peer_cpu = time.process_time() - cpu0
     run.host_cpu = _stop(proc, parent)
+    trace = Trace()
+    for t, chunks in enumerate(raw):
+        trace.deltas.append(_delta_frames(chunks))
+        trace.commands.append(run.commands.get(t, []))
+        run.delta_bytes += [len(f) for f in trace.deltas[-1]]
+        run.view_bytes += _snapshot_sizes(chunks)
     return run, trace
+
+
+def _frames(raw: list[bytes]) -> list[tuple[bytes, dict[str, Any]]]:
+    """The frames in the bytes a peer read, each as sent and decoded."""
+    from cthulhu.net.frames import HEADER, decode_body
+
+    data, out, pos = b"".join(raw), [], 0
+    while pos < len(data):
+        (length,) = HEADER.unpack_from(data, pos)
+        end = pos + HEADER.size + length
+        out.append((data[pos:end], decode_body(data[pos + HEADER.size : end])))
+        pos = end
+    return out
+
+
+def _delta_frames(raw: list[bytes]) -> list[bytes]:
+    """The delta frames, byte for byte as the host sent them."""
+    return [frame for frame, body in _frames(raw) if body["t"] == "delta"]
+
+
+def _snapshot_sizes(raw: list[bytes]) -> list[int]:
+    """The size of the snapshot frame the host would have sent at each delta: the welcome's view
+    with every delta applied in turn."""
+    from cthulhu.net.delta import apply
+    from cthulhu.net.frames import encode_frame
+
+    view: Any = None
+    sizes = []
+    for _frame, body in _frames(raw):
+        if body["t"] == "welcome":
+            view = body["view"]
+        elif body["t"] == "delta" and view is not None:
+            view = apply(view, body["ops"])
+            sizes.append(len(encode_frame({"t": "snapshot", "seq": body["seq"], "view": view, "hash": body["hash"]})))
+    return sizes
 
 
 def floor_run(trace: Trace, profile: str | None = None) -> Run:
@@ -375,7 +418,7 @@ def _capacity_level(mode: str, tables: int, think: float, window: float, seed: i
             async with trio.open_nursery() as nursery:
                 for t, port in enumerate(ports):
                     for s in range(4):
-                        nursery.start_soon(_game_peer, port, t, s, run, None, think, seed * 100 + t * 4 + s, False)
+                        nursery.start_soon(_game_peer, port, t, s, run, None, think, seed * 100 + t * 4 + s)
 
     trio.run(main)
     _stop(proc, parent)
