@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import hashlib
-import json
-
 import msgpack
+
+from cthulhu.core.canon import digest
 
 Op = list[Any]
 _pack = msgpack.Packer().pack  # one packer, reused: creating one per call costs more than packing
@@ -35,9 +34,8 @@ class DeltaError(Exception):
 
 
 def view_hash(view: Any) -> str:
-    """`cthulhu.core.canon.digest(view)`, computed about twice as fast (no circularity check)."""
-    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    """`cthulhu.core.canon.digest(view)`: the hash a delta or a welcome carries."""
+    return digest(view)
 
 
 def diff(old: Any, new: Any) -> list[Op]:

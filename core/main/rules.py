@@ -170,6 +170,10 @@ class MainRules:
         assert self.c is not None
         return build_view(state, self.c, self.adj, seat, self.view_memo)
 
+    def projection(self, state: MainState, seat: int | None) -> None:
+        """Every seat, and a spectator, sees the same table (`build_view` does not look at the seat)."""
+        return None
+
     def outcome(self, state: MainState) -> str | None:
         return state.result
 
