@@ -47,8 +47,9 @@ from cthulhu.core.bots import make_bot
 from .autosave import HostSave
 from .broadcast import Views
 from .commitment import public_setup
-from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_body, encode_frame
+from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import CROWDED, Gate, Quiet, Refusal
+from .history import Record
 from .invite import new_seat_token
 from .limits import TokenBucket
 from .listen import Doorstep, accept_forever, refuse
@@ -60,7 +61,6 @@ from .messages import (
     Error,
     GameOverMsg,
     Hello,
-    History,
     Lobby,
     Ping,
     Pong,
@@ -81,7 +81,6 @@ from .textclean import clean_chat, clean_name
 log = logging.getLogger(__name__)
 
 MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed (a repeated hello counts)
-HISTORY_BYTES = 32 * 1024  # commands per `history` frame, well inside the largest frame
 
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
@@ -211,7 +210,7 @@ class Host:
         self.dice = opened.dice
         # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
         record = self.log.commands()
-        self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
+        self.record: Record | None = Record(record) if len(record) == game.step else None
         self.limits = spec.limits
         self.gate = Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
@@ -408,7 +407,7 @@ class Host:
         else:
             await self.saves.save()  # a full disk is reported once and retried with the next step
         if self.record is not None:
-            self.record.append((seat, wire))
+            self.record.append(seat, wire)
         self._broadcast_delta([e.wire() for e in events], [seat, wire])
         if self.game.outcome is not None:
             self._broadcast_game_over()
@@ -434,7 +433,7 @@ class Host:
         else:
             await self.saves.save()  # the save holds the game as it now stands before anyone hears of it
         if self.record is not None:
-            del self.record[step:]
+            self.record.cut(step)
         self._broadcast_delta([e.wire() for e in events], None)
 
     # ---- broadcasting -----------------------------------------------------
@@ -476,22 +475,6 @@ class Host:
     def _game_over_frame(self) -> bytes:
         g = self.game
         return encode_frame(GameOverMsg(outcome=g.outcome, seed=g.setup.seed, step=g.step, state_hash=g.state_hash(), salt=self.dice.salt.hex()).wire())
-
-    def _history_frames(self) -> list[bytes]:
-        """The commands so far, in frames of bounded size, for a peer that joins mid-game."""
-        if not self.record:
-            return []
-        frames: list[bytes] = []
-        chunk: list[list[Any]] = []
-        size = start = 0
-        for n, (seat, wire) in enumerate(self.record):
-            entry: list[Any] = [seat, wire]
-            chunk.append(entry)
-            size += len(encode_body({"e": entry}))
-            if size >= HISTORY_BYTES or n == len(self.record) - 1:
-                frames.append(encode_frame(History(start=start, entries=chunk).wire()))
-                start, chunk, size = n + 1, [], 0
-        return frames
 
     def _broadcast_game_over(self) -> None:
         self._broadcast(self._game_over_frame())
@@ -691,7 +674,7 @@ class Host:
         self.peers.append(peer)
         self._maybe_start(quietly=True)  # the last to sit down is welcomed to a game under way, not a waiting table
         peer.push(self._welcome_frame(peer, token))
-        for frame in self._history_frames():
+        for frame in self.record.frames() if self.record is not None else ():
             peer.push(frame)
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())

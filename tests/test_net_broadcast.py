@@ -99,3 +99,26 @@ async def test_a_mode_with_private_hands_still_sends_each_seat_only_its_own():
         assert not s.mirror.stale and s.resyncs == 0
         hands = s.mirror.view["hands"]
         assert [("cards" in h) for h in hands] == [h["seat"] == s.seat for h in hands]
+
+
+def test_history_frames_kept_as_the_game_goes_are_the_ones_made_from_scratch():
+    """A joiner's `history` frames: chunks encoded once as they fill, the same bytes as encoding
+    every command at the join, also after a take-back cuts the record."""
+    from cthulhu.net.frames import FrameDecoder
+    from cthulhu.net.history import HISTORY_BYTES, Record
+
+    rng = random.Random(8)
+    entries = [(rng.randrange(5), {"kind": "move", "to": "x" * rng.randrange(40, 400), "n": i}) for i in range(900)]
+    record = Record()
+    for n, (seat, wire) in enumerate(entries, start=1):
+        record.append(seat, wire)
+        if n in (1, 150, 600, 900):
+            frames = FrameDecoder().feed(b"".join(record.frames()))
+            assert [e for f in frames for e in f["entries"]] == [[s, w] for s, w in entries[:n]]
+            assert [f["start"] for f in frames] == sorted({f["start"] for f in frames})
+            assert all(len(b) <= HISTORY_BYTES + 1024 for b in record.frames()[:-1])
+    assert len(record.frames()) > 3
+    record.cut(444)
+    assert record.frames() == Record(entries[:444]).frames()
+    record.append(*entries[444])
+    assert record.frames() == Record(entries[:445]).frames()
