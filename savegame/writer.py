@@ -12,7 +12,7 @@ after a take-back, so the file always holds the game exactly as it stands. A
 write appends one record (the steps since the last write and the header as it now
 is: `Chunk`), so a step costs the same at step 300 as at step 3; the whole file is
 rewritten atomically (no records, as `encode` makes it) when it is new, after a
-take-back or a failed write, and once the records outweigh the body (so the file
+take-back or a failed write, at the end of the game, and once the records outweigh the body (so the file
 stays at most twice its compact size). A `kill -9` during an append leaves the
 last record cut short, which loading ignores: that step was never reported done.
 It also keeps the game's dice commitment (`dice`), made when the file is started,
@@ -363,7 +363,8 @@ class SaveWriter:
         """The next write: a record of what the file lacks, or the whole file (see the module)."""
         self._built += 1
         disk = self._disk
-        if disk is not None and disk.epoch == self._epoch and disk.size - disk.base < disk.base:
+        over = self.game.outcome is not None and self.game.step == self.step  # a finished game's file is left compact
+        if disk is not None and disk.epoch == self._epoch and disk.size - disk.base < disk.base and not over:
             snapshots = [packed for _k, packed in self._snapshots[disk.snapshots :]]
             record = pack_record(self.header(), self._steps[disk.steps :], snapshots)
             return Chunk(self._built, self._epoch, disk.size, record, len(self._steps), len(self._snapshots), disk.base)

@@ -49,6 +49,7 @@ def test_the_bytes_written_per_command_stay_flat_as_the_game_grows(tmp_path, con
     save = load(path)
     assert save.last_step == steps and save.hash_at(steps) == game.state_hash()
     replay(save, content, verify=True)
+    assert game.outcome is not None and _records(path.read_bytes()) == 0  # a finished game's file is compact
 
 
 def test_an_append_cut_off_by_a_failed_write_is_replaced_by_the_next(tmp_path, content):
