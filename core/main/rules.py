@@ -178,6 +178,10 @@ class MainRules:
         assert self.prepared is not None
         return build_view(state, self.prepared, seat, self.view_memo)
 
+    def projection(self, state: MainState, seat: int | None) -> None:
+        """Every seat, and a spectator, sees the same table (`build_view` does not look at the seat)."""
+        return None
+
     def outcome(self, state: MainState) -> str | None:
         return state.result
 
