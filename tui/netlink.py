@@ -285,13 +285,22 @@ class NetLink(QueuedUpdates):
         elif refused is not None and refused.code == "host_closed":  # on purpose: nothing to reconnect to
             if primary:
                 self._put(notice=f"{refused.reason[:1].upper()}{refused.reason[1:]}.", headline=True,
-                          status="The host closed the table (q quits).")
+                          status=self._closed_line(saved="saved" in refused.details), closed=True)
             return False
         elif refused is not None:
             if primary:
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
             return False
         return await self._reconnect(conn, primary)
+
+    def _closed_line(self, *, saved: bool) -> str:
+        """The bar once the host has closed the table: that nothing more is played here, and how to
+        come back when the host saved it and this terminal knows the way (a seat token, a ticket)."""
+        back = self.comeback if saved else None
+        if back:
+            return f"The host closed the table (it is saved): nothing more can be played until it is open again. {back}  (q quits)"
+        kept = "it is saved" if saved else "it is not saved"
+        return f"The host closed the table ({kept}): nothing more can be played here.  (q quits)"
 
     def _deliver(self, conn: _Conn, messages: list[Any], primary: bool) -> None:
         session = conn.session
