@@ -53,6 +53,9 @@ class Mode:
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
     `characters` names, from any seat's view, what each seat plays (its investigators, its
     Player Mat): people are told seats by these names, never by a bare number (`playing`).
+    `endings` says each way a game ends (the `cause` code of its view) in a sentence for people:
+    the game-over summary and `sim`'s text both read it. A sentence may name `{elder}`, the Elder
+    One of the game (or "the Elder One" where no one game is meant).
     """
 
     name: str
@@ -69,6 +72,7 @@ class Mode:
     options: tuple[SetupOption, ...] = ()
     describe: Callable[[Any], str] | None = None
     characters: Callable[[Any], Mapping[int, list[str]]] | None = None
+    endings: Mapping[str, str] = field(default_factory=dict)
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

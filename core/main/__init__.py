@@ -84,6 +84,13 @@ OPTIONS = (
 )
 
 
+ENDINGS = {
+    "elder_defeated": "{elder} is put down: its Final Stage is defeated.",
+    "died_before_summoning": "An investigator died before {elder} took the board.",
+    "all_dead": "Every investigator is dead.",
+    "track_end": "The Progression token reached the end of the summoning track.",
+}
+
 MODE = Mode(
     name="main",
     title="Main game",
@@ -99,4 +106,5 @@ MODE = Mode(
     options=OPTIONS,
     describe=_describe,
     characters=_characters,
+    endings=ENDINGS,
 )

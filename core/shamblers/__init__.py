@@ -49,6 +49,13 @@ OPTIONS = (
 )
 
 
+ENDINGS = {
+    "banished": "Enough Shamblers of every color are banished.",
+    "shambler_mat_full": "The Shambler Mat holds too many tentacles of one color.",
+    "delirium": "A Delirium track is full.",
+    "shambler_track_empty": "A Shambler was due, and the Shambler Track was empty.",
+}
+
 MODE = Mode(
     name="shamblers",
     title="Shamblers",
@@ -63,4 +70,5 @@ MODE = Mode(
     options=OPTIONS,
     describe=_describe,
     characters=_characters,
+    endings=ENDINGS,
 )
