@@ -237,9 +237,10 @@ def readable(summary: dict[str, Any], args: argparse.Namespace) -> list[str]:
                  + f"; a game lasts {summary['mean_turns']:g} turns on average.")
     if summary["summoned_share"]:
         lines.append(f"The Elder One took the board in {summary['summoned_share']:.1%} of the games.")
-    if summary["loss_causes"]:
-        causes = ", ".join(f"{cause.replace('_', ' ')} {n}" for cause, n in summary["loss_causes"].items())
-        lines.append(f"Lost games by cause: {causes}.")
+    endings = modes.get(summary["mode"]).endings
+    for cause, n in summary["loss_causes"].items():  # in the mode's words, as the game-over summary says it
+        ending = endings.get(cause, cause.replace("_", " ")).format(elder="the Elder One")
+        lines.append(f"Lost {_share(n, played)}: {ending[:1].upper()}{ending[1:]}{'' if ending.endswith('.') else '.'}")
     if summary["errors"]:
         lines.append(f"{summary['errors']} game{'s' if summary['errors'] != 1 else ''} failed with an error (listed on stderr).")
     coverage = summary.get("content_coverage")

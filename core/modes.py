@@ -56,6 +56,9 @@ class Mode:
     dealt from a view, the value of a view, the policy it searches on top of).
     `characters` names, from any seat's view, what each seat plays (its investigators, its
     Player Mat): people are told seats by these names, never by a bare number (`playing`).
+    `endings` says each way a game ends (the `cause` code of its view) in a sentence for people:
+    the game-over summary and `sim`'s text both read it. A sentence may name `{elder}`, the Elder
+    One of the game (or "the Elder One" where no one game is meant).
     """
 
     name: str
@@ -73,6 +76,7 @@ class Mode:
     describe: Callable[[Any], str] | None = None
     search: Searchable | None = None
     characters: Callable[[Any], Mapping[int, list[str]]] | None = None
+    endings: Mapping[str, str] = field(default_factory=dict)
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

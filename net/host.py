@@ -311,7 +311,7 @@ class Host:
         saved = self.saves.enabled and self.saves.path is not None
         reason = ("the host closed the table; it is saved, and the same join command takes your seat back "
                   "when it is open again") if saved else "the host closed the table"
-        frame = self._error_frame("host_closed", reason, fatal=True)
+        frame = self._error_frame("host_closed", reason, fatal=True, details=["saved"] if saved else None)
         for peer in list(self.peers):
             peer.close_with(frame, grace)
         with trio.move_on_after(grace):

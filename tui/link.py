@@ -28,7 +28,9 @@ class Update:
     notification when it is a `headline` (something not to miss). `status`
     is the link's state while it cannot play (reconnecting...): shown in place
     of the choices until an update without it arrives. `warning` is something
-    the player must not miss (the game is not being saved where they think).
+    the player must not miss (the game is not being saved where they think). `closed`: the
+    table is gone for good (its host closed it): `status` says so and how to come back, and
+    no question waits for an answer any more.
     `earlier` are events from before this link reached the table (a loaded game, a
     joiner or a player back from a dropped connection): the story so far, for the Log only.
     """
@@ -42,6 +44,7 @@ class Update:
     status: str | None = None
     warning: str | None = None
     headline: bool = False
+    closed: bool = False
 
 
 class SaveUnavailable(Exception):

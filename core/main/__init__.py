@@ -92,6 +92,13 @@ OPTIONS = (
 )
 
 
+ENDINGS = {
+    "elder_defeated": "{elder} is put down: its Final Stage is defeated.",
+    "died_before_summoning": "An investigator died before {elder} took the board.",
+    "all_dead": "Every investigator is dead.",
+    "track_end": "The Progression token reached the end of the summoning track.",
+}
+
 MODE = Mode(
     name="main",
     title="Main game",
@@ -108,4 +115,5 @@ MODE = Mode(
     describe=_describe,
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
+    endings=ENDINGS,
 )

@@ -58,6 +58,13 @@ OPTIONS = (
 )
 
 
+ENDINGS = {
+    "banished": "Enough Shamblers of every color are banished.",
+    "shambler_mat_full": "The Shambler Mat holds too many tentacles of one color.",
+    "delirium": "A Delirium track is full.",
+    "shambler_track_empty": "A Shambler was due, and the Shambler Track was empty.",
+}
+
 MODE = Mode(
     name="shamblers",
     title="Shamblers",
@@ -73,4 +80,5 @@ MODE = Mode(
     describe=_describe,
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
+    endings=ENDINGS,
 )

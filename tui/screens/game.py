@@ -110,6 +110,7 @@ class GameScreen(Screen[None]):
         self.side = "investigators"
         self.note: Text | None = None
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
+        self.table_closed = False  # the host closed the table: no choices ever again
         self.updates_seen = 0
         self._version: int | None = None
         self.hints = Hints()
@@ -428,6 +429,7 @@ class GameScreen(Screen[None]):
             self.show_moments()
         self.note = None
         self.link_status = update.status
+        self.table_closed = self.table_closed or update.closed
         if update.status:
             self.note = Text(update.status, style="bold bright_yellow")
         if update.rejected:
@@ -467,7 +469,7 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status), closed=self.table_closed,
                                           hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
         if self.moments.items:
             self.place_card()  # the bar may have grown or shrunk under it
