@@ -163,6 +163,12 @@ class GameOverScreen(ModalScreen[OverChoice]):
                 yield Static(plain(self.dice or ""), id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board", classes="keys")
 
+    def on_mount(self) -> None:
+        # A verdict or a play-again line that came between compose and mount found no widget to update:
+        # show what is known now, so nothing the host sent is lost to that moment.
+        self.query_one("#summary", Static).update(self._summary())
+        self.query_one("#dice", Static).update(plain(self.dice or ""))
+
     def _summary(self) -> Text:
         body = summary_text(self.view)
         if self.again is not None:
