@@ -38,7 +38,7 @@ import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import trio
 
@@ -58,11 +58,13 @@ from .messages import (
     PROTOCOL_VERSION,
     Chat,
     CommandMsg,
+    CreateTable,
     Delta,
     Error,
     GameOverMsg,
     Hello,
     History,
+    ListTables,
     Lobby,
     Ping,
     Pong,
@@ -159,6 +161,20 @@ class Peer:
         self.scope.deadline = min(self.scope.deadline, trio.current_time() + grace)
 
 
+class HostEvents(Protocol):
+    """What a table tells whoever keeps records of it (a server's lobby and store). Called inside
+    the table's trio tasks, never awaited: each must only note what happened."""
+
+    def admitted(self, peer: Peer, hello: Hello) -> None:
+        """`peer` was welcomed (to `peer.seat`, or to watch) for this hello."""
+
+    def left(self, peer: Peer) -> None:
+        """`peer`'s connection ended."""
+
+    def changed(self) -> None:
+        """The game moved on, or the seats or the start changed."""
+
+
 @dataclass(eq=False)
 class Seat:
     index: int
@@ -196,7 +212,9 @@ class Host:
     (None: an open table). `saves.on_trouble(reason or None)` hears when saving fails and works again.
     """
 
-    def __init__(self, spec: TableSpec, opened: Opened) -> None:
+    def __init__(self, spec: TableSpec, opened: Opened, *, gate: Gate | None = None) -> None:
+        """`gate`: the admission this table shares with others (a server's, so that its limits per
+        address hold across all its tables); by default the table's own."""
         game = opened.game
         self.spec = spec
         self.game = game
@@ -216,7 +234,7 @@ class Host:
         record = self.log.commands()
         self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
         self.limits = spec.limits
-        self.gate = Gate(self.limits, trio.current_time)
+        self.gate = gate if gate is not None else Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
         mode = modes.get(game.setup.mode)
         for index, kind in spec.bots.items():
@@ -240,6 +258,7 @@ class Host:
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.closing = False  # `close_table` has begun: the connections ending now are not seat news
         self.on_delta: Callable[[int, int | None, str], None] | None = None  # (seq, seat or None, view hash): tests, figures
+        self.events: HostEvents | None = None  # a server's records follow the table through these
         self._next_peer = 0
         self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
@@ -445,6 +464,8 @@ class Host:
 
     def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
         self.seq += 1
+        if self.events is not None:
+            self.events.changed()
         by_view: dict[int | None, list[Peer]] = {}
         for peer in self.peers:
             by_view.setdefault(peer.seat, []).append(peer)
@@ -479,6 +500,8 @@ class Host:
     def _broadcast_lobby(self) -> None:
         """Seats or spectators changed: the lobby task tells everyone, many changes in one frame."""
         self._lobby_dirty.set()
+        if self.events is not None:
+            self.events.changed()
 
     async def _lobby_loop(self) -> None:
         while True:
@@ -656,6 +679,10 @@ class Host:
         owner = hello.token is not None and self._seat_for_token(hello) is not None
         if hello.proto != PROTOCOL_VERSION:
             refusal = Refusal("protocol_version", f"this host speaks protocol {PROTOCOL_VERSION}, not {hello.proto}")
+        elif hello.lobby:
+            refusal = Refusal("not_a_server", "this host serves one table and has no lobby; join it without --table")
+        elif hello.table is not None and hello.table != self.table_id:
+            refusal = Refusal("no_such_table", "this host serves one table, and not that one; join it without --table")
         elif not owner and self.code is not None and not _same_secret(hello.code, self.code):
             self.gate.wrong_code(address)  # counts, throttles and logs
             return Refusal("bad_code", "wrong table code")
@@ -731,6 +758,8 @@ class Host:
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
+        if self.events is not None:
+            self.events.admitted(peer, hello)
         seat_changed = seat is not None and self._record_players()
         if seat_changed and seat is not None and seat.index not in self.own_seats:
             self.saves.keep()
@@ -744,6 +773,8 @@ class Host:
         peer.gone = True
         if peer in self.peers:
             self.peers.remove(peer)
+            if self.events is not None:
+                self.events.left(peer)
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
                 self.seats[peer.seat].away_since = trio.current_time()
@@ -871,6 +902,8 @@ class Host:
             msg = parse_to_host(item)
             if isinstance(msg, Hello):
                 raise UnexpectedMessage("already said hello")
+            if isinstance(msg, (ListTables, CreateTable)):
+                raise UnexpectedMessage("a table has no lobby: ask the server's lobby (a hello with lobby set)")
         except (FrameError, ProtocolError) as exc:
             peer.bad_frames += 1
             fatal = peer.bad_frames > MAX_BAD_FRAMES

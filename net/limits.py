@@ -28,8 +28,9 @@ class DecodeLimits:
     depth: int  # containers inside containers, the top-level map counting as 1
 
 
-# A hello is {t, proto, name (<= 40 chars), code, seat, token (<= 64 chars), watch}: 7 keys, no containers.
-FIRST_FRAME = DecodeLimits(frame=512, str_len=256, array_len=4, map_len=8, depth=2)
+# A hello is {t, proto, name (<= 40 chars), code, seat, token and ident (<= 64 chars each), watch, table
+# (<= 32 chars), lobby}: 10 keys, no containers, at most ~450 bytes with a name of 4-byte characters.
+FIRST_FRAME = DecodeLimits(frame=640, str_len=256, array_len=4, map_len=12, depth=2)
 # Commands ({"kind", a few scalar or short-list arguments}), chat (<= 500 chars), pings, snapshot requests.
 PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=16, map_len=16, depth=8)
 # What a host sends: views, deltas and snapshots (measured: <= 12 KB, lists <= 30 items, maps <= 25 keys,
