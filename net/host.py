@@ -249,6 +249,7 @@ class Host:
                 self._seat_bot(saved, player.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
+        self.told = game.step  # the step every peer has been told of (so on disk): what a server's lobby lists
         self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
         self._snapshots: dict[int | None, tuple[int, dict[str, Any], bytes]] = {}  # (seq, view, frame) per view key
         self._digests: dict[int | None, tuple[dict[str, Any], str]] = {}  # (view, its hash) per view key
@@ -464,6 +465,7 @@ class Host:
 
     def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
         self.seq += 1
+        self.told = self.game.step
         if self.events is not None:
             self.events.changed()
         by_view: dict[int | None, list[Peer]] = {}

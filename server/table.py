@@ -130,14 +130,14 @@ class ServerTable:
         if host is None:
             return
         record, game = self.record, host.game
-        if game.step != record.step:
+        if host.told != record.step:
             record.last_move = wall
-        record.step = game.step
+        record.step = host.told  # a step being saved is listed once it is on disk and told
         record.seats = [{"seat": s.index, "name": s.name if s.kind != "open" else None, "status": seat_status(s)} for s in host.seats]
         prompt = game.prompt
         record.to_move = [prompt.seat] if prompt is not None and game.outcome is None and host.started.is_set() else []
-        record.finished = game.outcome is not None
-        record.outcome = game.outcome
+        record.finished = game.outcome is not None and host.told == game.step
+        record.outcome = game.outcome if record.finished else None
         record.updated = wall
         self._search = None
 

@@ -70,3 +70,21 @@ def tables(address: str, *args: str, home: Path | None = None, check: bool = Tru
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
     return result
+
+
+def listed(address: str, home: Path, *, mine: bool = False) -> dict[str, Any]:
+    """The server's tables as the player of `home` sees them (their identity key from their seat
+    store), by id: in this process, so that a test can poll a fast game without missing its moments."""
+    import trio
+
+    from cthulhu.net.lobbyclient import open_lobby
+    from cthulhu.net.seatstore import SeatStore
+
+    host, port = address.rsplit(":", 1)
+    ident = SeatStore(home / "cthulhu" / "seats.json").identity(address)
+
+    async def ask() -> dict[str, Any]:
+        async with open_lobby(host, int(port), "poll", ident) as lobby:
+            return {row.id: row for row in await lobby.everything(mine=mine)}
+
+    return trio.run(ask)
