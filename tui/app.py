@@ -111,16 +111,16 @@ class CthulhuApp(App[None]):
         try:
             link = await self.link_factory(options)
             if options.join is not None:
-                from .netlink import ServerLobby, Unreachable
+                from .netlink import LinkError, ServerLobby
 
                 try:
-                    await link.open()  # a refusal is one line, and a server of many tables opens its lobby
+                    await link.open()  # a server of many tables, with no table named, opens its lobby
                 except ServerLobby:
                     await link.close()
                     await self.open_lobby()
                     return
-                except Unreachable:
-                    pass  # nobody answers yet: the game screen tries again and says so
+                except LinkError:
+                    pass  # refused, or nobody answers yet: the game screen tries again and says so
         except Exception as exc:  # bad options or a broken save: say why
             if not from_title and (options.hosting or options.join is not None):
                 self.failure = clean_text(str(exc))  # `cthulhu host` / `join` asked for this table, not a title screen

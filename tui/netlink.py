@@ -32,7 +32,7 @@ import trio
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, Rejected, Snapshot, Table, Welcome
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
@@ -331,8 +331,8 @@ class NetLink(QueuedUpdates):
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
                     self._follow_start(msg.table, session.mirror.view)
-            elif isinstance(msg, Error) and msg.fatal:
-                conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
+            elif isinstance(msg, Error) and msg.fatal or isinstance(msg, LobbyWelcome):
+                conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop), or by open()
             elif isinstance(msg, Error) and msg.code == "rate_limited":
                 self._put(notice=f"The host says: {msg.reason}")
             elif isinstance(msg, Rejected):

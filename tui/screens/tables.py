@@ -118,8 +118,21 @@ class TablesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._search_field(False)
         self.refresh_list()
         self.set_interval(REFRESH, self.refresh_list)
+
+    def _search_field(self, shown: bool) -> Input:
+        """The search field, shown (and focused) or hidden: hidden, it is disabled, so that it never
+        takes the focus and the lobby's keys (i, m, c...) stay the lobby's."""
+        field = self.query_one("#tables-search", Input)
+        field.disabled = not shown
+        field.set_class(shown, "shown")
+        if shown:
+            field.focus()
+        else:
+            self.set_focus(None)
+        return field
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -195,26 +208,20 @@ class TablesScreen(Screen[None]):
         self.refresh_list()
 
     def action_search(self) -> None:
-        field = self.query_one("#tables-search", Input)
-        field.add_class("shown")
-        field.value = self.query_text
-        field.focus()
+        self._search_field(True).value = self.query_text
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "tables-search":
             return
         self.query_text = event.value.strip()[:80]
-        event.input.remove_class("shown")
-        self.set_focus(None)
+        self._search_field(False)
         self.number = self.cursor = 0
         self.refresh_list()
 
     def on_key(self, event: events.Key) -> None:
-        field = self.query_one("#tables-search", Input)
-        if event.key == "escape" and field.has_focus:
+        if event.key == "escape" and self.query_one("#tables-search", Input).has_focus:
             event.stop()
-            field.remove_class("shown")
-            self.set_focus(None)
+            self._search_field(False)
 
     # -- sitting down ----------------------------------------------------------------------------
 
