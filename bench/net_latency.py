@@ -62,12 +62,13 @@ class TableStats:
         return out
 
 
-async def _peer(port: int, stats: TableStats, think: float, seed: int, measure_sizes: bool) -> None:
+async def _peer(port: int, stats: TableStats, think: float, seed: int, measure_sizes: bool, table: str | None = None) -> None:
+    """A bot peer (`table`: one of a server's tables, bench/server_scale.py)."""
     from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
     from cthulhu.net.frames import encode_frame
     from cthulhu.net.messages import Delta
 
-    session = PeerSession(f"b{seed}")
+    session = PeerSession(f"b{seed}", table_id=table)
     bot = ViewBot("random", seed)
     peer = await TrioPeer.connect("127.0.0.1", port, session)
     answered = None

@@ -253,3 +253,44 @@ async def test_a_one_table_host_refuses_a_lobby_and_another_tables_id(tmp_path, 
         assert other.session.closed.code == "no_such_table"
         own = await mt.connect("Ada", table_id=mt.host.table_id)
         assert own.session.seat == 0
+
+
+async def test_a_flooded_table_does_not_disturb_another(tmp_path, clock):
+    """A watcher at one table sends chat as fast as it can write (thousands of frames in 4 KB
+    writes) while a game is played at another, and at its own: both games end, every seated peer
+    in step throughout (no resync, no eviction), nothing crashed."""
+    from cthulhu.net.frames import encode_frame
+
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby()
+        flooded = await _create(lobby, seats=2, bots=1, bot_delay_ms=0)
+        quiet = await _create(lobby, seats=2, bots=1, bot_delay_ms=0)
+        at_flooded = await ms.peer(flooded.id, "Ada", ident="key-ada")
+        at_quiet = await ms.peer(quiet.id, "Bea", ident="key-bea", address="10.0.0.2")
+        spammer = await ms.peer(flooded.id, "spammer", watch=True, address="10.0.0.3")
+        assert spammer.session.welcomed
+        burst = b"".join(encode_frame({"t": "chat", "text": f"spam {n}"}) for n in range(260))
+        sent = 0
+        results = {}
+
+        async def flood() -> None:
+            nonlocal sent
+            try:
+                while sent < 20 * 260:
+                    await spammer.stream.send_all(burst)
+                    sent += 260
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the table closed it: flooding is its own end
+
+        async def play(name, peer) -> None:
+            results[name] = await play_to_the_end(peer)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(flood)
+            nursery.start_soon(play, "flooded", at_flooded)
+            nursery.start_soon(play, "quiet", at_quiet)
+        assert sent > 0
+        for name, session in results.items():
+            assert session.game_over is not None and session.resyncs == 0 and session.closed is None, name
+        assert ms.server.tables[quiet.id].host is not None and all(p.session.seat is not None for p in (at_flooded, at_quiet))
+        assert ms.server.crashes == 0 and ms.server.tables[flooded.id].host.crashes == 0

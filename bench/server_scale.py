@@ -1,0 +1,214 @@
+"""Figures of the table server (`cthulhu server`): memory per table, latency with many active
+tables, a restart with many tables, the lobby's listing.
+
+    python bench/server_scale.py [--tables 1000] [--active 200] [--window 8] [--think 0.25] [--json]
+
+1. Memory: `--tables` tables made through the lobby's `create` in one server (each open, its save
+   written), then every one closed as idle (nobody at it: a record each); resident memory per
+   table at both points, over the server before the first table (best of the process's own
+   readings: one process, one run).
+2. Restart: the same data folder opened by a new process: seconds from `open_server` to the
+   server listening with every table's record loaded (every table accepts joins from then on: a
+   table opens on its first join), and the first join's seconds (its save loaded and checked).
+3. Listing: the lobby's first page of `--tables` tables, computed at the server (best of 50).
+4. Latency: `--active` tables of 3 bot peers at one server process against one lone `Host` of 3
+   bot peers in the same run (the peers in this process, each host in its own): command ->
+   delta at every peer, median and p99. Peers think `--think` seconds before each command, as in
+   bench/net_latency.py, whose peers these are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import multiprocessing as mp
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from net_latency import TableStats, _peer, _pct, _run_level  # noqa: E402
+
+
+def _rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _settled_rss_kb() -> int:
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # what Python freed goes back, so RSS is what is held
+    except (OSError, AttributeError):
+        pass
+    return _rss_kb()
+
+
+def _limits(**kw):
+    from cthulhu.server import ServerLimits
+
+    return ServerLimits(creates=(1e9, 10**9), identities=(1e9, 10**9), **kw)
+
+
+async def _make(server, n: int, seats: int, bots: int) -> list[str]:
+    from cthulhu.net.messages import CreateTable
+
+    ids = []
+    for k in range(n):
+        msg = CreateTable(seq=k, mode="shamblers", seats=seats, bots=bots, bot="random", bot_delay_ms=0)
+        ids.append((await server.create(msg, None, "127.0.0.1")).id)
+    return ids
+
+
+def _memory_and_listing(data: Path, tables: int, conn) -> None:
+    from cthulhu.server import open_server
+    from cthulhu.server.listing import listing
+
+    async def main() -> dict:
+        server = open_server(data, limits=_limits(idle_close=0.0, sweep_every=1e9))
+        base = _settled_rss_kb()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            await _make(server, tables, 2, 0)
+            opened = _settled_rss_kb()
+            await server.sweep()  # nobody at any of them: each is closed, its record stays
+            await server.flush()
+            server.refresh()
+            best = float("inf")
+            for _ in range(50):
+                t0 = time.perf_counter()
+                page = listing(server.tables.values(), server.people, None, size=20)
+                best = min(best, time.perf_counter() - t0)
+            nursery.cancel_scope.cancel()
+        server.store.close()
+        return {"tables": tables, "base_rss_kb": base, "open_kb_per_table": round((opened - base) / tables, 1),
+                "listing_ms": round(best * 1000, 3),
+                "listed": page.total}
+
+    conn.send(trio.run(main))
+
+
+def _restart(data: Path, conn) -> None:
+    from cthulhu.net.client import PeerSession, TrioPeer
+    from cthulhu.server import open_server
+
+    async def main() -> dict:
+        with tempfile.TemporaryDirectory() as empty:  # the same code paths warmed on no tables: the base
+            open_server(Path(empty), limits=_limits()).store.close()
+        base = _settled_rss_kb()
+        t0 = time.perf_counter()
+        server = open_server(data, limits=_limits())
+        loading = time.perf_counter() - t0
+        idle = (_settled_rss_kb() - base) / max(1, len(server.tables))  # (not timed)
+        async with trio.open_nursery() as nursery:
+            t0 = time.perf_counter()
+            port = await nursery.start(server.serve, 0, "127.0.0.1")
+            listening = loading + time.perf_counter() - t0
+            count = len(server.tables)
+            first = next(iter(server.tables))
+            t1 = time.perf_counter()
+            peer = await TrioPeer.connect("127.0.0.1", port, PeerSession("bench", table_id=first))
+            while not peer.session.welcomed and peer.session.closed is None:
+                await peer.receive()
+            joined = time.perf_counter() - t1
+            await peer.aclose()
+            nursery.cancel_scope.cancel()
+        server.store.close()
+        return {"tables": count, "idle_kb_per_table": round(idle, 1), "restart_to_listening_s": round(listening, 3), "first_join_s": round(joined, 3),
+                "welcomed": peer.session.welcomed}
+
+    conn.send(trio.run(main))
+
+
+def _server_process(data: Path, tables: int, conn) -> None:
+    from cthulhu.server import open_server
+
+    async def main() -> None:
+        server = open_server(data, limits=_limits())
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(server.serve, 0, "127.0.0.1")
+            ids = await _make(server, tables, 3, 0)
+            conn.send((port, ids))
+            await trio.to_thread.run_sync(conn.recv)  # any message: stop
+            nursery.cancel_scope.cancel()
+        server.store.close()
+
+    trio.run(main)
+
+
+def _in_process(target, *args):
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=target, args=(*args, child), daemon=True)
+    proc.start()
+    return proc, parent
+
+
+def _active(data: Path, tables: int, think: float, window: float) -> list[TableStats]:
+    proc, conn = _in_process(_server_process, data, tables)
+    port, ids = conn.recv()
+    stats = [TableStats(peers=3) for _ in ids]
+
+    async def main() -> None:
+        with trio.move_on_after(window):
+            async with trio.open_nursery() as nursery:
+                for t, table in enumerate(ids):
+                    for s in range(3):
+                        nursery.start_soon(_peer, port, stats[t], think, 7000 + t * 3 + s, False, table)
+
+    trio.run(main)
+    conn.send("stop")
+    proc.join(30)
+    if proc.is_alive():
+        proc.kill()
+    return stats
+
+
+def _summary(stats: list[TableStats]) -> dict:
+    lat = [x for s in stats for x in s.latencies()]
+    return {"commands": len(lat), "median_ms": round(statistics.median(lat) * 1000, 3) if lat else None,
+            "p99_ms": round(_pct(lat, 0.99) * 1000, 3) if lat else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=1000)
+    ap.add_argument("--active", type=int, default=200)
+    ap.add_argument("--window", type=float, default=8.0, help="seconds of play per latency measurement")
+    ap.add_argument("--think", type=float, default=0.25)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    result: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "idle"
+        proc, conn = _in_process(_memory_and_listing, data, args.tables)
+        result["memory_and_listing"] = conn.recv()
+        proc.join(30)
+        print(json.dumps(result["memory_and_listing"]), file=sys.stderr)
+        proc, conn = _in_process(_restart, data)
+        result["restart"] = conn.recv()
+        proc.join(30)
+        print(json.dumps(result["restart"]), file=sys.stderr)
+        if args.active:
+            lone = _summary(_run_level("shamblers", 3, 1, args.think, args.window, 1, False))
+            server = _summary(_active(Path(tmp) / "active", args.active, args.think, args.window))
+            ratio = round(server["median_ms"] / lone["median_ms"], 2) if lone["median_ms"] and server["median_ms"] else None
+            result["latency"] = {"think_s": args.think, "lone_host_3_peers": lone, f"server_{args.active}_tables_3_peers": server,
+                                 "median_ratio": ratio}
+            print(json.dumps(result["latency"]), file=sys.stderr)
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
