@@ -96,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # no such save, or another process has it: one line, file untouched
         return refuse("host", str(exc))
     args.load = load
+    if load is not None and (over := _game_over(load)) is not None:
+        print(over, flush=True)
+        return 0
     if not args.headless:
         return run_app(args, held)
     log_warnings_to_stderr()
@@ -112,6 +115,28 @@ def run(args: argparse.Namespace) -> int:
 
         print(f"cthulhu host: {clean_text(host.warning)}", file=sys.stderr, flush=True)
     return trio.run(serve_headless, host, args)
+
+
+def _game_over(path: Path) -> str | None:
+    """What to say instead of opening a table for a game that has ended (None: it goes on)."""
+    import shlex
+
+    from cthulhu.net.playagain import play_again_command
+    from cthulhu.savegame import SaveError, load
+
+    try:
+        save = load(path)
+    except SaveError:
+        return None  # said in one line when the table is built from it
+    header = save.header
+    if header.outcome is None:
+        return None
+    lines = [f"This game is over ({header.outcome} at step {header.step}): there is nothing left to play at this table.",
+             f"See it again with:  cthulhu replay {shlex.quote(str(path))} --tui"]
+    again = play_again_command(save.setup, header.bot_seats())
+    if again is not None:
+        lines.append(f"Play it again: {again}")
+    return "\n".join(lines)
 
 
 def log_warnings_to_stderr(command: str = "host") -> None:

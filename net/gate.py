@@ -9,12 +9,15 @@ now and a count later.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import itertools
 import logging
 import resource
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from .limits import Limits, TokenBucket
 
@@ -30,6 +33,9 @@ class Refusal:
     reason: str
 
 
+CROWDED = Refusal("too_many_connections", "too many connections from your address are waiting to say hello")
+
+
 def descriptor_room() -> int:
     """Connections this process can hold under its open-file limit."""
     try:
@@ -41,6 +47,7 @@ def descriptor_room() -> int:
     return max(1, soft - FD_MARGIN)
 
 
+@functools.lru_cache(maxsize=MAX_ADDRESSES)
 def is_loopback(address: str) -> bool:
     """127.0.0.0/8, ::1 or an IPv4-mapped loopback address: a connection from this very machine."""
     try:
@@ -50,6 +57,63 @@ def is_loopback(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return ip.is_loopback
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class Crowd(Generic[K]):
+    """Who is waiting (connections before their hello or SSH login, pages' passes), per address,
+    oldest first, within a cap per address and one in all. Over an address's cap, that address's
+    oldest makes room; over the cap in all, the oldest of the address holding the most does. So a
+    crowd from a few addresses (or many) never pushes out a newcomer from another address: it only
+    ever competes with itself. `extra(address)` is room an address has beyond `per_address`."""
+
+    def __init__(self, per_address: int, total: int, extra: Callable[[str], int] = lambda address: 0) -> None:
+        self.per_address = per_address
+        self.total = total
+        self.extra = extra
+        self._order: dict[K, tuple[str, int]] = {}  # key -> (address, arrival number), oldest first
+        self._by_address: dict[str, dict[K, None]] = {}  # each address's keys, oldest first
+        self._arrivals = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._order
+
+    def count(self, address: str) -> int:
+        return len(self._by_address.get(address, ()))
+
+    def oldest(self) -> K | None:
+        return next(iter(self._order), None)
+
+    def add(self, key: K, address: str) -> list[K]:
+        """`key` waits from `address`; returns who must make room for it (oldest first), never `key`
+        itself unless its own address has no room at all."""
+        self._order[key] = (address, next(self._arrivals))
+        mine = self._by_address.setdefault(address, {})
+        mine[key] = None
+        out = []
+        while len(mine) > max(0, self.per_address + self.extra(address)):
+            out.append(self._pop(next(iter(mine))))
+        while len(self._order) > self.total:
+            crowded = max(self._by_address.values(), key=lambda keys: (len(keys), -self._order[next(iter(keys))][1]))
+            out.append(self._pop(next(iter(crowded))))
+        return out
+
+    def discard(self, key: K) -> None:
+        if key in self._order:
+            self._pop(key)
+
+    def _pop(self, key: K) -> K:
+        address, _ = self._order.pop(key)
+        keys = self._by_address[address]
+        del keys[key]
+        if not keys:
+            del self._by_address[address]
+        return key
 
 
 @dataclass(slots=True)
@@ -93,11 +157,15 @@ class Gate:
     def __init__(self, limits: Limits, clock: Callable[[], float]) -> None:
         self.limits = limits
         self.clock = clock
-        self.max_open = min(limits.max_connections, descriptor_room())
+        files = descriptor_room()
+        # Those that have said nothing yet wait in a crowd of their own, at most a quarter of the open files.
+        self.waiting: Crowd[Hashable] = Crowd(limits.max_unverified_per_address, min(limits.max_unverified, max(32, files // 4)),
+                                              extra=lambda address: limits.door_visitors if is_loopback(address) else 0)
+        self._turn_away: dict[Hashable, Callable[[], None]] = {}
+        self.max_open = min(limits.max_connections, max(1, files - self.waiting.total))
         self.open = 0
         self.quiet = Quiet()
         self._addresses: OrderedDict[str, _Address] = OrderedDict()
-        self._unverified: OrderedDict[int, Callable[[], None]] = OrderedDict()
 
     def _entry(self, address: str) -> _Address:
         entry = self._addresses.get(address)
@@ -135,16 +203,19 @@ class Gate:
             entry.connections -= 1
         self.open = max(0, self.open - 1)
 
-    def unverified(self, key: int, close: Callable[[], None]) -> None:
-        """A connection waiting for its hello; if too many wait, the one waiting longest is closed."""
-        self._unverified[key] = close
-        while len(self._unverified) > self.limits.max_unverified:
-            _, oldest = self._unverified.popitem(last=False)
-            self.quiet.warn("unverified", self.clock(), "too many connections without a hello; closed the oldest")
-            oldest()
+    def unverified(self, key: Hashable, address: str, turn_away: Callable[[], None]) -> None:
+        """A connection from `address` that has not sent its first frame yet. If the crowd of them
+        is too big, someone's oldest is turned away (`turn_away` is called for it, once)."""
+        self._turn_away[key] = turn_away
+        for old in self.waiting.add(key, address):
+            self.quiet.warn("unverified", self.clock(), "too many connections without a hello; closed the one waiting longest "
+                                                        "from the address with the most")
+            self._turn_away.pop(old)()
 
-    def verified(self, key: int) -> None:
-        self._unverified.pop(key, None)
+    def verified(self, key: Hashable) -> None:
+        """Its first frame has come (or it is gone): it waits no more."""
+        self.waiting.discard(key)
+        self._turn_away.pop(key, None)
 
     # -- hellos ---------------------------------------------------------------------
 

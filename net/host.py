@@ -34,7 +34,6 @@ Shape (see DESIGN.md "Protocol"):
 from __future__ import annotations
 
 import hmac
-import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,10 +48,10 @@ from .autosave import HostSave
 from .commitment import public_setup
 from .delta import diff, view_hash
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_body, encode_frame
-from .gate import Gate, Quiet, Refusal
+from .gate import CROWDED, Gate, Quiet, Refusal
 from .invite import new_seat_token
 from .limits import TokenBucket
-from .listen import accept_forever, refuse
+from .listen import Doorstep, accept_forever, read_hello, refuse
 from .log import CommandLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -261,7 +260,6 @@ class Host:
         self.on_delta: Callable[[int, int | None, str], None] | None = None  # (seq, seat or None, view hash): tests, figures
         self.events: HostEvents | None = None  # a server's records follow the table through these
         self._next_peer = 0
-        self._connections = itertools.count(1)
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
         self._lobby_dirty = trio.Event()
         self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | None]](64)
@@ -285,10 +283,12 @@ class Host:
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
+        doorstep = Doorstep(self.limits, self.gate)
         async with trio.open_nursery() as nursery:
             await nursery.start(self.run)
+            nursery.start_soon(doorstep.watch, self._accepted, nursery)
             for listener in listeners:
-                nursery.start_soon(accept_forever, listener, self._accepted, full, nursery)
+                nursery.start_soon(accept_forever, listener, doorstep, full)
             task_status.started(self.port)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -580,12 +580,14 @@ class Host:
 
     # ---- connections ------------------------------------------------------
 
-    async def _accepted(self, stream: trio.SocketStream) -> None:
-        await self.handle(stream, _address_of(stream))
+    async def _accepted(self, stream: trio.SocketStream, first: bytes) -> None:
+        await self.handle(stream, _address_of(stream), first)
 
-    async def handle(self, stream: trio.abc.Stream, address: str) -> None:
+    async def handle(self, stream: trio.abc.Stream, address: str, first: bytes = b"") -> None:
         """One connection from `address` (what the per-address limits count), on any stream, until
-        it ends; isolated: no exception from it reaches the caller. The table must be running."""
+        it ends; isolated: no exception from it reaches the caller. The table must be running.
+        `first`: what it has sent already (a TCP connection's whole first frame, read while it
+        waited on the doorstep: `net.listen`)."""
         peer: Peer | None = None
         try:
             async with stream:
@@ -594,7 +596,7 @@ class Host:
                     await self._refuse_now(stream, refusal)
                     return
                 try:
-                    admitted = await self._handshake(stream, address)
+                    admitted = await self._handshake(stream, address, first)
                     if admitted is not None:
                         peer, decoder, seat_changed = admitted
                         if seat_changed:
@@ -623,49 +625,13 @@ class Host:
     def _error_frame(code: str, reason: str, *, fatal: bool = False, details: list[str] | None = None) -> bytes:
         return encode_frame(Error(code=code, reason=reason, fatal=fatal, details=details or []).wire())
 
-    async def _handshake(self, stream: trio.abc.Stream, address: str) -> tuple[Peer, FrameDecoder, bool] | None:
-        """Read one small first frame within the hello deadline; admit it or refuse it.
-
-        Until then the connection is one of the few "unverified" ones: if too many
-        wait at once, the oldest is closed to make room for the newest.
-        """
-        first_limits = self.limits.first_frame
-        decoder = FrameDecoder(first_limits)
-        frames: list[Any] = []
-        key = next(self._connections)
-        with trio.CancelScope() as waiting:
-            self.gate.unverified(key, waiting.cancel)
-            try:
-                with trio.move_on_after(self.limits.hello_timeout):
-                    while not frames:
-                        data = await stream.receive_some(first_limits.frame + 4)
-                        if not data:
-                            return None
-                        try:
-                            frames = decoder.feed(data, max_frames=1)
-                        except FrameTooLarge as exc:
-                            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True))
-                            return None
-            finally:
-                self.gate.verified(key)
-        if waiting.cancelled_caught:
-            return None  # closed to make room for newer connections
-        if not frames:
-            self.gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
-            await self._send_now(stream, self._error_frame("timeout", "no hello in time", fatal=True))
+    async def _handshake(self, stream: trio.abc.Stream, address: str, first: bytes) -> tuple[Peer, FrameDecoder, bool] | None:
+        """The first frame (already in `first`, or read within the hello deadline: `read_hello`);
+        admit it or refuse it."""
+        got = await read_hello(stream, address, first, self.limits, self.gate)
+        if got is None:
             return None
-        try:
-            first = frames[0]
-            if isinstance(first, FrameError):
-                raise first
-            hello = parse_to_host(first)
-            if not isinstance(hello, Hello):
-                raise ProtocolError("the first message must be a hello")
-        except (FrameError, ProtocolError) as exc:
-            self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
-            details = exc.details if isinstance(exc, ProtocolError) else None
-            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True, details=details))
-            return None
+        hello, decoder = got
         refusal = self.gate.hello(address) or self._refuse(hello, address)  # the gate logs its own
         if refusal is not None:
             await self._refuse_now(stream, refusal)

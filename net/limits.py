@@ -26,13 +26,20 @@ class DecodeLimits:
     array_len: int  # items in one array (msgpack pre-allocates this many)
     map_len: int  # pairs in one map
     depth: int  # containers inside containers, the top-level map counting as 1
+    values: int | None = None
+    """Values in the whole frame (every map, array, key and scalar), counted with the depth by a
+    walk over the bytes before msgpack builds anything (`frames.check_bytes`). None: not walked
+    (the host's own frames are large and checked after decoding)."""
 
 
 # A hello is {t, proto, name (<= 40 chars), code, seat, token and ident (<= 64 chars each), watch, table
-# (<= 32 chars), lobby}: 10 keys, no containers, at most ~450 bytes with a name of 4-byte characters.
-FIRST_FRAME = DecodeLimits(frame=640, str_len=256, array_len=4, map_len=12, depth=2)
+# (<= 32 chars), lobby}: 10 keys, no containers, 21 values (at most ~450 bytes with a name of 4-byte
+# characters); a map of 12 keys is 25.
+FIRST_FRAME = DecodeLimits(frame=640, str_len=256, array_len=4, map_len=12, depth=2, values=25)
 # Commands ({"kind", a few scalar or short-list arguments}), chat (<= 500 chars), pings, snapshot requests.
-PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=16, map_len=16, depth=8)
+# The largest real command frame is 17 values ({"t", "seq", "version", "command": {"kind": "pay", 3 more}}): 64 is
+# plenty, and bounds what any frame costs to decode and to handle (a 4 KB frame could hold 4,000).
+PEER_FRAME = DecodeLimits(frame=4096, str_len=2048, array_len=16, map_len=16, depth=8, values=64)
 # What a host sends: views, deltas and snapshots (measured: <= 12 KB, lists <= 30 items, maps <= 25 keys,
 # strings <= 170 bytes, depth 7), with a wide margin.
 HOST_FRAME = DecodeLimits(frame=64 * 1024, str_len=8 * 1024, array_len=1024, map_len=256, depth=32)
@@ -51,7 +58,11 @@ class Limits:
     send_timeout: float = 60.0  # one write to a peer that stays blocked this long: it is not reading
     # caps on connections
     max_connections: int = 512  # open connections in all (also kept below the descriptor limit)
-    max_unverified: int = 32  # connections that have not said hello yet; the oldest makes room
+    # Connections that have not sent their first frame yet wait on the doorstep (`net.listen`): no task
+    # each, only a socket; over either cap the oldest of the most crowded address makes room. (In all it is
+    # also kept to a quarter of the open files.)
+    max_unverified: int = 512
+    max_unverified_per_address: int = 8
     max_per_address: int = 16  # open connections from one address
     # The host's own front doors (`host --ssh/--web`) run one interface per visitor, and every one of
     # them connects from loopback: loopback may hold this many connections more. The doors cap their

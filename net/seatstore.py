@@ -120,7 +120,7 @@ class SeatStore:
             yield data
             from cthulhu.savegame.writer import write_atomic  # 0600, atomic
 
-            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode(), fsync=False)
+            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode(), fsync=False, what="the seat tokens")
         finally:
             os.close(fd)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cthulhu.core import Game, Setup, modes
-from cthulhu.savegame import PlayerRecord, SaveFile, SaveWriter, load, resume
+from cthulhu.savegame import PlayerRecord, SaveError, SaveFile, SaveWriter, load, resume
 from cthulhu.savegame.dice import Dice
 from cthulhu.savegame.folder import autosave_folder, new_save_path
 
@@ -174,7 +174,7 @@ def _code(spec: TableSpec, table_id: str) -> str | None:
     code = spec.code or store.code_for(table_id) or new_table_code()
     try:
         store.remember_code(table_id, code)  # `host --load` serves the same code again
-    except OSError:
+    except (OSError, SaveError):  # a convenience: a full or read-only data folder does not stop the table
         pass
     return code
 

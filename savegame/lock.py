@@ -97,8 +97,11 @@ def hold(save: str | Path) -> Path | None:
             fd = _open_locked(path, key)
         except OSError:  # e.g. a read-only folder: no process can write the save there either
             return None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (_holder_line() + "\n").encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (_holder_line() + "\n").encode(), 0)
+        except OSError:  # a full disk: the lock holds all the same (the save itself says why it cannot be written)
+            pass
         _held[key] = _Held(fd, path)
         return path
 

@@ -133,8 +133,9 @@ def sweep_temp_files(folder: str | Path, name: str | None = None) -> list[Path]:
     return removed
 
 
-def write_atomic(path: str | Path, data: bytes, *, fsync: bool = True) -> None:
-    """Replace `path` with `data` so that readers see the old bytes or the new, never a mix."""
+def write_atomic(path: str | Path, data: bytes, *, fsync: bool = True, what: str = "the save") -> None:
+    """Replace `path` with `data` so that readers see the old bytes or the new, never a mix.
+    A refusal is a `SaveIOError` naming the file and `what` it is."""
     target = Path(path)
     tmp = _temp_name(target)
     try:
@@ -148,7 +149,7 @@ def write_atomic(path: str | Path, data: bytes, *, fsync: bool = True) -> None:
     except OSError as exc:
         with suppress(OSError):
             tmp.unlink()
-        raise SaveIOError(f"cannot write the save: {exc.strerror or exc}", path=target) from None
+        raise SaveIOError(f"cannot write {what}: {exc.strerror or exc}", path=target) from None
     except BaseException:
         with suppress(OSError):
             tmp.unlink()

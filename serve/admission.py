@@ -159,6 +159,12 @@ class Admission:
         self.sessions.append(visit)
         return visit
 
+    def seated_name(self, identity: str) -> str | None:
+        """The name this visitor sat down with at this table, if they ever did (a seat token of
+        theirs is kept): a page can greet them and offer their seat back."""
+        home = self.home(identity)
+        return self._stored_name(home) if home.is_dir() else None
+
     def _guest(self) -> str:
         self.guests += 1
         return f"guest {self.guests}"

@@ -38,21 +38,29 @@ from typing import Any
 
 import asyncssh
 
+from cthulhu.net.gate import Crowd
 from cthulhu.net.textclean import clean_text
 
 from .admission import Admission, Refused, Visit, new_ticket
-from .visitor import stop_process
+from .visitor import Child
 
 log = logging.getLogger(__name__)
 
 # Leave the alternate screen, wrap lines again, show the cursor, stop mouse reports and bracketed paste, plain colours:
 # sent after every interface ends, so a visitor's terminal is usable again even if it was killed.
 RESTORE = b"\x1b[?1049l\x1b[?7h\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1b[0m\r\n"
-LOGIN_TIMEOUT = 20  # seconds from TCP connect to authenticated
+LOGIN_TIMEOUT = 20  # seconds from TCP connect to logged in (a first visit reads the host key and types "yes")
 KEEPALIVE = 30  # seconds between keepalives; 3 unanswered ones close a vanished client
-MAX_CONNECTIONS = 64  # open SSH connections in all (authenticated or not)
+# Connections still logging in (version lines, key exchange, authentication) have their own, smaller
+# budget, as the game port's connections before a hello do: beyond it the oldest of that address, or
+# of the address with the most logging in, is told why and closed. A crowd of sockets that never
+# speak therefore cannot keep anyone else out: a visitor from another address always gets a turn.
+MAX_LOGGING_IN = 32
+MAX_LOGGING_IN_PER_ADDRESS = 8
+MAX_CONNECTIONS = 64  # logged-in SSH connections in all
 MAX_CONNECTIONS_PER_ADDRESS = 16
 SESSIONS_PER_CONNECTION = 4  # open session channels on one connection
+REFUSAL_GRACE = 5.0  # seconds a refused connection has to ask to log in (and read why not)
 
 
 def split_user(username: str) -> tuple[str | None, str | None]:
@@ -70,23 +78,45 @@ class _Connection(asyncssh.SSHServer):
         self.address = "?"
         self.last_key: str | None = None
         self.keyless = False
+        self.refused = ""  # why this connection is being turned away
+        self.since = asyncio.get_running_loop().time()
         self.sessions: list[_Session] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername") or ("?",)
         self.address = str(peer[0])
-        self.door.connections.append(self)
-        if len(self.door.connections) > MAX_CONNECTIONS or sum(1 for c in self.door.connections if c.address == self.address) > MAX_CONNECTIONS_PER_ADDRESS:
-            conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, "too many connections")
+        self.door.arrived(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self in self.door.connections:
-            self.door.connections.remove(self)
+        self.door.gone(self)
+
+    def refuse(self, reason: str) -> None:
+        """Turn this connection away with `reason`, which OpenSSH shows as "Received disconnect
+        from ...: reason". The disconnect waits for the client's first request to log in, where it
+        is waiting for our answer: sent earlier (before our version line, or while the client is
+        still writing its key exchange) it reads as "banner line contains invalid characters" or a
+        broken pipe. A client that has said nothing at all is not one: it is closed at once."""
+        if self.conn is None or self.refused:
+            return
+        self.refused = reason
+        self.door.admission.warn(f"ssh {reason}", "ssh door: refused %s: %s", self.address, reason)
+        loop = asyncio.get_running_loop()
+        if self.conn.get_extra_info("client_version") is None and loop.time() - self.since > 1:
+            self._disconnect()
+        else:
+            loop.call_later(REFUSAL_GRACE, self._disconnect)  # a client that never asks to log in
+
+    def _disconnect(self) -> None:
+        if self.conn is not None and self.refused:
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.refused)
 
     # -- authentication: a key if the client has one, else no questions -------
 
     def begin_auth(self, username: str) -> bool:
+        self.door.logging_in_done(self)  # the slow part is over: it counts as logged in from here on
+        if self.refused:
+            self._disconnect()  # the client waits for our answer: it reads the reason
         return True  # ask, so that a client with a key shows it
 
     def public_key_auth_supported(self) -> bool:
@@ -145,7 +175,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.has_pty = False
         self.wants = "nothing"
         self.master: int | None = None
-        self.proc: asyncio.subprocess.Process | None = None
+        self.child: Child | None = None
         self.visit: Visit | None = None
         self.task: asyncio.Task[None] | None = None
         self._pending = b""
@@ -196,7 +226,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             log.exception("ssh: a session failed")
             self._refuse("the server could not start the game")
         finally:
-            if self.visit is not None:
+            if self.visit is not None and self.child is None:  # no process started: nothing else lets it go
                 door.admission.release(self.visit)
 
     def _refuse(self, line: str) -> None:
@@ -218,9 +248,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         master, slave = pty.openpty()
         self.master = master
         self._set_size(slave)
-        env = visit.env(self.owner.door.child_env(self.term))
+        door = self.owner.door
+        env = visit.env(door.child_env(self.term))
         try:
-            self.proc = await asyncio.create_subprocess_exec(
+            proc = await asyncio.create_subprocess_exec(
                 *visit.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
             )
         except BaseException:
@@ -228,14 +259,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             raise
         finally:
             os.close(slave)
-        self.owner.door.children.add(self.proc)
+        self.child = child = Child(proc, on_reaped=lambda: door.admission.release(visit))  # counted until reaped
+        door.children.add(child)
         os.set_blocking(master, False)
         loop = asyncio.get_running_loop()
         loop.add_reader(master, self._pty_readable)
         try:
-            code = await self.proc.wait()
+            code = await asyncio.shield(child.reaped)
         finally:
-            self.owner.door.children.discard(self.proc)
+            door.children.discard(child)
             self._pty_readable()  # the last frame, if any
             self._close_pty()
         if self.chan is not None and not self._done:
@@ -316,8 +348,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.size = (width, height)
         if self.master is not None:
             self._set_size(self.master)
-            if self.proc is not None and self.proc.returncode is None:
-                self.proc.send_signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
+            if self.child is not None:
+                self.child.signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
 
     def eof_received(self) -> bool:
         return True  # stay half-open: the exit status (or a refusal) still has to reach the client
@@ -331,8 +363,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.owner.sessions.remove(self)
         if self.visit is not None:
             self.owner.door.admission.leaving(self.visit)
-        if self.proc is not None and self.proc.returncode is None:
-            self.stopping = asyncio.get_running_loop().create_task(stop_process(self.proc))  # kept: tasks are weakly held
+        if self.child is not None and self.child.running:
+            self.stopping = asyncio.get_running_loop().create_task(self.child.stop())  # kept: tasks are weakly held
 
 
 class SSHDoor:
@@ -342,12 +374,49 @@ class SSHDoor:
         self.admission = admission
         self.host_key = host_key
         self.env = env
-        self.connections: list[_Connection] = []
-        self.children: set[asyncio.subprocess.Process] = set()
+        self.logging_in: Crowd[_Connection] = Crowd(MAX_LOGGING_IN_PER_ADDRESS, MAX_LOGGING_IN)
+        self.connections: list[_Connection] = []  # logged in
+        self.children: set[Child] = set()
         self.server: Any = None
         self.port: int | None = None
         self.closing = False
         self.where = "HOST"  # this machine as visitors reach it (set by the doors once listening)
+
+    # -- connections: logging in, then logged in ------------------------------------
+
+    def _room_for(self, conn: _Connection) -> str | None:
+        """Why a logged-in connection from `conn`'s address would be one too many, or None."""
+        if sum(1 for c in self.connections if c.address == conn.address) >= MAX_CONNECTIONS_PER_ADDRESS:
+            return "too many sessions from your address"
+        if len(self.connections) >= MAX_CONNECTIONS:
+            return "too many visitors at this table; try again later"
+        return None
+
+    def arrived(self, conn: _Connection) -> None:
+        # Even one that will be refused counts while it logs in: its key exchange costs the same.
+        for old in self.logging_in.add(conn, conn.address):
+            old.refuse("too many connections from your address are logging in at once; try again in a moment")
+        full = self._room_for(conn)
+        if full is not None:
+            conn.refuse(full)
+
+    def logging_in_done(self, conn: _Connection) -> None:
+        """The key exchange is done and the client asks to log in (which needs no answer from anyone)."""
+        if conn not in self.logging_in:
+            return  # turned away already, or asked again
+        self.logging_in.discard(conn)
+        if conn.refused:
+            return
+        full = self._room_for(conn)  # others may have logged in since it arrived
+        if full is not None:
+            conn.refuse(full)
+        else:
+            self.connections.append(conn)
+
+    def gone(self, conn: _Connection) -> None:
+        self.logging_in.discard(conn)
+        if conn in self.connections:
+            self.connections.remove(conn)
 
     async def admit(self, owner: _Connection) -> Visit:
         """Who this connection is (its key, a return ticket it typed, or a new ticket) and its visit."""
@@ -403,7 +472,7 @@ class SSHDoor:
         exits cleanly), then close the connections."""
         self.closing = True
         playing = [s.task for c in self.connections for s in c.sessions if s.task is not None and not s.task.done()]
-        await asyncio.gather(*(stop_process(p) for p in list(self.children)), return_exceptions=True)
+        await asyncio.gather(*(child.stop() for child in list(self.children)), return_exceptions=True)
         if playing:
             await asyncio.wait(playing, timeout=5)
         if self.server is not None:

@@ -7,15 +7,27 @@ everything comes from this server, so it works without internet), the table
 code check before any process starts, one `cthulhu join --kiosk` process per
 tab started without a shell, and a visitor cookie that brings a reloaded tab
 back to its seat. A second tab of the same browser watches.
+
+Visiting the link starts nothing: it shows a form (a name, then "Sit down" or
+"Only watch"), so a link preview or a screenshot never takes a seat. Only
+that form's answer (`/table`) gives the page a pass for its terminal's
+websocket: at most `PASSES_PER_ADDRESS` waiting from one address (its oldest
+makes room, so a loop of fetches only ever pushes out its own), each good for
+`PASS_SECONDS`, and the pass is used up only when a visitor process is started
+for it. What the page sends on that websocket is checked as the page would
+send it (`_message`); anything else is refused, with a line in the page and
+one in the host's log, and the session carries on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
+import json
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -26,22 +38,61 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from cthulhu.net.gate import Crowd
 from cthulhu.net.textclean import clean_name, clean_text
 
-from .admission import Admission, Refused
-from .visitor import stop_process
+from .admission import Admission, Refused, Visit
+from .visitor import Child
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(textual_serve.__file__).resolve().parent / "static"
 PAGES = Path(__file__).resolve().parent / "pages"
 COOKIE = "cthulhu_visitor"
-PASS_SECONDS = 120  # a page's pass to its websocket is good this long, and once
-MAX_PASSES = 256
+PASS_SECONDS = 30.0  # a game page's pass to its websocket is good this long (the page connects at once)
+PASSES_PER_ADDRESS = 4  # passes waiting to be used, from one address; its oldest makes room
+MAX_PASSES = 256  # ... from all addresses; the oldest of the address holding the most makes room
+MAX_BAD_MESSAGES = 20  # messages a page never sends, before its session is closed
+WS_MESSAGE = 64 * 1024  # bytes in one websocket message (a paste); aiohttp closes the socket beyond
+KINDS = {"stdin", "resize", "ping", "blur", "focus"}  # what textual.js sends
 
 
-def _page(name: str, **fields: str) -> str:
-    return Template((PAGES / name).read_text(encoding="utf-8")).substitute({k: html.escape(v, quote=True) for k, v in fields.items()})
+class BadMessage(ValueError):
+    """A websocket message the game page never sends; its text says why, for the page and the log."""
+
+
+def _page(template: str, html_fields: dict[str, str] | None = None, **fields: str) -> str:
+    """A page from its template: `fields` escaped, `html_fields` as given (built here, escaped inside)."""
+    values = {k: html.escape(v, quote=True) for k, v in fields.items()}
+    return Template((PAGES / template).read_text(encoding="utf-8")).substitute(values, **(html_fields or {}))
+
+
+def _message(text: str) -> tuple[str, Any]:
+    """A message from the game page: `[kind, data]` as textual.js sends it, or `BadMessage`."""
+    try:
+        message = json.loads(text)
+    except RecursionError:
+        raise BadMessage("it was nested too deep") from None
+    except ValueError:
+        raise BadMessage("it was not JSON") from None
+    if not isinstance(message, list) or not 1 <= len(message) <= 2 or message[0] not in KINDS:
+        raise BadMessage("it was not a message this page sends")
+    kind, data = message[0], message[1] if len(message) == 2 else None
+    if kind == "stdin" and not isinstance(data, str):
+        raise BadMessage("keys must be text")
+    if kind == "resize" and not (isinstance(data, dict) and all(isinstance(data.get(k), int) for k in ("width", "height"))):
+        raise BadMessage("a size must be a width and a height")
+    if kind == "ping" and not isinstance(data, (str, type(None))):
+        raise BadMessage("a ping carries text")
+    return kind, data
+
+
+@dataclass(frozen=True)
+class _Pass:
+    expires: float
+    name: str | None
+    identity: str
+    watch: bool
 
 
 class _App(AppService):
@@ -51,10 +102,12 @@ class _App(AppService):
     visitor's page and the host's log; textual-serve would copy it to the host's own
     stdout, which is the hosting player's terminal."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], **kwargs: Any) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], on_reaped: Any, **kwargs: Any) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv = argv
         self.env = env
+        self.on_reaped = on_reaped
+        self.child: Child | None = None
         self.said = b""
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
@@ -70,6 +123,7 @@ class _App(AppService):
             env=self._build_environment(width, height),
             start_new_session=True,
         )
+        self.child = Child(process, self.on_reaped)  # counted until reaped
         self._stdin = process.stdin
         return process
 
@@ -121,14 +175,16 @@ class WebDoor:
         self.admission = admission
         self.env = env
         self.title = title
-        self.passes: dict[str, tuple[float, str | None, str, bool]] = {}  # pass -> (expiry, name, identity, watch)
-        self.services: set[AppService] = set()
+        self.passes: dict[str, _Pass] = {}
+        self.waiting: Crowd[str] = Crowd(PASSES_PER_ADDRESS, MAX_PASSES)  # the passes, per address, oldest first
+        self.pass_seconds = PASS_SECONDS
+        self.services: set[_App] = set()
         self.downloads = DownloadManager()
         self.runner: web.AppRunner | None = None
         self.port: int | None = None
 
     def url(self, where: str) -> str:
-        """The address to give friends (the code in it, so the page asks nothing)."""
+        """The address to give friends (the code in it, so the page asks only for a name)."""
         query = f"/?code={quote(self.admission.code)}" if self.admission.code else "/"
         return f"http://{where}:{self.port}{query}"
 
@@ -137,6 +193,7 @@ class WebDoor:
         app.add_routes(
             [
                 web.get("/", self.index),
+                web.get("/table", self.table),
                 web.get("/ws/{pass_}", self.websocket),
                 web.get("/favicon.ico", self.no_icon),
                 web.static("/static", STATIC, show_index=False),
@@ -157,14 +214,15 @@ class WebDoor:
         if self.runner is not None:
             await self.runner.cleanup()
 
-    async def _end(self, service: AppService) -> None:
+    async def _end(self, service: _App) -> None:
         """Ask the app to quit (textual-serve's way), then make sure its process is gone and reaped."""
         self.services.discard(service)
         try:
             await asyncio.wait_for(service.stop(), 3)
         except Exception:
             pass
-        await stop_process(service._process)
+        if service.child is not None:
+            await service.child.stop()
 
     # -- pages ---------------------------------------------------------------
 
@@ -172,34 +230,74 @@ class WebDoor:
     async def no_icon(request: web.Request) -> web.Response:
         return web.Response(status=204)
 
-    async def index(self, request: web.Request) -> web.Response:
-        code = request.query.get("code")
-        name = clean_name(request.query.get("name", "")[:200]) or None  # the visitor's words: cleaned at the door
-        watch = request.query.get("watch") in ("1", "on", "yes")
-        if self.admission.code is not None and code is None:
-            return self._html(_page("form.html", title=self.title, message="Type the table code the host gave you."))
+    def _form(self, request: web.Request, message: str, code: str | None, status: int = 200) -> web.Response:
+        """Who you are at the table, then sit down or watch: nothing starts before this is answered."""
+        seated = self.admission.seated_name(f"web:{self._visitor(request)}")
+        if code is None and self.admission.code is not None:
+            code_field = ('<label for="code">Table code</label>\n'
+                          '  <input type="text" id="code" name="code" autocomplete="off" autofocus required>')
+            focus = ""
+        else:
+            code_field = f'<input type="hidden" name="code" value="{html.escape(code or "", quote=True)}">'
+            focus = " autofocus"
+        return self._html(_page("form.html", {"code_field": code_field, "name_focus": focus}, title=self.title, message=message,
+                                name=seated or "", sit="Back to your seat" if seated else "Sit down"), status=status)
+
+    async def _code_refused(self, request: web.Request, code: str | None) -> web.Response | None:
         address = request.remote or "?"
         try:
             await self.admission.check_code(address, code)
         except Refused as exc:
             self.admission.warn(f"web {exc}", "web door: refused %s: %s", address, str(exc))
-            return self._html(_page("form.html", title=self.title, message=f"Refused: {exc}."), status=403)
-        visitor = request.cookies.get(COOKIE) or ""
-        if len(visitor) < 24 or len(visitor) > 64:
-            visitor = secrets.token_urlsafe(24)
-        self._sweep()
-        if len(self.passes) >= MAX_PASSES:
-            return self._html(_page("form.html", title=self.title, message="Refused: too many visitors at once; try again later."), status=503)
-        pass_ = secrets.token_urlsafe(18)
-        self.passes[pass_] = (time.monotonic() + PASS_SECONDS, name, f"web:{visitor}", watch)
+            return self._form(request, f"Refused: {exc}.", None, status=403)
+        return None
+
+    async def index(self, request: web.Request) -> web.Response:
+        """The link friends are given: a form (a link preview or a screenshot takes no seat)."""
+        code = request.query.get("code")
+        if self.admission.code is not None and code is None:
+            return self._form(request, "Type the table code the host gave you.", None)
+        return await self._code_refused(request, code) or self._form(request, "Choose a name, then sit down or watch.", code)
+
+    async def table(self, request: web.Request) -> web.Response:
+        """The form's answer: the game page, with a pass for its terminal."""
+        code = request.query.get("code")
+        refused = await self._code_refused(request, code)
+        if refused is not None:
+            return refused
+        name = clean_name(request.query.get("name", "")[:200]) or None  # the visitor's words: cleaned at the door
+        watch = request.query.get("as") == "watch"
+        visitor = self._visitor(request) or secrets.token_urlsafe(24)
+        pass_ = self._give_pass(request.remote or "?", _Pass(time.monotonic() + self.pass_seconds, name, f"web:{visitor}", watch))
         response = self._html(_page("game.html", title=self.title, pass_=pass_))
         response.set_cookie(COOKIE, visitor, httponly=True, samesite="Strict", max_age=30 * 86400)
         return response
 
-    def _sweep(self) -> None:
+    @staticmethod
+    def _visitor(request: web.Request) -> str:
+        visitor = request.cookies.get(COOKIE) or ""
+        return visitor if 24 <= len(visitor) <= 64 else ""
+
+    # -- passes ----------------------------------------------------------------
+
+    def _give_pass(self, address: str, entry: _Pass, pass_: str | None = None) -> str:
+        self._expire()
+        pass_ = pass_ or secrets.token_urlsafe(18)
+        self.passes[pass_] = entry
+        for old in self.waiting.add(pass_, address):
+            del self.passes[old]
+        return pass_
+
+    def _take_pass(self, pass_: str) -> _Pass | None:
+        self._expire()
+        self.waiting.discard(pass_)
+        return self.passes.pop(pass_, None)
+
+    def _expire(self) -> None:
         now = time.monotonic()
-        for key in [k for k, v in self.passes.items() if v[0] < now]:
-            del self.passes[key]
+        while (oldest := self.waiting.oldest()) is not None and self.passes[oldest].expires <= now:
+            self.waiting.discard(oldest)
+            del self.passes[oldest]
 
     @staticmethod
     def _html(text: str, status: int = 200) -> web.Response:
@@ -213,35 +311,41 @@ class WebDoor:
     # -- the terminal's websocket ---------------------------------------------
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
-        self._sweep()
-        entry = self.passes.pop(request.match_info["pass_"], None)
-        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=64 * 1024)
+        pass_ = request.match_info["pass_"]
+        entry = self._take_pass(pass_)
+        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=WS_MESSAGE)
         await ws.prepare(request)
         if entry is None:
             await ws.close(message=b"this page has expired; reload it")
             return ws
-        _, name, identity, watch = entry
         address = request.remote or "?"
         service: _App | None = None
-        visit = None
+        visit: Visit | None = None
         try:
-            visit = await self.admission.admit(address=address, code=self.admission.code, name=name, identity=identity, watch=watch)
+            try:
+                visit = await self.admission.admit(address=address, code=self.admission.code, name=entry.name, identity=entry.identity,
+                                                   watch=entry.watch)
+            except Refused:
+                self._give_pass(address, entry, pass_)  # not used up: no process was started for it
+                raise
             visit.comeback = "To come back to your seat, open this page again in this browser (a cookie keeps your place)."
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
-            service = _App(visit.argv, visit.env(self.env), write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close,
-                           download_manager=self.downloads)
+            service = _App(visit.argv, visit.env(self.env), on_reaped=lambda v=visit: self.admission.release(v),
+                           write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close, download_manager=self.downloads)
             self.services.add(service)
             await service.start(width, height)
-            pump = asyncio.create_task(self._pump(ws, service))
+            pump = asyncio.create_task(self._pump(ws, service, address))
             assert service._task is not None
             await asyncio.wait({pump, service._task}, return_when=asyncio.FIRST_COMPLETED)
             pump.cancel()
             if service._task.done() and service.last_line:  # the interface ended by itself: its last words
-                try:
-                    code = await asyncio.wait_for(service._process.wait(), 3) if service._process is not None else 0
-                except asyncio.TimeoutError:
-                    code = None
+                code: int | None = 0
+                if service.child is not None:
+                    try:
+                        code = await asyncio.wait_for(asyncio.shield(service.child.reaped), 3)
+                    except asyncio.TimeoutError:
+                        code = None
                 if code != 0:
                     self.admission.warn("web ended", "web door: a visitor's interface at %s ended: %s", address, service.last_line)
                 await ws.send_bytes(f"\r\n{service.last_line}\r\n".encode())
@@ -255,31 +359,39 @@ class WebDoor:
                 self.admission.leaving(visit)
             if service is not None:
                 await self._end(service)
-            if visit is not None:
-                self.admission.release(visit)
+            if visit is not None and (service is None or service.child is None):
+                self.admission.release(visit)  # no process was started; one started is let go when reaped
             await ws.close()
         return ws
 
-    @staticmethod
-    async def _pump(ws: web.WebSocketResponse, service: AppService) -> None:
-        """What the page sends (keys, sizes, pings) to the app process; nothing else is accepted."""
+    async def _pump(self, ws: web.WebSocketResponse, service: AppService, address: str) -> None:
+        """What the page sends (keys, sizes, pings) to the app process; nothing else is accepted.
+        A message the page never sends is refused, said in the page and logged (a flood of them
+        is one line and a count); after `MAX_BAD_MESSAGES` of them the session is closed."""
+        bad = 0
         async for message in ws:
-            if message.type != WSMsgType.TEXT:
-                continue
             try:
-                kind, data = message.json()
-                if kind == "stdin" and isinstance(data, str):
-                    await service.send_bytes(data.encode("utf-8"))
-                elif kind == "resize" and isinstance(data, dict):
-                    await service.set_terminal_size(_int(data.get("width"), 80), _int(data.get("height"), 24))
-                elif kind == "ping":
-                    await ws.send_json(["pong", data])
-                elif kind == "blur":
-                    await service.blur()
-                elif kind == "focus":
-                    await service.focus()
-            except (ValueError, TypeError):
-                continue  # a malformed message from the page: ignored, like any bad key
+                if message.type != WSMsgType.TEXT:
+                    raise BadMessage("it was not text")
+                kind, data = _message(message.data)
+            except BadMessage as exc:
+                bad += 1
+                self.admission.warn("web bad message", "web door: refused a message from the page at %s: %s", address, str(exc))
+                if bad > MAX_BAD_MESSAGES:
+                    await ws.close(code=1008, message=b"closed: this page sent too many messages it never sends")
+                    return
+                await ws.send_str(json.dumps(["notice", f"A message from this page was refused: {exc}."]))
+                continue
+            if kind == "stdin":
+                await service.send_bytes(data.encode("utf-8"))
+            elif kind == "resize":
+                await service.set_terminal_size(_int(data.get("width"), 80), _int(data.get("height"), 24))
+            elif kind == "ping":
+                await ws.send_json(["pong", data])
+            elif kind == "blur":
+                await service.blur()
+            elif kind == "focus":
+                await service.focus()
 
 
 def _int(value: Any, default: int) -> int:

@@ -3,7 +3,7 @@
 Layout: `server` (the tables, their connections, the writer and the sweep), `table` (one table:
 its record and, while in use, its host; its pace), `lobby` (a lobby session), `listing` (what a
 lobby lists), `people` (identities, names, who holds which seat), `store` (the records and the
-store's interface), `sqlite` (the store in SQLite), `streams`. The design beyond one process is in
+store's interface), `sqlite` (the store in SQLite). The design beyond one process is in
 DESIGN.md beside this file.
 """
 

@@ -38,19 +38,18 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from cthulhu.core import Setup, modes
-from cthulhu.net.frames import HEADER, FrameError, decode_body, encode_frame
+from cthulhu.net.frames import encode_frame
 from cthulhu.net.gate import Gate, Refusal
 from cthulhu.net.host import Host
 from cthulhu.net.invite import new_table_code, new_table_id
 from cthulhu.net.limits import Limits, TokenBucket
-from cthulhu.net.listen import accept_forever, refuse
-from cthulhu.net.messages import PROTOCOL_VERSION, Created, CreateTable, Error, Hello, ProtocolError, parse_to_host
+from cthulhu.net.listen import Doorstep, accept_forever, read_hello, refuse
+from cthulhu.net.messages import PROTOCOL_VERSION, Created, CreateTable, Error, Hello
 from cthulhu.net.table import Opened, resolve
 from cthulhu.net.textclean import clean_text
 
 from .people import People
 from .store import Changes, Loaded, Seen, Store, TableRecord
-from .streams import Prefixed
 from .table import Pace, ServerTable, setup_words
 
 if TYPE_CHECKING:
@@ -161,14 +160,17 @@ class TableServer:
 
     async def serve(self, port: int = 7777, bind: str = "127.0.0.1", *,
                     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        """Listen on TCP and run until cancelled; `task_status.started(port)`."""
+        """Listen on TCP and run until cancelled; `task_status.started(port)`. Newcomers wait for
+        their first frame on one doorstep for all tables (`net.listen`)."""
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = _error_frame("host_full", "the server has no room for more connections")
+        doorstep = Doorstep(self.limits.table, self.gate)
         async with trio.open_nursery() as nursery:
             await nursery.start(self.run)
+            nursery.start_soon(doorstep.watch, self._accepted, nursery)
             for listener in listeners:
-                nursery.start_soon(accept_forever, listener, self._accepted, full, nursery)
+                nursery.start_soon(accept_forever, listener, doorstep, full)
             task_status.started(self.port)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -193,79 +195,35 @@ class TableServer:
 
     # -- connections -------------------------------------------------------------------------------
 
-    async def _accepted(self, stream: trio.SocketStream) -> None:
+    async def _accepted(self, stream: trio.SocketStream, first: bytes) -> None:
         try:
             address = str(stream.socket.getpeername()[0])
         except (OSError, IndexError, TypeError):
             address = "?"
-        await self.handle(stream, address)
+        await self.handle(stream, address, first)
 
-    async def handle(self, stream: trio.abc.Stream, address: str) -> None:
-        """One connection from `address` until it ends: to a table or to the lobby. Isolated: no
-        exception from it reaches the caller."""
+    async def handle(self, stream: trio.abc.Stream, address: str, first: bytes = b"") -> None:
+        """One connection from `address` until it ends: to a table or to the lobby (`first`: what
+        it sent already, as for `Host.handle`). Isolated: no exception from it reaches the caller."""
         try:
             async with stream:
-                got = await self._hello(stream, address)
+                got = await read_hello(stream, address, first, self.limits.table, self.gate)
                 if got is None:
                     return
-                hello, rest = got
-                if hello.lobby or hello.table is None:
+                hello, decoder = got
+                if hello.proto != PROTOCOL_VERSION:
+                    await refuse(stream, _error_frame("protocol_version", f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.proto}"))
+                elif hello.lobby or hello.table is None:
                     from .lobby import LobbySession
 
-                    await LobbySession(self, stream, address).run(hello, rest)
+                    await LobbySession(self, stream, address).run(hello, decoder.take_rest())
                 else:
-                    await self._to_table(stream, address, hello, rest)
+                    await self._to_table(stream, address, hello, decoder.take_rest())
         except* (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass
         except* Exception:
             self.crashes += 1
             log.exception("a connection from %s crashed", address)
-
-    async def _hello(self, stream: trio.abc.Stream, address: str) -> tuple[Hello, bytes] | None:
-        """The connection's first frame, within the hello deadline and among the few waiting for
-        one (the oldest makes room): a hello of our protocol, and the bytes that came after it."""
-        limits = self.limits.table
-        raw = bytearray()
-        key = next(self._keys)
-        end = 0
-        with trio.CancelScope() as waiting:
-            self.gate.unverified(key, waiting.cancel)
-            try:
-                with trio.move_on_after(limits.hello_timeout):
-                    while not end:
-                        if len(raw) >= HEADER.size:
-                            (length,) = HEADER.unpack_from(raw)
-                            if not 0 < length <= limits.first_frame.frame:
-                                await refuse(stream, _error_frame("frame_too_large", f"declared frame length {length} is outside 1..{limits.first_frame.frame}"))
-                                return None
-                            if len(raw) >= HEADER.size + length:
-                                end = HEADER.size + length
-                                break
-                        data = await stream.receive_some(limits.first_frame.frame + HEADER.size)
-                        if not data:
-                            return None
-                        raw += data
-            finally:
-                self.gate.verified(key)
-        if waiting.cancelled_caught:
-            return None
-        if not end:
-            self.gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
-            await refuse(stream, _error_frame("timeout", "no hello in time"))
-            return None
-        try:
-            hello = parse_to_host(decode_body(bytes(raw[HEADER.size:end]), limits.first_frame))
-            if not isinstance(hello, Hello):
-                raise ProtocolError("the first message must be a hello")
-        except (FrameError, ProtocolError) as exc:
-            self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
-            details = exc.details if isinstance(exc, ProtocolError) else []
-            await refuse(stream, encode_frame(Error(code=exc.code, reason=exc.reason, fatal=True, details=details).wire()))
-            return None
-        if hello.proto != PROTOCOL_VERSION:
-            await refuse(stream, _error_frame("protocol_version", f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.proto}"))
-            return None
-        return hello, bytes(raw[end:])
 
     async def _to_table(self, stream: trio.abc.Stream, address: str, hello: Hello, rest: bytes) -> None:
         table = self.tables.get(hello.table or "")
@@ -284,7 +242,7 @@ class TableServer:
             return
         if identity is not None:
             hello = hello.model_copy(update={"name": identity.name})  # one name per identity, at every table
-        await host.handle(Prefixed(stream, encode_frame(hello.wire()) + rest), address)
+        await host.handle(stream, address, encode_frame(hello.wire()) + rest)  # the hello passed on, with its name
 
     def arrive(self, hello: Hello, address: str) -> Identity | None:
         """The hello's identity (a new one is stored), or None for an anonymous hello."""

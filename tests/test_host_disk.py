@@ -104,3 +104,25 @@ def test_the_hosting_players_interface_says_once_that_saving_failed_and_again_wh
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_disk_full_from_the_start_is_one_warning_naming_the_save(tmp_path):
+    """No room for a single byte from the start (the file-size limit at 0, as a full disk). The host
+    used to stop at once with a bare "[Errno 27] File too large" (its lock file's note of who holds
+    it); now the table opens as on any other disk trouble (nothing is saved before the first move),
+    the first save that fails says which file in one warning, and the game plays to its end."""
+    import subprocess
+
+    from test_host_crash import CLI
+
+    save = tmp_path / "table.save"
+    done = subprocess.run(
+        [*CLI, "host", "--headless", "--port", "0", "--seats", "2", "--bots", "2", "--bot-delay", "0", "--seed", "3", "--save", str(save)],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY)),
+        env=dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data")),  # the seat tokens' file cannot be written either
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done
+    assert done.stderr.splitlines() == [f"cthulhu host: could not save to {save}: cannot write the save: File too large; "
+                                        "the game goes on and the next move tries again"], done.stderr
+    assert "Game over at step" in done.stdout and not save.exists()

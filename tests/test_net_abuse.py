@@ -116,7 +116,7 @@ def _deep(n: int) -> bytes:
     (encode_frame({"t": "ping", "n": 1, "evil": True}), "bad_message"),
     (_frame(msgpack.packb({"t": "ping", "n": 1})[:-1]), "bad_msgpack"),
     (_frame(_deep(100)), "too_deep"),
-    (_frame(_deep(3000)), "bad_msgpack"),  # msgpack itself stops at 1,024 levels
+    (_frame(_deep(3000)), "too_deep"),  # beyond msgpack's own 1,024 levels: refused before msgpack reads it
     (_frame(b"\xc1\xc1"), "bad_msgpack"),
     (encode_frame({"t": "hello", "proto": PROTOCOL_VERSION, "name": "again"}), "unexpected_message"),
 ], ids=["unknown", "unexpected", "extra_field", "truncated", "deep", "deeper_than_msgpack", "garbage", "second_hello"])

@@ -94,6 +94,35 @@ async def test_a_token_without_a_seat_from_a_host_is_not_taken_for_a_seat(tmp_pa
     assert j.returncode == 1 and "refused: go away (full)" in err, err
 
 
+@pytest.mark.parametrize("headless", [True, False])
+def test_hosting_a_finished_game_says_it_is_over_and_how_to_see_it_again(tmp_path, headless):
+    """`host --load` of a game that has ended opens no table (it used to print a join line and
+    end at once): it says so, how to watch it again and how to play the same table again, and
+    exits 0 with the save untouched."""
+    import shutil
+    from pathlib import Path
+
+    from cthulhu.net.playagain import play_again_command
+    from cthulhu.savegame import load
+
+    save = tmp_path / "won.save"
+    shutil.copy(Path(__file__).resolve().parent.parent / "saves" / "example-won-main.save", save)
+    before = save.read_bytes()
+    header = load(save).header
+    again = play_again_command(load(save).setup, header.bot_seats())
+    assert again is not None
+    done = subprocess.run([*CLI, "host", *(["--headless"] if headless else []), "--port", "0", "--load", str(save)],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data")))
+    assert done.returncode == 0 and done.stderr == "", done
+    assert done.stdout.splitlines() == [
+        f"This game is over ({header.outcome} at step {header.step}): there is nothing left to play at this table.",
+        f"See it again with:  cthulhu replay {save} --tui",
+        f"Play it again: {again}",
+    ]
+    assert save.read_bytes() == before
+
+
 def test_a_joiner_is_told_when_the_host_closes_the_table_on_purpose(tmp_path):
     """SIGTERM (as Ctrl+C) is the host closing on purpose: the joiner says so and stops, where a
     host that just vanished would be retried for 15 minutes."""

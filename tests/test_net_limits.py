@@ -213,10 +213,59 @@ async def test_too_many_silent_newcomers_make_room_by_closing_the_oldest(nursery
     start = trio.current_time()
     player = await table.connect("real")  # still gets in at once, past ten silent connections
     assert player.session.seat == 0 and trio.current_time() == start
-    assert await silent[0].receive_some(100) == b""  # the oldest were closed to make room
+    assert await _errors_until_closed(silent[0]) == [("too_many_connections", True)]  # the oldest made room, told why
     assert trio.current_time() < table.host.limits.hello_timeout  # to make room, not at their hello deadline
     for s in silent:
         await s.aclose()
+
+
+@pytest.mark.trio
+async def test_a_crowd_waiting_on_the_doorstep_only_ever_pushes_out_its_own(nursery):
+    """Silent newcomers from three addresses, more than the doorstep holds: each address keeps
+    only its newest few, the room in all goes to whoever holds the most, and a joiner from a fourth
+    address who has not said hello yet is never the one closed, however many arrive after it."""
+    host = await _host(nursery, limits=Limits().but(max_unverified=6, max_unverified_per_address=3))
+    crowd = [await trio.open_tcp_stream("127.0.0.1", host.port, local_address=f"127.0.3.{1 + n % 3}") for n in range(6)]
+    joiner = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.4.1")  # not a word yet
+    crowd += [await trio.open_tcp_stream("127.0.0.1", host.port, local_address=f"127.0.3.{1 + n % 3}") for n in range(12)]
+    for old in crowd[:-5]:  # the room in all is 6: the joiner and the five newest of the crowd
+        assert await _errors_until_closed(old) == [("too_many_connections", True)]
+    await joiner.send_all(_hello(name="joiner"))
+    assert await _welcome_or_refusal(joiner) == "welcome"
+    for s in crowd:
+        await s.aclose()
+
+
+@pytest.mark.trio
+async def test_a_joiner_gets_past_a_churn_of_newcomers_from_seventy_addresses(nursery, caplog):
+    """The small real version of the bench's churn (`bench/hostile_peers.py --parts churn`): new
+    connections that never say a word, from 70 addresses, as fast as this test can open them, over
+    a doorstep of 32; meanwhile five joiners each say hello and each is welcomed."""
+    host = await _host(nursery, limits=Limits().but(max_unverified=32, max_unverified_per_address=2, max_spectators=8))
+    caplog.set_level(logging.WARNING, "cthulhu.net")
+    opened = 0
+
+    async def churn() -> None:
+        nonlocal opened
+        held: list[trio.SocketStream] = []
+        while True:
+            held.append(await trio.open_tcp_stream("127.0.0.1", host.port, local_address=f"127.0.5.{1 + opened % 70}"))
+            opened += 1
+            if len(held) > 200:
+                await held.pop(0).aclose()
+
+    async with trio.open_nursery() as crowd:
+        crowd.start_soon(churn)
+        while opened < 300:  # the doorstep is full and turning the crowd away
+            await trio.sleep(0.01)
+        for n in range(5):
+            joiner = await trio.open_tcp_stream("127.0.0.1", host.port, local_address="127.0.6.1")
+            await joiner.send_all(_hello(name=f"joiner {n}", watch=True))
+            assert await _welcome_or_refusal(joiner) == "welcome"
+            await joiner.aclose()
+        crowd.cancel_scope.cancel()
+    assert any("too many connections without a hello" in r.getMessage() for r in caplog.records)
+    assert host.crashes == 0
 
 
 @pytest.mark.trio
@@ -313,6 +362,23 @@ async def test_a_repeated_hello_counts_as_a_bad_frame(nursery, autojump_clock):
     await peer.stream.send_all(_hello(name="again") * (MAX_BAD_FRAMES + 1))
     codes = await _errors_until_closed(peer.stream)
     assert codes == [("unexpected_message", False)] * MAX_BAD_FRAMES + [("unexpected_message", True)]
+
+
+@pytest.mark.trio
+async def test_nested_and_crowded_frames_get_their_reason_and_the_peer_carries_on(nursery):
+    """After a hello: 1 KB of nested arrays, and a command of 13 lists of 16 numbers, are each
+    answered with a typed error (refused before msgpack builds them); then a ping still gets its pong."""
+    host = await _host(nursery)
+    peer = await _peer(host.port, "crowd", watch=True)
+    crowded = msgpack.packb({"t": "command", "seq": 1, "command": {"kind": "x", **{f"a{n}": list(range(16)) for n in range(13)}}})
+    frames = b"".join(HEADER.pack(len(body)) + body for body in (b"\x9f" * 1024, crowded))
+    await peer.stream.send_all(frames + encode_frame({"t": "ping", "n": 7}))
+    got = []
+    with trio.fail_after(10):
+        while not any(isinstance(m, Pong) for m in got):
+            got += await peer.receive()
+    assert [(m.code, m.fatal) for m in got if isinstance(m, Error)] == [("too_deep", False), ("too_many_values", False)]
+    assert host.crashes == 0
 
 
 def test_the_gate_doubles_the_wait_after_each_wrong_code_up_to_its_cap():

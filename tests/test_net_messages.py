@@ -94,3 +94,25 @@ def test_errors_do_not_echo_input():
     with pytest.raises(BadMessage) as info:
         parse_to_host({"t": "ping", "n": secret})
     assert secret not in info.value.reason and not any(secret in d for d in info.value.details)
+
+
+def test_the_protocol_document_speaks_of_this_version_and_these_limits():
+    """net/PROTOCOL.md is what a third-party client is written from: its version, its handshake
+    and its table of frame limits say what the code does."""
+    import re
+    from pathlib import Path
+
+    from cthulhu.net.limits import FIRST_FRAME, HOST_FRAME, PEER_FRAME
+
+    text = (Path(__file__).resolve().parent.parent / "net" / "PROTOCOL.md").read_text(encoding="utf-8")
+    assert f"(version {PROTOCOL_VERSION})" in text.splitlines()[0]
+    assert re.findall(r"hello\{proto: (\d+)", text) == [str(PROTOCOL_VERSION)]
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[1].endswith(" B"):
+            rows[cells[0]] = [c.replace(",", "").removesuffix(" B") for c in cells[1:]]
+    for row, limits in (("a peer's first frame", FIRST_FRAME), ("a peer's later frames", PEER_FRAME), ("the host's frames", HOST_FRAME)):
+        (cells,) = [v for k, v in rows.items() if k.startswith(row)]
+        values = "—" if limits.values is None else str(limits.values)
+        assert cells == [str(limits.frame), str(limits.str_len), str(limits.array_len), str(limits.map_len), str(limits.depth), values], row

@@ -167,7 +167,7 @@ def test_fifty_wrong_codes_are_refused_in_one_line_each(table) -> None:
     def wrong(n: int) -> subprocess.CompletedProcess:
         return ssh_once(host, home, "-tt", user=f"guess{n:02d}", key=None if n % 2 else "alice")
 
-    with ThreadPoolExecutor(max_workers=10) as pool:
+    with ThreadPoolExecutor(max_workers=8) as pool:  # at most 8 may log in at once from one address (ssh.MAX_LOGGING_IN_PER_ADDRESS)
         results = list(pool.map(wrong, range(50)))
     for done in results:
         assert done.returncode == 1, done
@@ -317,3 +317,82 @@ def test_a_killed_host_leaves_no_interface_behind(tmp_path: Path) -> None:
     finally:
         host.stop()
         term.close()
+
+
+def test_a_visitor_gets_in_while_64_idle_sockets_from_four_addresses_are_held(tmp_path: Path) -> None:
+    """64 TCP connections that never speak, 16 from each of four addresses (before: every visitor
+    read "banner line contains invalid characters" for as long as they were held): a real `ssh`
+    from a fifth address sits down at once. The crowd competes only with itself: each address
+    keeps at most 8 logging in, and those turned away read a version line and a disconnect
+    reason, never bytes that are not SSH (the rest wait out the login deadline)."""
+    need("ssh", "openssh-client")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
+    host = HostProcess(tmp_path / "data", "--seats", "2", "--seed", "7", "--ssh", "0")
+    watcher = Watcher(host.port)
+    idle = []
+    visitor = None
+    try:
+        for n in range(64):
+            sock = socket.socket()
+            sock.bind((f"127.0.0.{2 + n // 16}", 0))
+            sock.connect(("127.0.0.1", host.ssh_port))
+            idle.append(sock)
+        visitor = subprocess.Popen(ssh_argv(host, tmp_path, "alice", "-tt", "-b", "127.0.0.6", f"vera+{CODE}@127.0.0.1"),
+                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        watcher.until(lambda: watcher.seats().get(0) == ("human", "vera", True), "the visitor seated past the crowd")
+        for sock in idle:  # each was told who we are, and nothing that is not SSH
+            sock.settimeout(5)
+            got = b""
+            while b"\r\n" not in got and (chunk := sock.recv(4096)):
+                got += chunk
+            assert got.startswith(b"SSH-2.0-cthulhu\r\n"), got[:40]
+    finally:
+        for sock in idle:
+            sock.close()
+        if visitor is not None:
+            visitor.kill()
+            visitor.wait()
+        watcher.close()
+        assert host.stop() in (0, 143)
+    assert "Traceback" not in host.stderr, host.stderr
+    assert "too many connections from your address are logging in at once" in host.stderr
+
+
+def test_the_seventeenth_connection_from_one_address_reads_why_it_is_refused(tmp_path: Path) -> None:
+    """16 logged-in connections from one address (`ssh -N`, no game): the 17th reads OpenSSH's
+    plain "Received disconnect ...: too many sessions from your address" (before: "banner line
+    contains invalid characters ... invalid format"). A dozen logging in at once from another
+    address each get in or read why not: never a protocol error."""
+    need("ssh", "openssh-client")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "alice")], check=True)
+    host = HostProcess(tmp_path / "data", "--seats", "2", "--seed", "7", "--ssh", "0")
+    held: list[subprocess.Popen] = []
+    try:
+        for _ in range(16):
+            forward = subprocess.Popen(ssh_argv(host, tmp_path, "alice", "-N", "-b", "127.0.0.7", f"{CODE}@127.0.0.1", log_level="VERBOSE"),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            held.append(forward)
+            while "Authenticated to" not in (line := forward.stderr.readline()):
+                assert line, "an ssh -N never logged in"
+        done = subprocess.run(ssh_argv(host, tmp_path, "alice", "-tt", "-b", "127.0.0.7", f"{CODE}@127.0.0.1", log_level="INFO"),
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)  # OpenSSH's own default level
+        assert done.returncode == 255, done
+        assert re.search(r"Received disconnect from 127\.0\.0\.1 port \d+:\d+: too many sessions from your address", done.stderr), done.stderr
+        assert "banner" not in done.stderr and "kex_exchange_identification" not in done.stderr, done.stderr
+
+        crowd = [subprocess.Popen(ssh_argv(host, tmp_path, "alice", "-N", "-b", "127.0.0.8", f"{CODE}@127.0.0.1", log_level="VERBOSE"),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(12)]
+        held += crowd
+        for client in crowd:
+            said = ""
+            while "Authenticated to" not in said and "Received disconnect" not in said:
+                line = client.stderr.readline()
+                assert line, said
+                said += line
+            assert "banner" not in said and "kex_exchange_identification" not in said, said
+    finally:
+        for client in held:
+            client.kill()
+            client.wait()
+        assert host.stop() in (0, 143)
+    assert "Traceback" not in host.stderr, host.stderr

@@ -22,6 +22,19 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-component-update", "--disable-sync"]
 
 
+def visitor_processes(host: HostProcess) -> int:
+    """The host's visitors' interface processes running now."""
+    count = 0
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if parent == host.proc.pid and b"--kiosk" in (proc / "cmdline").read_bytes():
+                count += 1
+        except (OSError, ValueError, IndexError):  # gone meanwhile
+            continue
+    return count
+
+
 def browser(playwright):
     if not CHROMIUM.exists():
         pytest.fail(f"no browser: {CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)")
@@ -66,12 +79,29 @@ class Tab:
 
 
 def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
+    """The link asks for a name and sit-or-watch before anything starts (a link preview or a
+    screenshot used to become "guest 2" and start the game); keys reach the game without a click.
+    Before that, 300 fetches of the link and 300 of the sit-down page from another address (they
+    used to use up the 256 passes: every visitor got 503 for two minutes) spoil nothing; a 10 KB
+    deeply nested message from the page (it used to end the session without a word, nothing in
+    the host's log) is refused with a reason in the page and one log line, and the game goes on."""
+    import http.client
+
     from playwright.sync_api import sync_playwright
 
     host = HostProcess(tmp_path / "data", "--seats", "2", "--bots", "1", "--seed", "7", "--web", "0")
     watcher = Watcher(host.port)
-    origin = "{0.scheme}://{0.netloc}".format(urlsplit(host.url))
+    link = urlsplit(host.url)
+    origin = f"{link.scheme}://{link.netloc}"
     try:
+        looper = http.client.HTTPConnection(link.hostname, link.port, timeout=30, source_address=("127.0.0.2", 0))
+        for path in (f"/?{link.query}", f"/table?{link.query}&name=loop&as=sit"):
+            for _ in range(300):
+                looper.request("GET", path)
+                answer = looper.getresponse()
+                answer.read()
+                assert answer.status == 200, answer.status
+        looper.close()
         with sync_playwright() as playwright:
             context = browser(playwright)
             try:
@@ -82,19 +112,38 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
                 asked.goto(origin + "/")
                 assert asked.locator("input[name=code]").count() == 1  # no code given: the page asks for it
 
-                first = Tab(context, host.url + "&name=%E2%80%AEdana%07%1B")  # a bidi override, a bell, an escape: cleaned at the door
+                first = Tab(context, host.url)  # the link friends are given
+                first.page.wait_for_selector("#sit")
+                assert first.page.locator("input[name=code]").get_attribute("type") == "hidden"
+                first.page.wait_for_timeout(1000)
+                assert visitor_processes(host) == 0  # a visit of the link starts nothing and takes no seat
+                watcher.poll(0.1)
+                assert watcher.seats()[0] == ("open", None, False)
+                first.page.fill("#name", "\u202edana\x07\x1b")  # a bidi override, a bell, an escape: cleaned at the door
+                first.page.click("#sit")
                 first.page.wait_for_selector("body.-first-byte", timeout=30000)
                 watcher.until(lambda: watcher.seats()[0] == ("human", "dana", True), "dana seated")
                 watcher.until(lambda: watcher.deciding == 0, "dana's decision")
                 first.wait_for_text(r"step %d\b" % watcher.step)
                 step = watcher.step
-                first.page.click("#terminal")
-                first.page.keyboard.press("1")
+                first.page.keyboard.press("1")  # no click into the page first: the terminal has the keys
                 watcher.until(lambda: watcher.step > step, "the key to move the game")
                 first.wait_for_text(r"step %d\b" % watcher.step)
 
+                first.page.evaluate('window.cthulhuSocket.send("[".repeat(5000) + "]".repeat(5000))')
+                first.page.wait_for_function('document.getElementById("keys").textContent.includes("refused")')
+                assert first.page.inner_text("#keys") == "A message from this page was refused: it was nested too deep."
+                watcher.until(lambda: watcher.deciding == 0, "dana's decision")
+                step = watcher.step
+                first.page.keyboard.press("1")  # still her game
+                watcher.until(lambda: watcher.step > step, "the session to carry on")
+
                 spectators = watcher.session.table.spectators
                 second = Tab(context, host.url)  # same browser, so same visitor: the seat stays with the first tab
+                second.page.wait_for_selector("#sit")
+                assert second.page.inner_text("#sit") == "Back to your seat"
+                assert second.page.input_value("#name") == "dana"
+                second.page.click("#sit")
                 second.page.wait_for_selector("body.-first-byte", timeout=30000)
                 watcher.until(lambda: watcher.session.table.spectators == spectators + 1, "the second tab watching")
                 assert watcher.seats()[0] == ("human", "dana", True)
@@ -108,7 +157,6 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
                               "dana back in her seat")
                 watcher.until(lambda: watcher.deciding == 0, "dana's decision")
                 step = watcher.step
-                first.page.click("#terminal")
                 first.page.keyboard.press("1")
                 watcher.until(lambda: watcher.step > step, "the reloaded tab to play")
 
@@ -120,6 +168,8 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
         watcher.close()
         assert host.stop() in (0, 143)
     assert "Traceback" not in host.stderr, host.stderr
+    logged = [line for line in host.stderr.splitlines() if "refused a message from the page" in line]
+    assert logged == ["cthulhu host: web door: refused a message from the page at 127.0.0.1: it was nested too deep"], host.stderr
 
 
 def test_no_room_even_to_watch_is_said_in_the_tab(tmp_path: Path) -> None:
@@ -134,6 +184,7 @@ def test_no_room_even_to_watch_is_said_in_the_tab(tmp_path: Path) -> None:
             context = browser(playwright)
             try:
                 tab = Tab(context, host.url)
+                tab.page.click("#sit")
                 tab.wait_for_text(r"cthulhu: the host refused us: no room for more spectators at this table")
                 tab.page.wait_for_selector("body.-closed", timeout=30000)  # and the page says the session ended
             finally:
