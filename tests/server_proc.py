@@ -22,6 +22,8 @@ class ServerProcess:
     args: tuple[str, ...] = ()
     proc: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
+    ssh_port: int | None = None
+    url: str | None = None
 
     @property
     def address(self) -> str:
@@ -40,6 +42,13 @@ class ServerProcess:
             m = re.match(r"Tables:\s+cthulhu tables \S+:(\d+)", line)
             if m:
                 self.port = int(m.group(1))
+            doors = ("--ssh" in self.args) + ("--web" in self.args)
+            if self.port and len(self.lines) >= 3 + doors:
+                text = "\n".join(self.lines)
+                ssh = re.search(r"ssh -p (\d+) ", text)
+                web = re.search(r"(http://\S+)", text)
+                self.ssh_port = int(ssh.group(1)) if ssh else None
+                self.url = web.group(1) if web else None
                 return self
 
     def kill(self) -> None:
