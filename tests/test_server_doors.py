@@ -47,3 +47,34 @@ def test_an_ssh_visitor_reaches_the_lobby_sits_and_finds_the_table_among_theirs(
         code, _, err = server.stop()
     assert code == 0, err
     assert "Traceback" not in err, err
+
+
+def test_a_browser_tab_reaches_the_lobby_and_sits(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from test_serve_web import Tab, browser
+
+    server = ServerProcess(tmp_path / "server", args=("--web", "0")).start()
+    try:
+        assert server.url is not None
+        made = tables(server.address, "--create", "--mode", "shamblers", "--seats", "2", "--name", "Bea", home=tmp_path / "bea")
+        with sync_playwright() as playwright:
+            context = browser(playwright)
+            try:
+                tab = Tab(context, server.url)
+                tab.page.wait_for_selector("#sit")
+                tab.page.fill("#name", "cleo")
+                tab.page.click("#sit")
+                tab.page.wait_for_selector("body.-first-byte", timeout=30000)
+                tab.wait_for_text(r"you are cleo")
+                tab.wait_for_text(made["id"])
+                tab.page.keyboard.press("Enter")  # sit at it
+                tab.wait_for_text(r"you play Player 1")
+                [row] = tables(server.address, home=tmp_path / "bea")
+                assert row["seats"][0] == {"seat": 1, "name": "cleo", "status": "person"}
+            finally:
+                context.close()
+    finally:
+        code, _, err = server.stop()
+    assert code == 0, err
+    assert "Traceback" not in err, err
