@@ -51,7 +51,7 @@ from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_body, encode
 from .gate import CROWDED, Gate, Quiet, Refusal
 from .invite import new_seat_token
 from .limits import TokenBucket
-from .listen import Doorstep, accept_forever, read_hello, refuse
+from .listen import Doorstep, read_hello, refuse, serve_listeners
 from .log import CommandLog
 from .messages import (
     PROTOCOL_VERSION,
@@ -283,13 +283,7 @@ class Host:
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
-        doorstep = Doorstep(self.limits, self.gate)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(self.run)
-            nursery.start_soon(doorstep.watch, self._accepted, nursery)
-            for listener in listeners:
-                nursery.start_soon(accept_forever, listener, doorstep, full)
-            task_status.started(self.port)
+        await serve_listeners(listeners, Doorstep(self.limits, self.gate), self.run, self._accepted, full, task_status=task_status)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The table's own tasks until cancelled: the game loop, the lobby news, the away watch.

@@ -286,3 +286,16 @@ async def accept_forever(listener: trio.SocketListener, doorstep: Doorstep, refu
         raw.close()
         if spare is not None:
             os.close(spare)
+
+
+async def serve_listeners(listeners: list[trio.SocketListener], doorstep: Doorstep, run: Callable[..., Awaitable[None]],
+                          handler: Handler, refusal: bytes, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+    """`run` (started first: the table's or server's own tasks) beside the listeners, whose
+    connections wait on `doorstep` and go to `handler` once their first frame is in; until
+    cancelled. `task_status.started(port)`; `refusal` is for those turned away at the descriptor limit."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(run)
+        nursery.start_soon(doorstep.watch, handler, nursery)
+        for listener in listeners:
+            nursery.start_soon(accept_forever, listener, doorstep, refusal)
+        task_status.started(listeners[0].socket.getsockname()[1])

@@ -43,7 +43,7 @@ from cthulhu.net.gate import Gate, Refusal
 from cthulhu.net.host import Host
 from cthulhu.net.invite import new_table_code, new_table_id
 from cthulhu.net.limits import Limits, TokenBucket
-from cthulhu.net.listen import Doorstep, accept_forever, read_hello, refuse
+from cthulhu.net.listen import Doorstep, read_hello, refuse, serve_listeners
 from cthulhu.net.messages import PROTOCOL_VERSION, Created, CreateTable, Error, Hello
 from cthulhu.net.table import Opened, resolve
 from cthulhu.net.textclean import clean_text
@@ -165,13 +165,7 @@ class TableServer:
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = _error_frame("host_full", "the server has no room for more connections")
-        doorstep = Doorstep(self.limits.table, self.gate)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(self.run)
-            nursery.start_soon(doorstep.watch, self._accepted, nursery)
-            for listener in listeners:
-                nursery.start_soon(accept_forever, listener, doorstep, full)
-            task_status.started(self.port)
+        await serve_listeners(listeners, Doorstep(self.limits.table, self.gate), self.run, self._accepted, full, task_status=task_status)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The server's own tasks (the store's writer, the sweep) and its open tables' until
