@@ -5,6 +5,7 @@ back to the lobby, where "my tables" has it; a refusal is one line and the list 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 
 from tui_drive import screen_text, started, wait_for
 
@@ -14,7 +15,7 @@ from cthulhu.tui.screens.dialogs import QuitScreen
 from cthulhu.tui.screens.game import GameScreen
 from cthulhu.tui.screens.tables import CreateTableScreen, TableByIdScreen, TablesScreen
 
-from server_proc import ServerProcess, tables
+from server_proc import CLI, ServerProcess, player_env, tables
 
 
 def _text(app) -> str:
@@ -72,11 +73,27 @@ def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch)
                 await pilot.press("m")
                 await wait_for(pilot, lambda: lobby.mine and lobby.page is not None and [r.id for r in lobby.rows] == [made], tries=1500)
                 assert "yours" in _text(app) or "your move" in _text(app)
+
+                await pilot.press("m")  # all tables again: watch Bea's
+                await wait_for(pilot, lambda: not lobby.mine and lobby.page is not None and lobby.page.total == 2, tries=1500)
+                while lobby.rows[lobby.cursor].id != other["id"]:
+                    await pilot.press("down")
+                await pilot.press("w")
+                watching = await started(pilot)
+                assert watching.link.watch and watching.link.local_seats == frozenset()
+                await pilot.press("q")
+                await wait_for(pilot, lambda: isinstance(app.screen, (QuitScreen, TablesScreen)))
+                if isinstance(app.screen, QuitScreen):
+                    await pilot.press("n")
+                await wait_for(pilot, lambda: isinstance(app.screen, TablesScreen), tries=1500)
                 await pilot.press("q")
                 await wait_for(pilot, lambda: not app.is_running)
                 return made
 
         made = asyncio.run(asyncio.wait_for(main(), 120))
+        listed = subprocess.run([*CLI, "tables", server.address], capture_output=True, text=True, timeout=60, env=player_env(home))
+        assert listed.returncode == 0, listed.stderr
+        assert f"{made}  Shamblers: Normal (you: seat 1)" in listed.stdout and "seats: 1 Ann (away); 2 heuristic bot" in listed.stdout
         [row] = [t for t in tables(server.address, "--mine", home=home)]  # the same identity, from the command line
         assert row["id"] == made and row["mode"] == "shamblers" and row["setup"] == {"difficulty": "normal"}
         assert [(s["name"], s["status"]) for s in row["seats"]] == [("Ann", "away"), ("heuristic bot", "bot")]
