@@ -384,7 +384,13 @@ class TableServer:
         self.tables[table_id] = table
         await self._open(table, opened)
         self._changes.tables[table_id] = copy.deepcopy(record)
-        self._poke(soon=True)
+        await self.flush()  # `created` is an acknowledgement: the table is in the store before its maker hears of it
+        if table_id in self._changes.tables:  # the store failed (said in the log): no table, rather than one a restart loses
+            await self._close(table)
+            del self.tables[table_id]
+            del self._changes.tables[table_id]
+            self._dirty.discard(table)
+            raise Refused("store_trouble", "the server cannot write its records just now; try again later")
         who = identity.name if identity is not None else f"someone at {address}"
         log.info("%s created table %s (%s%s%s)", clean_text(who), table_id, mode.title, f", {about}" if about else "", ", private" if msg.private else "")
         return Created(seq=msg.seq, id=table_id, code=record.code)

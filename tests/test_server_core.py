@@ -294,3 +294,37 @@ async def test_a_flooded_table_does_not_disturb_another(tmp_path, clock):
             assert session.game_over is not None and session.resyncs == 0 and session.closed is None, name
         assert ms.server.tables[quiet.id].host is not None and all(p.session.seat is not None for p in (at_flooded, at_quiet))
         assert ms.server.crashes == 0 and ms.server.tables[flooded.id].host.crashes == 0
+
+
+async def test_a_table_is_on_disk_before_its_maker_hears_of_it(tmp_path, clock):
+    """`created` is an acknowledgement: a `kill -9` the moment after it must not lose the table."""
+    import sqlite3
+
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby()
+        created = await _create(lobby)
+        db = sqlite3.connect(tmp_path / "data" / "server.db")  # another reader, as after a restart
+        try:
+            assert db.execute("SELECT id FROM tables").fetchall() == [(created.id,)]
+        finally:
+            db.close()
+
+
+async def test_a_table_the_store_cannot_keep_is_refused_not_made(tmp_path, clock, monkeypatch):
+    import sqlite3
+
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby()
+        store = ms.server.store
+        real = store.commit
+
+        def full_disk(changes):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(store, "commit", full_disk)
+        answer = await lobby.create(mode="main", options={}, seats=2)
+        assert isinstance(answer, Rejected) and answer.code == "store_trouble"
+        assert await _rows(lobby) == [] and ms.server.tables == {}
+        monkeypatch.setattr(store, "commit", real)
+        created = await _create(lobby)
+        assert [r.id for r in await _rows(lobby)] == [created.id]
