@@ -1,7 +1,7 @@
 """Figures of the table server (`cthulhu server`): memory per table, latency with many active
 tables, a restart with many tables, the lobby's listing.
 
-    python bench/server_scale.py [--tables 1000] [--active 200] [--window 8] [--think 0.25] [--json]
+    python bench/server_scale.py [--tables 1000] [--active 200] [--window 30] [--think 2] [--json]
 
 1. Memory: `--tables` tables made through the lobby's `create` in one server (each open, its save
    written), then every one closed as idle (nobody at it: a record each); resident memory per
@@ -13,9 +13,10 @@ tables, a restart with many tables, the lobby's listing.
    what every table shares warmed: content, bots) and another table's join after it.
 3. Listing: the lobby's first page of `--tables` tables, computed at the server (best of 50).
 4. Latency: `--active` tables of 3 bot peers at one server process against one lone `Host` of 3
-   bot peers in the same run (the peers in this process, each host in its own): command ->
-   delta at every peer, median and p99. Peers think `--think` seconds before each command, as in
-   bench/net_latency.py, whose peers these are.
+   bot peers in the same run, saving as `cthulhu host` does (the peers in this process, each host
+   in its own): command -> delta at every peer, median and p99. Peers think `--think` seconds
+   before each command, as in bench/net_latency.py, whose peers these are; all the peers of 200
+   tables share one Python process, so a short think measures that process, not the server.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from net_latency import TableStats, _peer, _pct, _run_level  # noqa: E402
+from net_latency import TableStats, _peer, _pct  # noqa: E402
 
 
 def _rss_kb() -> int:
@@ -151,9 +152,30 @@ def _server_process(data: Path, tables: int, conn) -> None:
             port = await nursery.start(server.serve, 0, "127.0.0.1")
             ids = await _make(server, tables, 3, 0)
             conn.send((port, ids))
+            ready = time.process_time()
             await trio.to_thread.run_sync(conn.recv)  # any message: stop
+            conn.send(time.process_time() - ready)  # the CPU it took to serve the peers
             nursery.cancel_scope.cancel()
         server.store.close()
+
+    trio.run(main)
+
+
+def _lone_process(data: Path, tables: int, conn) -> None:
+    """The reference: one `Host` saving its game as `cthulhu host` does (fsynced), on its own."""
+    from cthulhu.core import Setup
+    from cthulhu.net.table import SaveTo, TableSpec, open_table
+
+    async def main() -> None:
+        data.mkdir(parents=True, exist_ok=True)
+        host = open_table(TableSpec(start=Setup(mode="shamblers", seed=7, players=3), save=SaveTo(file=data / "lone.save")))
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(host.serve)
+            conn.send((port, [None]))
+            ready = time.process_time()
+            await trio.to_thread.run_sync(conn.recv)
+            conn.send(time.process_time() - ready)
+            nursery.cancel_scope.cancel()
 
     trio.run(main)
 
@@ -166,10 +188,13 @@ def _in_process(target, *args):
     return proc, parent
 
 
-def _active(data: Path, tables: int, think: float, window: float) -> list[TableStats]:
-    proc, conn = _in_process(_server_process, data, tables)
+def _active(process, data: Path, tables: int, think: float, window: float) -> dict:
+    """Tables of 3 bot peers (in this process) at a server (or the lone host) in its own process:
+    the latencies, and the CPU seconds each side spent in the window (which side is the limit)."""
+    proc, conn = _in_process(process, data, tables)
     port, ids = conn.recv()
     stats = [TableStats(peers=3) for _ in ids]
+    started = time.process_time()
 
     async def main() -> None:
         with trio.move_on_after(window):
@@ -179,25 +204,24 @@ def _active(data: Path, tables: int, think: float, window: float) -> list[TableS
                         nursery.start_soon(_peer, port, stats[t], think, 7000 + t * 3 + s, False, table)
 
     trio.run(main)
+    peers_cpu = time.process_time() - started
     conn.send("stop")
+    host_cpu = conn.recv()
     proc.join(30)
     if proc.is_alive():
         proc.kill()
-    return stats
-
-
-def _summary(stats: list[TableStats]) -> dict:
     lat = [x for s in stats for x in s.latencies()]
     return {"commands": len(lat), "median_ms": round(statistics.median(lat) * 1000, 3) if lat else None,
-            "p99_ms": round(_pct(lat, 0.99) * 1000, 3) if lat else None}
+            "p99_ms": round(_pct(lat, 0.99) * 1000, 3) if lat else None,
+            "host_cpu_s": round(host_cpu, 2), "peers_cpu_s": round(peers_cpu, 2), "window_s": window}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=1000)
     ap.add_argument("--active", type=int, default=200)
-    ap.add_argument("--window", type=float, default=8.0, help="seconds of play per latency measurement")
-    ap.add_argument("--think", type=float, default=0.25)
+    ap.add_argument("--window", type=float, default=30.0, help="seconds of play per latency measurement")
+    ap.add_argument("--think", type=float, default=2.0, help="seconds a bot peer waits before each command")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     result: dict = {}
@@ -212,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         proc.join(30)
         print(json.dumps(result["restart"]), file=sys.stderr)
         if args.active:
-            lone = _summary(_run_level("shamblers", 3, 1, args.think, args.window, 1, False))
-            server = _summary(_active(Path(tmp) / "active", args.active, args.think, args.window))
+            lone = _active(_lone_process, Path(tmp) / "lone", 1, args.think, args.window)
+            server = _active(_server_process, Path(tmp) / "active", args.active, args.think, args.window)
             ratio = round(server["median_ms"] / lone["median_ms"], 2) if lone["median_ms"] and server["median_ms"] else None
             result["latency"] = {"think_s": args.think, "lone_host_3_peers": lone, f"server_{args.active}_tables_3_peers": server,
                                  "median_ratio": ratio}
