@@ -81,19 +81,37 @@ def tables(address: str, *args: str, home: Path | None = None, check: bool = Tru
     return result
 
 
-def listed(address: str, home: Path, *, mine: bool = False) -> dict[str, Any]:
-    """The server's tables as the player of `home` sees them (their identity key from their seat
-    store), by id: in this process, so that a test can poll a fast game without missing its moments."""
-    import trio
+class LobbyPoll:
+    """One lobby session held open, asked again and again (a new connection per look would soon be
+    refused for joining too often): the server's tables as the player of `home` sees them (their
+    identity key from their seat store), by id, so that a test can follow a fast game closely."""
 
-    from cthulhu.net.lobbyclient import open_lobby
-    from cthulhu.net.seatstore import SeatStore
+    def __init__(self, address: str, home: Path) -> None:
+        import socket
 
-    host, port = address.rsplit(":", 1)
-    ident = SeatStore(home / "cthulhu" / "seats.json").identity(address)
+        from cthulhu.net.lobbyclient import LobbyClient
+        from cthulhu.net.seatstore import SeatStore
 
-    async def ask() -> dict[str, Any]:
-        async with open_lobby(host, int(port), "poll", ident) as lobby:
-            return {row.id: row for row in await lobby.everything(mine=mine)}
+        host, port = address.rsplit(":", 1)
+        self.client = LobbyClient("poll", SeatStore(home / "cthulhu" / "seats.json").identity(address))
+        self.sock = socket.create_connection((host, int(port)), timeout=30)
+        self.answers: list[Any] = []
+        self._exchange(lambda: self.client.welcome is not None)
 
-    return trio.run(ask)
+    def _exchange(self, done: Any) -> None:
+        while not done():
+            self.sock.sendall(self.client.data_to_send())
+            data = self.sock.recv(65536)
+            if not data:
+                raise AssertionError("the server closed the lobby")
+            self.answers += self.client.receive_data(data)
+
+    def rows(self) -> dict[str, Any]:
+        seq = self.client.tables(size=100)
+        self._exchange(lambda: any(a.seq == seq for a in self.answers))
+        [page] = [a for a in self.answers if a.seq == seq]
+        self.answers.remove(page)
+        return {row.id: row for row in page.rows}
+
+    def close(self) -> None:
+        self.sock.close()
