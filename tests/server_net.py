@@ -17,6 +17,8 @@ from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.lobbyclient import Lobby, LobbyClient
 from cthulhu.server import ServerLimits, TableServer, open_server
 
+from memory_net import welcomed
+
 
 @dataclass
 class MemoryServer:
@@ -35,12 +37,7 @@ class MemoryServer:
 
     async def peer(self, table: str, name: str = "Ada", *, address: str = "10.0.0.1", **session: Any) -> TrioPeer:
         """A peer at `table` that has read up to its welcome (or the server's refusal)."""
-        peer = TrioPeer(self.pair(address), PeerSession(name, table_id=table, **session))
-        await peer.flush()
-        while not peer.session.welcomed and peer.session.closed is None:
-            if not await peer.receive():
-                break
-        return peer
+        return await welcomed(TrioPeer(self.pair(address), PeerSession(name, table_id=table, **session)))
 
 
 @asynccontextmanager
