@@ -18,7 +18,8 @@ Shape (see DESIGN.md "Protocol"):
 * Saves (`net.autosave`) are written after commands and seat changes only, in a
   worker thread; a full disk is a warning and the game goes on.
 * Peers only ever receive `Game.view(seat)` (as a welcome/snapshot or as a
-  delta against the last view sent), events, the commands applied, lobby info,
+  delta against the last view sent), events (and, after a welcome, a bounded
+  recap of the latest: `net.recap`), the commands applied, lobby info,
   a commitment to the seed, and at the end the seed and its salt (so every peer
   can verify every roll: net/commitment.py). Tokens and the table code never
   leave except a token to its owner in `welcome`.
@@ -79,6 +80,7 @@ from .messages import (
     parse_to_host,
 )
 from .outbox import Outbox
+from .recap import Recap
 from .table import Opened, TableSpec
 from .textclean import clean_chat, clean_name
 
@@ -232,6 +234,9 @@ class Host:
         # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
         record = self.log.commands()
         self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
+        # The story so far, for every welcome: replayed from the commands (a loaded game), else from now on.
+        self.recap = Recap.replayed(game, self.record) if self.record is not None else Recap()
+        self._recap_frame: tuple[tuple[int, int], bytes] | None = None  # ((recap version, step), its frame)
         self.limits = spec.limits
         self.gate = gate if gate is not None else Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
@@ -427,7 +432,9 @@ class Host:
             await self.saves.save()  # a full disk is reported once and retried with the next step
         if self.record is not None:
             self.record.append((seat, wire))
-        self._broadcast_delta([e.wire() for e in events], [seat, wire])
+        told = [e.wire() for e in events]
+        self.recap.add(self.game.step, told)
+        self._broadcast_delta(told, [seat, wire])
         if self.game.outcome is not None:
             self._broadcast_game_over()
 
@@ -453,6 +460,7 @@ class Host:
             await self.saves.save()  # the save holds the game as it now stands before anyone hears of it
         if self.record is not None:
             del self.record[step:]
+        self.recap.cut(step)
         self._broadcast_delta([e.wire() for e in events], None)
 
     # ---- broadcasting -----------------------------------------------------
@@ -533,6 +541,13 @@ class Host:
                 frames.append(encode_frame(History(start=start, entries=chunk).wire()))
                 start, chunk, size = n + 1, [], 0
         return frames
+
+    def _recap(self) -> bytes:
+        """The `recap` frame of the story so far, built once for each change of it (joins come in floods)."""
+        key = (self.recap.version, self.game.step)
+        if self._recap_frame is None or self._recap_frame[0] != key:
+            self._recap_frame = (key, self.recap.frame(self.game.step))
+        return self._recap_frame[1]
 
     def _broadcast_game_over(self) -> None:
         self._broadcast(self._game_over_frame())
@@ -717,6 +732,7 @@ class Host:
         peer.push(self._welcome_frame(peer, token))
         for frame in self._history_frames():
             peer.push(frame)
+        peer.push(self._recap())
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()

@@ -243,6 +243,15 @@ class History(_Msg):
     entries: list[list[Any]]
 
 
+class RecapMsg(_Msg):
+    """After a `welcome`: the events of the latest steps up to `step`, as `[step, [event, ...]]`
+    entries, oldest first (at most 32 KiB of them), so a peer's Log tells the story so far."""
+
+    t: Literal["recap"] = "recap"
+    step: int
+    entries: list[list[Any]]
+
+
 class Lobby(_Msg):
     t: Literal["lobby"] = "lobby"
     table: Table
@@ -331,14 +340,15 @@ class GameOverMsg(_Msg):
 
 ToHost = Annotated[Union[Hello, CommandMsg, Undo, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable], Field(discriminator="t")]
 ToPeer = Annotated[
-    Union[Welcome, History, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage, Created],
+    Union[Welcome, History, RecapMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
+          Created],
     Field(discriminator="t"),
 ]
 
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
 _HOST_TYPES = {"hello", "command", "undo", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
-_PEER_TYPES = {"welcome", "history", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
+_PEER_TYPES = {"welcome", "history", "recap", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
                "lobby_welcome", "tables", "created"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
 

@@ -24,6 +24,7 @@ def test_run_through_a_cultist_and_fire_into_a_fire_vampire():
     assert "followed" not in types(ev)  # nothing to follow out of an empty space
     ev = do(game, "move", to="spinning_floor")
     assert [e["kind"] for e in ev if e.type == "followed"] == ["cultist"]
+    assert types(ev).index("moved") < types(ev).index("followed")  # told in that order: she runs, it follows
     assert "fire_caught" not in types(ev)
     ev = do(game, "move", to="carding_room")
     assert [e["kind"] for e in ev if e.type == "followed"] == ["cultist"]

@@ -323,8 +323,46 @@ def test_armor_ignores_wounds_per_attack():
     rearrange(game, at={a: "loading_dock"}, figures=[("cultist", "loading_dock")], levels={a: {"toughness": 2}}, fire={})
     script_dice(game, "success", "success")
     do(game, "end_actions")
-    do(game, "keep")
+    ev = do(game, "keep")
     assert game.state.investigators[a].wounds == 1
+    ignored = [e for e in ev if e.type == "harm_ignored"]
+    assert [(e["by"], e["n"], e["sources"]) for e in ignored] == [("armor", 1, ["Toughness"])]
+    assert ignored[0]["cause"] == {"kind": "enemy", "name": "Cultist"}
+    assert types(ev).index("harm_ignored") < types(ev).index("wounded")
+
+
+def test_a_wound_that_armor_ignores_entirely_is_still_told():
+    game = new_game("tobias_grell", "ada_whitlock")
+    a = game.state.active
+    rearrange(game, at={a: "loading_dock"}, figures=[("cultist", "loading_dock")], levels={a: {"toughness": 2}}, fire={})
+    script_dice(game, "success", "")
+    do(game, "end_actions")
+    ev = do(game, "keep")
+    assert game.state.investigators[a].wounds == 0 and "wounded" not in types(ev)
+    assert [(e["by"], e["n"], e["name"]) for e in ev if e.type == "harm_ignored"] == [("armor", 1, "Tobias Grell")]
+
+
+def test_elder_signs_that_cancel_successes_and_tentacles_a_skill_ignores_are_told():
+    game = new_game("yusuf_haddad", "ada_whitlock")
+    a = game.state.active
+    # Warding Sigils 1 (elder signs against you cancel a success each) and Willpower 1 (ignore 1 tentacle).
+    rearrange(game, at={a: "loading_dock"}, figures=[("cultist", "loading_dock")], levels={a: {"warding_sigils": 1, "willpower": 1}}, fire={})
+    script_dice(game, "success", "elder")
+    do(game, "end_actions")
+    ev = do(game, "keep")
+    assert game.state.investigators[a].wounds == 0
+    assert [(e["by"], e["n"], e["sources"]) for e in ev if e.type == "harm_ignored"] == [("elder_signs", 1, ["Warding Sigils"])]
+    game2 = new_game("yusuf_haddad", "ada_whitlock")
+    b = game2.state.active
+    rearrange(game2, at={b: "loading_dock"}, figures=[("cultist", "loading_dock")], levels={b: {"willpower": 2}}, fire={})
+    script_dice(game2, "tentacle", "tentacle")
+    do(game2, "end_actions")
+    ev = do(game2, "keep")
+    calm = [e for e in ev if e.type == "harm_ignored"]
+    assert [(e["by"], e["n"], e["sources"]) for e in calm] == [("calm", 1, ["Willpower"])]
+    assert calm[0]["cause"] == {"kind": "tentacles", "name": "defend"}
+    lost = [e for e in ev if e.type == "sanity_lost"]
+    assert lost and lost[0]["n"] == 1
 
 
 def test_fire_vampire_elder_signs_set_the_defender_alight():

@@ -13,7 +13,7 @@ import msgpack
 import pytest
 import trio
 
-from cthulhu.net.client import PeerSession, play_bot
+from cthulhu.net.client import PeerSession, TrioPeer, play_bot
 from cthulhu.net.frames import FrameDecoder
 from cthulhu.net.table import TableSpec, open_table
 
@@ -110,3 +110,54 @@ async def test_no_secret_in_any_frame_of_full_games(mode):
                     assert msgpack.packb(value) not in hidden_orders, f"a hidden pile's order in a {frame['t']} frame"
         others = [t for t in tokens if t != s.token]
         assert not any(t.encode() in bytes(s.raw) for t in others), "another seat's token leaked"
+
+
+@pytest.mark.parametrize("mode", ["main", "shamblers"])
+async def test_no_secret_in_what_a_peer_joining_mid_game_is_sent(mode):
+    """The story so far (a `recap` of the latest events, replayed by the host) and the rest of a late
+    welcome hold no seed, no RNG state and no hidden pile's order at any step played."""
+    from dataclasses import replace
+
+    from cthulhu.core.bots import make_bot
+    from cthulhu.net.log import MemoryLog
+    from cthulhu.net.host import Host
+    from cthulhu.net.table import TableSpec, resolve
+
+    game = make_game(mode, seed=SEED, players=3)
+    log = MemoryLog()
+    hidden: set[bytes] = set()
+    bot = make_bot("random", mode, 3)
+    while game.step < 60 and game.outcome is None:
+        hidden |= {msgpack.packb(v) for _, v in _hidden_orders(game.canonical()["state"])}
+        seat = game.prompt.seat
+        cmd = bot.choose(game, seat)
+        game.apply(seat, cmd)
+        log.append(seat, cmd.wire(), game.state_hash())
+    hidden |= {msgpack.packb(v) for _, v in _hidden_orders(game.canonical()["state"])}
+    assert mode == "main" or hidden
+    async with trio.open_nursery() as nursery:
+        spec = TableSpec(start=game, code="c0de")
+        host = Host(spec, replace(resolve(spec), log=log))  # a game under way, with the commands that made it
+        await nursery.start(host.serve)
+        late = RecordingSession("late", code="c0de", watch=True)
+        peer = await TrioPeer.connect("127.0.0.1", host.port, late)
+        with trio.fail_after(10):
+            while not any(f.get("t") == "recap" for f in FrameDecoder().feed(bytes(late.raw))):
+                await peer.receive()
+        await peer.aclose()
+        nursery.cancel_scope.cancel()
+    frames = FrameDecoder().feed(bytes(late.raw))
+    recap = next(f for f in frames if f["t"] == "recap")
+    assert recap["entries"] and recap["step"] == game.step
+    seed_bytes = [msgpack.packb(SEED), str(SEED).encode(), hex(SEED)[2:].encode()]
+    for frame in frames:
+        if frame["t"] == "game_over":
+            continue  # a game already over reveals its seed (and only there)
+        raw = msgpack.packb(frame)
+        assert not any(b in raw for b in seed_bytes), f"seed in a {frame['t']} frame"
+        assert b"c0de" not in raw
+        for value in _walk(frame):
+            if isinstance(value, dict):
+                assert not RNG_KEYS & value.keys(), f"rng state in a {frame['t']} frame"
+            elif isinstance(value, list) and len(value) >= 3:
+                assert msgpack.packb(value) not in hidden, f"a hidden pile's order in a {frame['t']} frame"

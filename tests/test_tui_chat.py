@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from terminal_capture import Capture
 from tui_drive import SEED, started, wait_for
 
 from cthulhu.tui.app import CthulhuApp
@@ -77,3 +78,28 @@ def test_no_chat_in_a_solo_game():
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_what_is_typed_in_the_chat_line_is_on_screen(tmp_path):
+    """At 80x24 and 120x40 the open chat line shows the words being typed (not only its border)."""
+
+    async def main(size):
+        app = CthulhuApp(PlayOptions(seed=SEED, players=2, remote_seats=1, skip_title=True, saves_dir=tmp_path, name="Ann"))
+        capture = Capture(app)  # the screen a terminal shows, from the app's own bytes
+        async with app.run_test(size=size) as pilot:
+            screen = await started(pilot)
+            await pilot.press("c")
+            await pilot.press(*"see you at the mill")
+            await pilot.pause(0.1)
+            chat = screen.query_one(ChatInput)
+            assert chat.value == "see you at the mill"
+            rows = capture.text().splitlines()
+            row = chat.region.y
+            assert chat.region.height >= 1 and "see you at the mill" in rows[row], (chat.region, rows[row - 1 : row + 2])
+            assert chat.region.bottom <= screen.query_one("#prompt").region.y  # above the prompt bar, not under it
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: not app.is_running)
+
+    for size in ((80, 24), (120, 40)):
+        asyncio.run(asyncio.wait_for(main(size), 60))
+

@@ -68,9 +68,13 @@ def test_the_latest_event_is_in_sight_after_a_mythos_summon_and_attack(size):
             flat = " ".join(" ".join(rows).split())
             # The latest sentence's last line is on screen: in the strip under the map, or in the Log pane.
             strip = screen.query_one("#strip")
+            card = screen.query_one("#moments")
             if strip.display:
                 assert size[0] < 110 and screen.query_one("#log").display is False
                 shown = strip.text.split("\n")
+            elif card.display and not log.display:  # the moment card in the strip's place: the newest line is its last
+                assert size[0] < 110
+                shown = card.text.split("\n")
             else:
                 assert log.display and log.scroll_y == log.max_scroll_y  # following the newest line
                 shown = ["".join(seg.text for seg in line) for line in log.lines]

@@ -107,3 +107,46 @@ def test_play_and_host_take_the_bot_pace_and_no_hints():
     assert defaults.bot_delay == 0.5 and defaults.hints is True
     host = parser.parse_args(["host", "--no-hints"])
     assert host.bot_delay == 0.5 and host.no_hints
+
+
+def test_the_investigators_pane_says_what_elder_signs_do_for_each_investigator():
+    game = new_game("ada_whitlock", "mina_castellane")
+    game.state.investigators[0].levels["brawling"] = 4  # elder signs are successes on her attacks
+    view = game.view(0)
+    for width, detail in ((70, True), (34, False)):
+        text = " ".join(render_investigators(view, detail=detail, width=width).plain.split())
+        ada, mina = text.split("Mina Castellane")[0], text.split("Mina Castellane")[1]
+        assert "Elder signs: successes on your attacks" in ada if detail else "Elder signs: hits on attack" in ada, text
+        assert "Elder signs: no use yet" in mina, text  # the other investigator's lines are short ones
+    game.state.active = 1  # her turn: her own lines in full
+    text = " ".join(render_investigators(game.view(0), detail=True, width=70).plain.split())
+    assert "Elder signs: no use to you yet" in text.split("Ada Whitlock")[0], text
+
+
+def test_the_dice_line_says_what_the_elder_signs_on_the_dice_do():
+    from cthulhu.core import script_dice
+    from cthulhu.tui.modes.main.prompt import dice_line
+
+    from helpers import do
+
+    game = new_game("yusuf_haddad", "ada_whitlock")  # Warding Sigils 1: elder signs against him cancel successes
+    a = game.state.active
+    rearrange(game, at={a: "loading_dock"}, figures=[("cultist", "loading_dock")], fire={})
+    script_dice(game, "success", "elder")
+    do(game, "end_actions")
+    line = dice_line(game.view(0), 200).plain
+    assert "each elder sign cancels a success" in line, line
+
+    game = new_game("ada_whitlock", "mina_castellane")
+    rearrange(game, at={0: "loading_dock"}, figures=[("cultist", "loading_dock")], fire={}, levels={0: {"brawling": 4}})
+    script_dice(game, "elder", "", "", "", "")
+    do(game, "attack", target="cultist-t1")
+    line = dice_line(game.view(0), 200).plain
+    assert "each elder sign is a success too" in line, line
+
+    game = new_game("ada_whitlock", "mina_castellane")
+    rearrange(game, at={0: "loading_dock"}, figures=[("cultist", "loading_dock")], fire={})
+    script_dice(game, "elder", "", "", "", "")
+    do(game, "attack", target="cultist-t1")
+    line = dice_line(game.view(0), 200).plain
+    assert "elder signs do nothing on this roll" in line, line

@@ -142,7 +142,7 @@ async def visit(
 ) -> AsyncIterator[tuple[Any, Capture]]:
     """The app at `stop`, its output captured; the saves folder is a fresh temporary one."""
     saves = Path(tempfile.mkdtemp(prefix="cthulhu-tour-"))
-    for name in ("example-won-main.save", "example-midgame-main.save"):
+    for name in ("example-won-main.save", "example-midgame-main.save", "example-won-shamblers.save"):
         shutil.copy(SAVES / name, saves / name)
     app = stop.app(options or PlayOptions(), saves)
     capture = Capture(app, color_system, reference=reference)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import threading
 import time
@@ -77,6 +78,7 @@ class CthulhuApp(App[None]):
         self.farewell: str | None = None  # printed after the app closes: how to carry on
         self.failure: str | None = None  # why a game asked for on the command line could not start
         self._content: Any = None
+        self._ending = False  # a signal asked us to leave
 
     @property
     def content(self) -> Any:
@@ -205,9 +207,12 @@ class CthulhuApp(App[None]):
         self.options = self.options.with_(seed=random_seed(), load=None)
         self.show_title()
 
-    async def leave(self, everything: bool = False) -> None:
+    async def leave(self, everything: bool = False, hung_up: bool = False) -> None:
         """Close the table link (final save, stop any host), then exit; a table of a server's lobby
-        goes back to the lobby instead (its seat waits), unless `everything` (ctrl+q, the lobby's q)."""
+        goes back to the lobby instead (its seat waits), unless `everything` (ctrl+q, the lobby's q, a
+        signal). `hung_up`: the terminal is gone, so nothing can be given back to it; the process
+        ends once the game is saved (Textual would wait for ever to write its farewell codes to a
+        terminal that takes none)."""
         if not everything and await self.back_to_lobby():
             return
         if self.lobby is not None:
@@ -218,10 +223,21 @@ class CthulhuApp(App[None]):
                 await self.link.close()
             except Exception:
                 pass
+        if hung_up:
+            os._exit(0)
         self.exit()
 
     async def action_quit(self) -> None:
         await self.leave(everything=True)
+
+    def end_on_signal(self) -> None:
+        """SIGTERM, SIGHUP or SIGINT (from `run_app`): leave as ctrl+q does; a second one while
+        leaving exits at once (the save is written after every command anyway)."""
+        if self._ending:
+            self.exit()
+            return
+        self._ending = True
+        self.call_later(self.leave, everything=True, hung_up=not _terminal_answers())
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -340,18 +356,56 @@ class CthulhuApp(App[None]):
         self.ascii_mode = not self.ascii_mode
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def _terminal_answers() -> bool:
+    """Whether the terminal the app draws on (stderr, as Textual's driver writes) still takes writes:
+    after a hang-up every write fails (EIO), an empty one too."""
+    stream = sys.__stderr__
+    if stream is None:
+        return False
+    try:
+        os.write(stream.fileno(), b"")
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def run_app(app: CthulhuApp, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Run `app` until it exits. A plain `kill` (SIGTERM), a closed window (SIGHUP) or an interrupt
+    (SIGINT) ends it the way ctrl+q does: the game saved, the terminal given back as it was.
+    Python's default for those signals ends the process at once, with the terminal still raw."""
+    loop = loop or asyncio.new_event_loop()
+    for signum in ENDING_SIGNALS:
+        loop.add_signal_handler(signum, app.end_on_signal)
+    try:
+        app.run(loop=loop)
+    finally:
+        for signum in ENDING_SIGNALS:
+            loop.remove_signal_handler(signum)
+
+
+def _say(line: str, stream: Any) -> None:
+    """A last line after the app; a terminal that hung up takes none, and that is no error."""
+    try:
+        print(line, file=stream, flush=True)
+    except OSError:
+        pass
+
+
 def run(options: PlayOptions, link_factory: LinkFactory | None = None, loop: asyncio.AbstractEventLoop | None = None) -> int:
     """Run the app. `cthulhu host`/`cthulhu join` can call this with `host_bind`/`remote_seats`
     or `join=(host, port)` set in the options; `cthulhu play` uses the defaults."""
     app = CthulhuApp(options, link_factory)
-    app.run(loop=loop)
+    run_app(app, loop)
     if app.failure:
         command = "join" if options.join is not None else "host"
-        print(f"cthulhu {command}: {app.failure}", file=sys.stderr)
+        _say(f"cthulhu {command}: {app.failure}", sys.stderr)
         return 2
     if app.farewell:
         # A served visitor's stdout may be the web driver's channel: their last words go to stderr.
-        print(app.farewell, file=sys.stderr if options.kiosk else sys.stdout)
+        _say(app.farewell, sys.stderr if options.kiosk else sys.stdout)
     return 0
 
 
@@ -399,4 +453,4 @@ def run_visitor(options: PlayOptions) -> int:
         loop.close()
 
 
-__all__ = ["CthulhuApp", "default_link", "run", "run_visitor"]
+__all__ = ["CthulhuApp", "default_link", "run", "run_app", "run_visitor"]

@@ -29,10 +29,13 @@ class Update:
     is the link's state while it cannot play (reconnecting...): shown in place
     of the choices until an update without it arrives. `warning` is something
     the player must not miss (the game is not being saved where they think).
+    `earlier` are events from before this link reached the table (a loaded game, a
+    joiner or a player back from a dropped connection): the story so far, for the Log only.
     """
 
     view: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
+    earlier: list[dict[str, Any]] = field(default_factory=list)
     rejected: str | None = None
     chat: tuple[str, str] | None = None
     notice: str | None = None

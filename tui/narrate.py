@@ -16,7 +16,7 @@ from cthulhu.core import modes as core_modes
 from cthulhu.core.undo import Undone
 
 from .english import cap
-from .modes import Told, tui_mode
+from .modes import Beat, Told, tui_mode
 from .who import characters, playing
 
 # kind -> style (16-color names so the ANSI theme and plain terminals agree)
@@ -40,11 +40,17 @@ _UNDONE: TypeAdapter[Undone] = TypeAdapter(Undone)
 
 def tell(ev: dict[str, Any], view: dict[str, Any]) -> Told:
     """(kind, sentence) for one event wire dict, in the mode of `view`."""
+    return told_and_beat(ev, view)[0]
+
+
+def told_and_beat(ev: dict[str, Any], view: dict[str, Any]) -> tuple[Told, Beat | None]:
+    """The Log's (kind, sentence) for one event wire dict, and what it is to the moment card
+    (`tui.moments`; None: no part of a moment), the event checked once for both."""
     if ev.get("type") == "undone":  # the façade's own event, the same in every mode
         try:
-            return told_undone(_UNDONE.validate_python(ev, strict=True), view)
+            return told_undone(_UNDONE.validate_python(ev, strict=True), view), None
         except ValidationError:
-            return "info", humanize(ev)
+            return ("info", humanize(ev)), None
     name = view.get("mode")
     if isinstance(name, str):
         try:
@@ -52,13 +58,14 @@ def tell(ev: dict[str, Any], view: dict[str, Any]) -> Told:
         except (ValueError, ValidationError):
             checked = None
         if checked is not None:
-            told = tui_mode(name).tell(checked, view)
+            mode = tui_mode(name)
+            told = mode.tell(checked, view)
             if told is not None:
-                return told
+                return told, mode.beat(checked, view)
     text = ev.get("text")
     if isinstance(text, str) and text:
-        return "story", text
-    return "info", humanize(ev)
+        return ("story", text), None
+    return ("info", humanize(ev)), None
 
 
 def told_undone(ev: Undone, view: dict[str, Any]) -> Told:

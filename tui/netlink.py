@@ -32,7 +32,7 @@ import trio
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, RecapMsg, Rejected, Snapshot, Table, Welcome
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
@@ -139,6 +139,8 @@ class NetLink(QueuedUpdates):
         self._waiting: str | None = None  # the status line while the table waits for its seats to fill
         self._seats_seen: dict[int, tuple[str, str | None, bool, bool]] = {}
         self._opened: Update | None = None
+        self._told_step = -1  # the last step whose events reached the Log (a recap tells only those after it)
+        self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
 
@@ -178,8 +180,9 @@ class NetLink(QueuedUpdates):
         self._seat_local()
         view = self._view()
         opening = list(self._conns[0].opening)
+        earlier, self._earlier = self._earlier, []
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
-            self._opened = Update(view, opening, warning=self.warning)
+            self._opened = Update(view, opening, earlier=earlier, warning=self.warning)
             return self._opened
         where = "the table" if self.visitor is not None else f"the table in this process at {self.address}" if self.embedded is not None else f"the table at {self.address}"
         kept = "kept for you" if self.visitor is not None else "kept on this machine"
@@ -190,7 +193,7 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, opening, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
+        self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -315,6 +318,8 @@ class NetLink(QueuedUpdates):
             if isinstance(msg, Welcome):
                 if not conn.was_up:
                     conn.opening = list(msg.events)
+                    if msg.events and primary:  # the set-up's own events (step 0): the recap need not tell them again
+                        self._told_step = max(self._told_step, 0)
                 back = conn.was_up
                 conn.up = conn.was_up = True
                 conn.welcomed.set()
@@ -340,7 +345,10 @@ class NetLink(QueuedUpdates):
             elif not primary:
                 continue
             elif isinstance(msg, Delta):
+                self._told_step = msg.step
                 self._put(list(msg.events), notice=None if not session.mirror.stale else "resynchronising with the host")
+            elif isinstance(msg, RecapMsg):
+                self._recap(msg)
             elif isinstance(msg, Snapshot):
                 self._put()
             elif isinstance(msg, Chat):
@@ -358,6 +366,18 @@ class NetLink(QueuedUpdates):
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _recap(self, msg: RecapMsg) -> None:
+        """The story so far, from the host: the steps this Log has not told yet (all of them on a first
+        welcome; after a dropped connection, those played while we were away)."""
+        told = self._told_step
+        earlier = [event for entry in msg.entries if len(entry) == 2 and isinstance(entry[0], int) and entry[0] > told
+                   and isinstance(entry[1], list) for event in entry[1] if isinstance(event, dict)]
+        self._told_step = max(told, msg.step)
+        if self._opened is None:
+            self._earlier = earlier  # goes out with the first update, before anything else is told
+        elif earlier:
+            self._put(earlier=earlier)
 
     def _follow_start(self, table: Table, view: dict[str, Any] | None) -> None:
         """Until every seat is taken nobody may act: the bar says so in place of choices the host

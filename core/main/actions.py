@@ -157,12 +157,14 @@ def move_investigator(e: Engine, i: int, dest: str) -> None:
     burning = s.fire.get(origin, 0)
     if burning:
         harm.catch_fire(e, i, burning, origin, {"kind": "fire", "name": e.space_name(origin)})
-    if not e.mods(i)["sneak"]:
-        for f in s.enemies_at(origin):
-            f.space = dest
-            e.emit({"type": "followed", "figure": f.id, "kind": f.kind, "name": e.enemy_name(f), "inv": i, "to": dest})
+    followers = [] if e.mods(i)["sneak"] else s.enemies_at(origin)
+    for f in followers:
+        f.space = dest
     inv.space = dest
+    # Told as it is seen: the investigator moves, then the enemies follow.
     e.emit({"type": "moved", "inv": i, "name": e.name(i), "frm": origin, "to": dest, "space": e.space_name(dest)})
+    for f in followers:
+        e.emit({"type": "followed", "figure": f.id, "kind": f.kind, "name": e.enemy_name(f), "inv": i, "to": dest})
 
 
 def step_rest(e: Engine, task: PhaseTask) -> None:

@@ -331,7 +331,7 @@ def step_check(e: Engine, task: CheckTask) -> None:
     # Successes decide the outcome, the outcome's effects follow, tentacles come last.
     e.push(
         {"k": "ops", "inv": i, "ops": task["success"] if ok else task["fail"], "src": task["src"], "card": task.get("card")},
-        {"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "check"}},
+        e.tentacle_sanity(i, t, "check"),
     )
 
 

@@ -15,15 +15,15 @@ and the tables at the bottom dispatch on the task's kind.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from ..command import Command, Event
 from . import actions, effects, fight, harm, turn
 from .events import Cause, CauseKind, MainEvent
 from .content import AnyOp, ElderOne, Half, MainContent, Mythos
-from .mods import held_half, investigator_mods, mods_of, skill_levels
+from .mods import held_half, investigator_mods, mods_of, skill_levels, skill_mods
 from .state import ELDER, Figure, Investigator, MainState
-from .tasks import HeldCard, Roll, Task
+from .tasks import CountTask, HeldCard, Roll, Task
 
 Events = list[Event]
 
@@ -201,9 +201,23 @@ class Engine:
                 out[sym] += 1
         return out
 
-    def tentacles(self, i: int, t: dict[str, int]) -> int:
+    def mod_sources(self, i: int, key: str) -> list[str]:
+        """The names of the skills (at their levels) and held cards that give investigator `i` the modifier `key`."""
+        names = [self.c.skills[sk].name for sk, level in self.levels(i).items() if skill_mods(self.c, sk, level)[key]]
+        return names + [self.half(held).name for held in self.inv(i).cards if getattr(self.half(held).mods, key)]
+
+    def ignored(self, i: int, by: Literal["armor", "elder_signs", "calm"], n: int, key: str, cause: Cause) -> None:
+        """Tell the harm investigator `i` keeps off by its skills and cards (nothing when `n` is 0)."""
+        if n > 0:
+            self.emit({"type": "harm_ignored", "inv": i, "name": self.name(i), "by": by, "n": n,
+                       "sources": self.mod_sources(i, key), "cause": cause})
+
+    def tentacle_sanity(self, i: int, t: dict[str, int], purpose: Literal["attack", "defend", "check", "fire"]) -> CountTask:
+        """The sanity a roll's tentacles cost (after the ones `calm` ignores, which are told), as a task."""
         calm: int = self.mods(i)["calm"]
-        return max(0, t["tentacle"] - calm)
+        cause: Cause = {"kind": "tentacles", "name": purpose}
+        self.ignored(i, "calm", min(calm, t["tentacle"]), "calm", cause)
+        return {"k": "sanity", "inv": i, "n": max(0, t["tentacle"] - calm), "cause": cause}
 
     def targets(self, subject: int, who: str) -> list[int]:
         """Investigators an op reaches, clockwise from the active one."""

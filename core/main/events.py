@@ -369,6 +369,19 @@ class Wounded(TypedDict):
     cause: Cause | None
 
 
+class HarmIgnored(TypedDict):
+    """Harm an investigator's own skills or held cards keep off: wounds of an attack (`armor`),
+    successes of an attack cancelled by elder signs (`elder_signs`), tentacles of a roll (`calm`)."""
+
+    type: Literal["harm_ignored"]
+    inv: int
+    name: str
+    by: Literal["armor", "elder_signs", "calm"]
+    n: int  # wounds (armor, elder_signs) or tentacles (calm) kept off
+    sources: list[str]  # the skills and held cards that do it, by name
+    cause: Cause | None  # the enemy attacking, or the roll whose tentacles these are
+
+
 class SanityLost(TypedDict):
     type: Literal["sanity_lost"]
     inv: int
@@ -594,6 +607,7 @@ MainEvent = (
     | AbilityUsed
     | Burning
     | Wounded
+    | HarmIgnored
     | SanityLost
     | ThresholdReached
     | SkillLeveled

@@ -35,7 +35,7 @@ def step_attack_hits(e: Engine, task: AttackHitsTask) -> None:
     t = e.tally(roll)
     hits = t["success"] + (t["elder"] if e.mods(i)["elder_hits"] else 0)
     # Successes first, then the roll's effects, then tentacles.
-    e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "attack"}})
+    e.push(e.tentacle_sanity(i, t, "attack"))
     # The Stage the roll was made against: hits never follow the Elder One into the next one.
     stage = e.s.stage
     targets = [f.id for f in hit_targets(e, i, task["targets"], stage)]
@@ -235,10 +235,13 @@ def step_enemy_hits(e: Engine, task: EnemyHitsTask) -> None:
                 "n": t["elder"], "inv": i})
     if ability is not None and ability.kind == "frenzy":
         hits += t["elder"]
-    if m["elder_shield"]:
-        hits = max(0, hits - t["elder"])
-    hits = max(0, hits - m["armor"])
-    e.push({"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "defend"}})
+    shielded = min(hits, t["elder"]) if m["elder_shield"] else 0
+    e.ignored(i, "elder_signs", shielded, "elder_shield", enemy)
+    hits -= shielded
+    armored = min(hits, m["armor"])
+    e.ignored(i, "armor", armored, "armor", enemy)
+    hits -= armored
+    e.push(e.tentacle_sanity(i, t, "defend"))
     if ability is not None and t["elder"]:
         if ability.kind == "ignite":
             e.push({"k": "ignite", "inv": i, "n": t["elder"], "cause": enemy})

@@ -48,7 +48,7 @@ def step_fire_hits(e: Engine, task: FireHitsTask) -> None:
     t = e.tally(task["roll"])
     e.push(
         {"k": "wounds", "inv": i, "n": t["success"], "source": "fire"},
-        {"k": "sanity", "inv": i, "n": e.tentacles(i, t), "cause": {"kind": "tentacles", "name": "fire"}},
+        e.tentacle_sanity(i, t, "fire"),
         {"k": "fire_out", "inv": i},
     )
 

@@ -26,19 +26,25 @@ def _combine(total: dict[str, Any], mods: Modifiers) -> None:
             total[key] += value
 
 
+def skill_mods(content: MainContent, skill: str, level: int) -> dict[str, Any]:
+    """One skill's levels 1..L summed; a level that `replaces` drops the ones below it."""
+    own = dict(_ZERO)
+    for lv in content.skills[skill].levels[:level]:
+        if lv.replaces:
+            own = dict(_ZERO)
+        _combine(own, lv.mods)
+    return own
+
+
 def mods_of(content: MainContent, levels: dict[str, int]) -> dict[str, Any]:
-    """Sum every skill's levels 1..L; a level that `replaces` drops the ones below it."""
+    """Every skill's modifiers (`skill_mods`) added up."""
     key = (id(content), tuple(sorted(levels.items())))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is content:
         return hit[1]
     total = dict(_ZERO)
     for skill, level in levels.items():
-        own = dict(_ZERO)
-        for lv in content.skills[skill].levels[:level]:
-            if lv.replaces:
-                own = dict(_ZERO)
-            _combine(own, lv.mods)
+        own = skill_mods(content, skill, level)
         for k, v in own.items():
             total[k] = (total[k] or v) if isinstance(v, bool) else total[k] + v
     if len(_CACHE) > 4096:

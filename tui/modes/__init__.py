@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 
@@ -20,6 +20,21 @@ from cthulhu.core import modes as core_modes
 from cthulhu.core.registry import Registry
 
 Told = tuple[str, str]  # (kind of line, for its color; the sentence)
+
+
+@dataclass(frozen=True)
+class Beat:
+    """What one event is to the moment card (`tui.moments`): it `begin`s a moment (a card drawn, the
+    Elder One advancing, the Wheel turning), `add`s a line to one (what that card did: `key` names
+    its moment, "" the one begun last), or `end`s the one begun last (the turn goes on to other things).
+    `title` heads the moment (for `add`: when its moment is not on the card yet, after a decision);
+    `quote` marks a line that is the card's own printed text."""
+
+    kind: Literal["begin", "add", "end"]
+    key: str = ""
+    title: str = ""
+    line: str = ""
+    quote: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +57,7 @@ class TuiMode:
     defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # option name -> the value first selected
     stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
+    beat: Callable[[Any, Any], Beat | None] = field(default=lambda ev, view: None)  # (event, view) -> its part in a moment
     # The event types a game's story is told with (`cthulhu replay FILE`): what changed the game, not every roll;
     # a mode that names none is told by its narrator's "end" lines (deaths, summonings, the outcome).
     story_events: frozenset[str] = frozenset()

@@ -56,7 +56,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Help", classes="title")
-            with VerticalScroll(id="help-body"):
+            with VerticalScroll(id="help-body", classes="dialog-body"):
                 yield Static(self.text, markup=False)
 
     async def action_dismiss(self, result: None = None) -> None:
@@ -85,11 +85,14 @@ class QuitScreen(ModalScreen[QuitChoice]):
         with Vertical(classes="dialog"):
             yield Static("Quit the game?", classes="title")
             if self.where:
-                yield Static(Text(clean_text(f"The game is saved after every move, in\n{self.where}\n{self.comeback or ''}\n", newlines=True)))
-                yield Static("y / Enter  save and quit\nn          quit without a final save\nescape     keep playing")
+                about = f"The game is saved after every move, in\n{self.where}\n{self.comeback or ''}"
+                keys = "y / Enter  save and quit\nn          quit without a final save\nescape     keep playing"
             else:
-                yield Static(Text(clean_text(f"{self.comeback or 'This game is not being saved; quitting ends it.'}\n", newlines=True)))
-                yield Static("y / Enter  quit\nescape     keep playing")
+                about = self.comeback or "This game is not being saved; quitting ends it."
+                keys = "y / Enter  quit\nescape     keep playing"
+            with VerticalScroll(classes="dialog-body"):  # a long path wraps over many rows of a small terminal
+                yield Static(Text(clean_text(about, newlines=True)))
+            yield Static("\n" + keys, classes="keys")
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
@@ -154,9 +157,10 @@ class GameOverScreen(ModalScreen[OverChoice]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("The game is over", classes="title")
-            yield Static(self._summary(), id="summary")
-            yield Static(plain(self.dice or ""), id="dice")
-            yield Static("\nn  new game     q  quit     Enter / escape  see the board")
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(self._summary(), id="summary")
+                yield Static(plain(self.dice or ""), id="dice")
+            yield Static("\nn  new game     q  quit     Enter / escape  see the board", classes="keys")
 
     def _summary(self) -> Text:
         body = summary_text(self.view)

@@ -20,14 +20,17 @@ from textual.widgets import Static
 from textual.widgets._toast import ToastRack  # (not re-exported: the container Textual puts notifications in)
 
 from ..link import SaveUnavailable, TableLink, Update
+from ..english import plural
 from ..modes import check_view, tui_mode
-from ..narrate import KIND_STYLES, tell
+from ..moments import Moments
+from ..narrate import KIND_STYLES, tell, told_and_beat
 from ..options import OPTION_KEYS, WIDE_SIZE
 from ..safe import clean_update, plain, safe_text
 from ..widgets.chat import ChatInput
 from ..widgets.footer import FittedFooter
 from ..hints import Hints
 from ..widgets.log_strip import LogStrip
+from ..widgets.moment_card import MomentCard
 from ..widgets.panes import InvestigatorsPane, LogPane, MapPane, StoryPane, ViewPane
 from ..widgets.prompt_bar import PromptBar
 
@@ -93,7 +96,7 @@ class GameScreen(Screen[None]):
         Binding("enter", "summary", "Summary", show=False),
         Binding("n", "new_game", "New game", show=False),
     ]
-    ALLOW_IN_MAXIMIZED_VIEW = "#strip, #prompt, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
+    ALLOW_IN_MAXIMIZED_VIEW = "#moments, #strip, #prompt, Footer, ChatInput"  # a zoomed pane keeps the newest Log lines in sight
     ESCAPE_TO_MINIMIZE = True
 
     def __init__(self, link: TableLink, *, title: str = "") -> None:
@@ -109,6 +112,8 @@ class GameScreen(Screen[None]):
         self.updates_seen = 0
         self._version: int | None = None
         self.hints = Hints()
+        self.moments = Moments()  # the big moments since this terminal's last decision
+        self._moments_seen = False  # ... which this terminal has decided after: they go with the next events
         self.resized_to: Size | None = None  # from the last Resize event
         self._rows: str | None = None  # the grid rows last set (None: the stylesheet's)
         self._status: Text | None = None  # the status line last drawn
@@ -121,6 +126,7 @@ class GameScreen(Screen[None]):
             yield StoryPane("Story Board", id="story")
             yield InvestigatorsPane("Investigators", id="investigators")
             yield LogPane(id="log")
+        yield MomentCard(id="moments")
         yield LogStrip(id="strip")
         yield ChatInput(id="chat")
         yield PromptBar(id="prompt")
@@ -157,10 +163,46 @@ class GameScreen(Screen[None]):
         self.set_class(compact, "compact")
         for name in SIDE_PANES:
             self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
-        self.query_one(LogStrip).set_class(not compact or self.side == "log", "hidden")
+        self.show_moments()
+        self.call_after_refresh(self.place_card)  # again once the panes have their new sizes
         self.titles()
         self.fit_rows()
         self.refresh_bindings()
+
+    def moment_rows(self) -> int:
+        """The most lines the moment card may take: a quarter of a small terminal, a fifth of a large one."""
+        height = (self.resized_to or self.app.size).height
+        return max(3, height // 4) if self.compact else max(4, height // 5)
+
+    def place_card(self) -> None:
+        """The moment card just above the prompt bar: in the Log strip's place (and at least its height) on
+        a small terminal, over the Log pane's foot (its width; a zoomed pane's whole width) on a large one."""
+        card = self.query_one(MomentCard)
+        if self.compact:
+            card.place(0, None, LogStrip.ROWS)
+            return
+        chat = self.query_one(ChatInput)
+        bottom = self.query_one(PromptBar).rows + 1 + 1 + (1 if chat.is_open else 0)  # the bar and its border, the footer, chat
+        log = self.query_one(LogPane)
+        wide = self.maximized is None and log.display and log.outer_size.width
+        card.place(bottom, log.outer_size.width if wide else None, 1)
+
+    def show_moments(self) -> None:
+        """The moment card as the moments now are; on a small terminal it stands in the Log strip's place."""
+        self.query_one(LogStrip).set_class(not self.compact or self.side == "log" or bool(self.moments.items), "hidden")
+        self.place_card()
+        self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
+
+    def decided(self, at_once: bool = False) -> None:
+        """This terminal made a decision: the moments it has seen give way to what comes of it. They go
+        with the table's answer (the update that brings its events), in the same frame as the moments
+        that answer brings, so the card is not drawn away and back again in between (`at_once`: now)."""
+        if at_once:
+            self._moments_seen = False
+            if self.moments.clear():
+                self.show_moments()
+        else:
+            self._moments_seen = bool(self.moments.items)
 
     def titles(self) -> None:
         """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
@@ -176,6 +218,14 @@ class GameScreen(Screen[None]):
                 subtitle = f"tab: {PANE_TITLES[nxt]}"
             else:
                 subtitle = ""
+            if isinstance(pane, LogPane):  # read back while the story went on: its top border says so
+                # (the top: the moment card may lie over the pane's foot)
+                title = PANE_TITLES[name]
+                if pane.unseen:
+                    dash = " - " if ascii_mode else " — "
+                    title += f"{dash}{plural(pane.unseen, 'new line')} below" + (f"{dash}End" if pane is focused else "")
+                if pane.border_title != title:
+                    pane.border_title = title
             if pane.border_subtitle != subtitle:
                 pane.border_subtitle = subtitle
 
@@ -195,6 +245,9 @@ class GameScreen(Screen[None]):
         if rows != self._rows:
             self._rows = rows
             body.styles.grid_rows = rows
+
+    def on_log_lines_unseen(self, message: LogPane.Unseen) -> None:
+        self.titles()
 
     def place_toasts(self, _: object = None) -> None:
         """Notifications stand on the prompt bar (and the chat line, when open), never over them: Textual
@@ -238,9 +291,13 @@ class GameScreen(Screen[None]):
             self.relayout()
         else:
             self.titles()
+        if isinstance(widget, ChatInput):
+            self.place_card()  # the chat line opened under it
 
     def on_descendant_blur(self, event: Any) -> None:
         self.titles()
+        if isinstance(event.widget, ChatInput):
+            self.place_card()
 
     def focused_pane(self) -> str:
         focused = self.focused
@@ -273,14 +330,16 @@ class GameScreen(Screen[None]):
             self.minimize()
         else:
             self.maximize(self.query_one(f"#{self.focused_pane()}"), container=False)
+        self.call_after_refresh(self.place_card)  # over the zoomed pane, or the Log's foot again
 
     def action_full_log(self) -> None:
         """The whole Log, zoomed; again to go back."""
         log = self.query_one(LogPane)
         if self.maximized is log:
             self.minimize()
-            return
-        self.focus_pane("log", zoomed=True)
+        else:
+            self.focus_pane("log", zoomed=True)
+        self.call_after_refresh(self.place_card)
 
     # -- updates from the table --------------------------------------------
 
@@ -290,7 +349,8 @@ class GameScreen(Screen[None]):
             first = await self._open_link()
             self.apply_update(first)
             view = self.view
-            if not first.events and view and view.get("turn") is not None:
+            fresh = bool(first.earlier) and not view.get("step")  # a game's first events tell whose turn it is
+            if not first.events and not fresh and view and view.get("turn") is not None and not view.get("outcome"):
                 who = tui_mode(view["mode"]).whose_turn(view)
                 self.say("turn", f"Turn {view['turn']}: {who or 'the next player'} to play.")
             async for update in self.link.updates():
@@ -319,10 +379,24 @@ class GameScreen(Screen[None]):
                 attempt += 1
                 await asyncio.sleep(RETRY_SECONDS)
 
-    def say(self, kind: str, sentence: str) -> None:
+    def say(self, kind: str, sentence: str, moment: bool = False) -> None:
+        """A line for the Log (and its strip); `moment`: it is also on the moment card."""
         line = plain(sentence, KIND_STYLES.get(kind, ""))
         self.query_one(LogPane).write(line)
         self.query_one(LogStrip).say(line)
+        self.query_one(MomentCard).told(None if moment else line)  # it covers the strip (the Log's foot): the newest line too
+
+    def tell_earlier(self, events: list[dict[str, Any]], view: dict[str, Any]) -> None:
+        """The story so far (a loaded game, a joiner, a player back at the table): into the Log, under a heading
+        once the game is under way; no hint, no notice."""
+        if not events:
+            return
+        if self.updates_seen > 1:
+            self.say("info", "While you were away:")
+        elif view.get("step"):
+            self.say("info", f"The story so far (up to step {view['step']}):")
+        for ev in events:
+            self.say(*tell(ev, view))
 
     def apply_update(self, update: Update) -> None:
         with self.app.batch_update():  # one frame for the whole update
@@ -339,8 +413,18 @@ class GameScreen(Screen[None]):
             if not view:
                 return
         self.view = view
+        self.tell_earlier(update.earlier, view)
+        moments = False
+        if self._moments_seen and update.events:
+            self._moments_seen = False
+            moments = self.moments.clear()
         for ev in update.events:
-            self.say(*tell(ev, view))
+            told, beat = told_and_beat(ev, view)
+            took = self.moments.take(beat)
+            moments |= took
+            self.say(*told, moment=took)
+        if moments:
+            self.show_moments()
         self.note = None
         self.link_status = update.status
         if update.status:
@@ -384,6 +468,9 @@ class GameScreen(Screen[None]):
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
                                           hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
+        if self.moments.items:
+            self.place_card()  # the bar may have grown or shrunk under it
+            self.query_one(MomentCard).catch_up()  # the lines of this update, in its frame
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
@@ -441,6 +528,7 @@ class GameScreen(Screen[None]):
                 or prompt["seat"] not in self.link.local_seats):
             return
         self.pending = True
+        self.decided()
         await self.link.send(prompt["seat"], prompt["options"][index]["command"], prompt["version"])
 
     @property
@@ -458,6 +546,7 @@ class GameScreen(Screen[None]):
             return
         prompt = self.view["prompt"]
         self.pending = True
+        self.decided()
         await self.link.undo(int(prompt["seat"]), prompt.get("version"))
 
     def action_choices(self) -> None:

@@ -125,10 +125,7 @@ def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
 class LobbyScreen(ModalScreen[None]):
     """The table dialog. Hosting: digits pick a seat, `b` lets a bot play it, `f` frees it."""
 
-    DEFAULT_CSS = """
-    LobbyScreen .dialog { max-height: 100%; }
-    #lobby-scroll { height: auto; max-height: 45vh; }
-    """
+    DEFAULT_CSS = "LobbyScreen .dialog { max-height: 100%; }"
 
     BINDINGS = [
         Binding("escape,L,q", "close", "Close"),
@@ -147,9 +144,9 @@ class LobbyScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("The table", classes="title")
-            with VerticalScroll(id="lobby-scroll"):  # a small terminal scrolls the table, never the keys
+            with VerticalScroll(id="lobby-scroll", classes="dialog-body"):  # a small terminal scrolls the table, never the keys
                 yield Static(id="lobby-body")
-            yield Static(id="lobby-keys")
+            yield Static(id="lobby-keys", classes="keys")
 
     def on_mount(self) -> None:
         if self.info.get("hosting"):  # start on the first away seat, the one most likely to need a decision

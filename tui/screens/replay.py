@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 
-from ..app import CthulhuApp
+from ..app import CthulhuApp, run_app
 from ..link import Update
 from ..options import PlayOptions
 from ..replay import Replayer, ReplayLink
@@ -56,9 +56,11 @@ class ReplayScreen(GameScreen):
         return self.link.replayer
 
     def action_step(self, delta: int) -> None:
+        self.decided(at_once=True)  # each step taken shows its own moments
         self.link.go(self.replayer.step + delta)
 
     def action_jump(self, where: int) -> None:
+        self.decided(at_once=True)
         self.link.go(self.replayer.last if where < 0 else where)
 
     def _apply_update(self, update: Update) -> None:
@@ -123,5 +125,5 @@ def open_replay(path: str | Path, *, step: int = 0, allow_other_content: bool = 
 
 def run_replay(save: Any, path: str | Path, *, step: int = 0, allow_other_content: bool = False, options: PlayOptions | None = None) -> int:
     replayer = Replayer(save, allow_other_content=allow_other_content, step=step)
-    ReplayApp(replayer, name=Path(path).name, options=options).run()
+    run_app(ReplayApp(replayer, name=Path(path).name, options=options))
     return 0

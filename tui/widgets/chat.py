@@ -15,8 +15,11 @@ from cthulhu.net.textclean import CHAT_MAX as MAX_CHAT  # what the host relays o
 
 
 class ChatInput(Input):
+    # Compact: one row and no border, focused or not (Input's own focus rule draws a border three rows
+    # tall, which in one row left only the border to be seen, never the words being typed).
     DEFAULT_CSS = """
-    ChatInput { display: none; height: 1; border: none; padding: 0 1; }
+    ChatInput { display: none; }
+    ChatInput.-textual-compact { padding: 0 1; background: $boost; }
     ChatInput.open { display: block; }
     """
 
@@ -28,7 +31,7 @@ class ChatInput(Input):
             self.text = text
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(placeholder="Say something to the table (Enter sends, Esc closes)", max_length=MAX_CHAT, id=id)
+        super().__init__(placeholder="Say something to the table (Enter sends, Esc closes)", max_length=MAX_CHAT, id=id, compact=True)
 
     @property
     def is_open(self) -> bool:

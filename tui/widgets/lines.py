@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Span, Text
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -118,17 +119,24 @@ class LogLines(LinesView):
 
     Following is a flag the player's own scrolling sets (back: off, to the end: on), not a
     comparison made at write time: a pane that shrinks while at the end must keep following.
+    A pane that is hidden (no width) keeps what it is told and wraps it when it is shown.
+    Lines told while the player reads back wait below the view, which stays where it is;
+    `unseen` counts them (the pane's owner says so in its border) until the end is in sight.
     """
 
     MAX_LINES = 500
     # A scrollbar that appears must not narrow the text after it was wrapped (it would crop it).
     DEFAULT_CSS = "LogLines { scrollbar-gutter: stable; }"
 
+    class Unseen(Message):
+        """`unseen` changed: lines wait below the view (or no longer do)."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.entries: list[Text] = []
         self._wrapped_at = 0
         self.following = True
+        self.unseen = 0
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -136,23 +144,40 @@ class LogLines(LinesView):
             self.following = False
         if new >= self.max_scroll_y:
             self.following = True
+            self._set_unseen(0)
+
+    def _set_unseen(self, n: int) -> None:
+        if n != self.unseen:
+            self.unseen = n
+            self.post_message(self.Unseen())
 
     def write(self, text: Text) -> None:
         self.entries.append(text)
         del self.entries[: -self.MAX_LINES]
+        if not self.following:
+            self._set_unseen(self.unseen + 1)
         width = self.text_width
         if not width:
-            return  # wrapped when the pane gets its size
+            self._wrapped_at = 0  # hidden: wrapped (all of it) when the pane is shown again
+            return
         if width != self._wrapped_at:
             self.rewrap()
             return
-        follow = self.following
-        lines = self.lines + text_strips(self.app.console, text, width)
-        self.set_lines(lines[-self.MAX_LINES :], whole=True)
+        self._show(self.lines + text_strips(self.app.console, text, width), keep_place=True)
         if self.text_width != self._wrapped_at:
             self.rewrap()  # the width changed under us (a scrollbar): wrap again
-        elif follow:
+
+    def _show(self, lines: list[Strip], keep_place: bool = False) -> None:
+        """Show the newest MAX_LINES of `lines`: at the end when following, else where the player reads
+        (`keep_place`: `lines` is the lines shown plus new ones, so those cut off the top move the view)."""
+        kept = lines[-self.MAX_LINES :]
+        dropped = len(lines) - len(kept)
+        scroll_y = self.scroll_offset.y
+        self.set_lines(kept, whole=True)
+        if self.following:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        elif keep_place and dropped:  # the text being read stays on its rows
+            self.scroll_to(y=max(0, scroll_y - dropped), animate=False, immediate=True)
 
     def rewrap(self) -> None:
         width = self.text_width
@@ -160,14 +185,12 @@ class LogLines(LinesView):
             return
         self._wrapped_at = width
         console = self.app.console
-        lines = [strip for text in self.entries for strip in text_strips(console, text, width)]
-        self.set_lines(lines[-self.MAX_LINES :], whole=True)
-        if self.following:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        self._show([strip for text in self.entries for strip in text_strips(console, text, width)])
 
     def clear(self) -> None:
         self.entries.clear()
         self.set_lines([], whole=True)
+        self._set_unseen(0)
 
     def on_resize(self) -> None:
         if self.text_width and self.text_width != self._wrapped_at:

@@ -17,9 +17,10 @@ from ..safe import safe_text
 class LogStrip(Static):
     """The newest Log sentences, wrapped to the strip and cut from the top."""
 
-    DEFAULT_CSS = """
-    LogStrip { height: 3; padding: 0 1; background: $panel; color: $text; }
-    LogStrip.hidden { display: none; }
+    ROWS = 3
+    DEFAULT_CSS = f"""
+    LogStrip {{ height: {ROWS}; padding: 0 1; background: $panel; color: $text; }}
+    LogStrip.hidden {{ display: none; }}
     """
     KEEP = 8  # sentences kept: more than the strip can ever show
 

@@ -11,6 +11,7 @@ from cthulhu.core.main.view import MainView
 from .. import TuiMode
 from .help import HINTS, rules_in_brief
 from .map import render_legend, render_map_and_overflow
+from .moments import beat
 from .narrate import tell
 from .panes import render_investigators, render_story
 from .prompt import dice_line, option_labels
@@ -62,6 +63,7 @@ TUI = TuiMode(
     help=rules_in_brief,
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
+    beat=beat,
     story_events=frozenset({
         "ritual_progress", "ritual_disrupted", "elder_advanced", "elder_summoned", "stage_revealed", "stage_defeated",
         "claimed", "investigator_died", "game_won", "game_lost",

@@ -116,6 +116,24 @@ def _wounded(e: Any, n: Names) -> Told:
     return "harm", f"{who} takes {plural(e['n'], 'wound')}{n.cause(e['cause'])} ({e['wounds']} of {e['health']})."
 
 
+def _ignored(e: Any, n: Names) -> Told:
+    """'Tobias Grell's Toughness ignores 1 wound from the Cultist.'"""
+    who = n.inv(e["inv"], e["name"])
+    sources = list(e["sources"])
+    whose = f"{possessive(who)} {and_list(sources)}" if sources else who
+    verb = "ignore" if len(sources) > 1 else "ignores"
+    cause = e["cause"]
+    if e["by"] == "calm":
+        roll = PURPOSE.get(cause["name"], "roll") if cause else "roll"
+        return "good", f"{whose} {verb} {plural(e['n'], 'tentacle')} of the {roll}: no sanity lost for {'it' if e['n'] == 1 else 'them'}."
+    attacker = n.enemy(cause["name"]) if cause and cause["name"] else "the enemy"
+    if e["by"] == "elder_signs":
+        signs = plural(e["n"], "elder sign")
+        cancel = "cancels" if e["n"] == 1 else "cancel"
+        return "good", f"{whose}: {signs} {cancel} {plural(e['n'], 'success')} of {possessive(attacker)} attack."
+    return "good", f"{whose} {verb} {plural(e['n'], 'wound')} from {attacker}."
+
+
 def _stress(e: Any, n: Names) -> Told:
     who = n.inv(e["inv"], e["name"])
     found = n.invs.get(e["inv"])
@@ -236,6 +254,7 @@ TELLERS: dict[str, _Teller] = {
     "dice_kept": _kept,
     "stress_taken": _stress,
     "wounded": _wounded,
+    "harm_ignored": _ignored,
     "sanity_lost": _sanity,
     "threshold_reached": _threshold,
     "skill_leveled": lambda e, n: ("good", f"{n.inv(e['inv'], e['name'])} raises {e['skill_name']} to level {e['level']}."),

@@ -85,6 +85,9 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         out.append("\n  Sanity ")
         out.append_text(sanity_track(inv))
         out.append(f" {inv['sanity']}/{inv['skull']}")
+        signs = elder_signs(inv, full)
+        for line in textwrap.wrap(signs, max(20, width - 2), subsequent_indent="  "):
+            out.append(f"\n  {line}", style="dim" if signs.endswith("yet") else "bright_yellow")
         if full:
             for sk in inv["skills"]:
                 level = sk["level"]
@@ -128,6 +131,16 @@ def render_investigators(view: MainView, detail: bool = True, width: int = 60) -
         for kept in inv["kept"]:
             out.append(f"\n  Kept Mythos: {kept}", style="dim")
     return out
+
+
+def elder_signs(inv: InvestigatorView, full: bool) -> str:
+    """What the elder signs on the dice do for this investigator (their skills and cards say it)."""
+    mods = inv["mods"]
+    does = ([("successes on your attacks", "hits on attack")] if mods.get("elder_hits") else []) + (
+        [("each cancels a success rolled against you", "cancel hits on you")] if mods.get("elder_shield") else [])
+    if not does:
+        return "Elder signs: no use to you yet" if full else "Elder signs: no use yet"
+    return "Elder signs: " + "; ".join(long if full else short for long, short in does)
 
 
 def packed(items: list[str], width: int) -> list[str]:

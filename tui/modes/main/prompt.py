@@ -34,24 +34,42 @@ def _enemy(d: Any) -> str:
 
 
 def roll_says(view: MainView) -> str | None:
-    """'The Fire Vampire attacks Mina Castellane: each success is a wound to Mina Castellane ...' for the roll being decided."""
+    """'The Fire Vampire attacks Mina Castellane: each success is a wound to Mina Castellane ...' for the roll being
+    decided, with what the investigator's skills and cards make of it (wounds and tentacles ignored, elder signs)."""
     roll = view["last_roll"]
     if roll is None or not roll["deciding"]:
         return None
     who = roll["name"]
     purpose = roll["purpose"]
+    mods = next((i["mods"] for i in view["investigators"] if i["index"] == roll["inv"]), {})
+    tentacles = "each tentacle 1 sanity" + (f" ({plural(int(mods['calm']), 'tentacle')} ignored)" if mods.get("calm") else "")
+    elders = _elder_signs(roll, mods)
     if purpose == "defend":
         enemy = roll["enemy"] or "an enemy"
         proper = enemy == view["elder_one"]["name"]
-        return f"{cap(the(enemy, proper))} attacks {who}: each success is a wound to {who}, each tentacle 1 sanity"
+        armor = f" ({plural(int(mods['armor']), 'wound')} ignored)" if mods.get("armor") else ""
+        return f"{cap(the(enemy, proper))} attacks {who}: each success is a wound to {who}{armor}{elders}, {tentacles}"
     if purpose == "attack":
         targets = and_list(the(t, t == view["elder_one"]["name"]) for t in roll["target_names"]) or "the enemy"
-        return f"{who} attacks {targets}: each success is a wound to {targets}, each tentacle 1 sanity"
+        return f"{who} attacks {targets}: each success is a wound to {targets}{elders}, {tentacles}"
     if purpose == "fire":
-        return f"The flames roll against {who}: each success is a wound to {who}, each tentacle 1 sanity"
+        return f"The flames roll against {who}: each success is a wound to {who}{elders}, {tentacles}"
     cause = roll["cause"]
     source = f" for {cause['name']}" if cause and cause["name"] else ""
-    return f"{possessive(who)} roll{source}: {plural(roll['need'] or 1, 'success')} needed, each tentacle 1 sanity"
+    return f"{possessive(who)} roll{source}: {plural(roll['need'] or 1, 'success')} needed{elders}, {tentacles}"
+
+
+def _elder_signs(roll: Any, mods: Any) -> str:
+    """What the elder signs showing on the dice do on this roll ('' when none shows)."""
+    if not any("elder" in str(face).split("+") for _, face in roll["dice"]):
+        return ""
+    if roll["purpose"] == "attack" and mods.get("elder_hits"):
+        return ", each elder sign is a success too"
+    if roll["purpose"] == "defend" and mods.get("elder_shield"):
+        return ", each elder sign cancels a success"
+    if roll["purpose"] == "defend":
+        return ""  # an enemy's elder signs may set off its ability: the Log tells it when they do
+    return ", elder signs do nothing on this roll"
 
 
 def dice_line(view: MainView, width: int) -> Text | None:

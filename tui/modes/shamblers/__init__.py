@@ -6,6 +6,7 @@ from cthulhu.core.shamblers.view import ShamblersView
 
 from .. import TuiMode
 from .help import HINTS, rules_in_brief
+from .moments import beat
 from .narrate import tell
 from .render import dice_line, render_mats, render_shambler_story, render_towns, short_labels, summary
 
@@ -29,5 +30,6 @@ TUI = TuiMode(
     defaults=lambda content: {"difficulty": content.shamblers.default_difficulty},
     stable_keys=frozenset({"feed", "banish"}),
     hints=HINTS,
+    beat=beat,
     story_events=frozenset({"banished", "delirium", "game_won", "game_lost"}),
 )
