@@ -69,8 +69,8 @@ def test_tables_played_to_their_ends_through_a_kill_9_and_a_restart(tmp_path):
         for table_id, row in after.items():  # every table and seat, and who holds it, by name
             assert (row["mode"], row["setup"]) == (before[table_id].mode, before[table_id].setup)
             assert [(s["seat"], s["name"]) for s in row["seats"]] == [(s.seat + 1, s.name) for s in before[table_id].seats]
-            assert saved[table_id] >= before[table_id].step  # a step listed was told, so saved
-            assert row["step"] <= saved[table_id]  # the records (a batch a few times a second) follow the saves
+            assert saved[table_id] >= before[table_id].step  # a step listed was told, so saved (the joiners,
+            # back by themselves at once, may have played on since: the listing after the restart can be ahead of it)
         expected = {"ada": [made["ada"]["id"]], "bea": [made["bea"]["id"]], "cy": [made["bea"]["id"]]}
         for name, home in homes.items():
             assert [t["id"] for t in tables(server.address, "--mine", home=home)] == expected[name], name
