@@ -18,8 +18,10 @@ def _own_data_folder(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _a_plain_utf8_color_terminal(monkeypatch):
     """Every test starts in a UTF-8 locale with color allowed, whatever the machine running the
-    tests says (the app picks ASCII and no color from the environment); tests of those set them."""
-    for name in ("LC_ALL", "LC_CTYPE", "NO_COLOR"):
+    tests says (the app picks ASCII and no color from the environment); tests of those set them.
+    No COLUMNS/LINES either: pytest-xdist's workers are given 80x24, and Textual would take that over
+    the size of the terminal (tmux, pty) that a test's app really runs in."""
+    for name in ("LC_ALL", "LC_CTYPE", "NO_COLOR", "COLUMNS", "LINES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
 
