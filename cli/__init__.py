@@ -1,6 +1,6 @@
 """The `cthulhu` command line: one module per subcommand, each with `register(sub)` and `run(args)`.
 
-Headless commands (`sim`, `content check`, `saves`, `replay`, `host --headless`,
+Headless commands (`sim`, `content check`, `saves`, `replay`, `host --headless`, `server`, `tables`,
 `join --headless`) never import Textual: only the commands that open the game
 interface import the app (`cthulhu.tui.app`), inside their `run`; `replay` tells a
 save's story with the modes' narrators, which are Rich text (a test holds this).
@@ -14,7 +14,7 @@ import re
 import sys
 from typing import Any, NoReturn
 
-SUBCOMMANDS = ("play", "sim", "odds", "content", "saves", "replay", "host", "join")
+SUBCOMMANDS = ("play", "sim", "odds", "content", "saves", "replay", "host", "join", "server", "tables")
 
 
 class HelpFormatter(argparse.HelpFormatter):

@@ -140,9 +140,9 @@ def _game_over(path: Path) -> str | None:
     return "\n".join(lines)
 
 
-def log_warnings_to_stderr() -> None:
-    """A headless host says what it refused, evicted or could not save, and who sat down or left
-    (the seat news): one cleaned line each."""
+def log_warnings_to_stderr(command: str = "host") -> None:
+    """A headless host (or server) says what it refused, evicted or could not save, and who sat
+    down or left (the seat news; a server also the tables made and archived): one cleaned line each."""
     import logging
 
     from cthulhu.net.textclean import CleanFormatter
@@ -159,13 +159,14 @@ def log_warnings_to_stderr() -> None:
             pass
 
     handler = ToStderr()
-    handler.setFormatter(CleanFormatter("cthulhu host: %(message)s"))
-    for name in ("cthulhu.net", "cthulhu.serve"):  # the table, and its front doors (`--ssh`, `--web`)
+    handler.setFormatter(CleanFormatter(f"cthulhu {command}: %(message)s"))
+    for name in ("cthulhu.net", "cthulhu.serve", "cthulhu.server"):  # the table(s), their front doors (`--ssh`, `--web`)
         logger = logging.getLogger(name)
         logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
     logging.getLogger("cthulhu.net.host").setLevel(logging.INFO)  # and the seat news: who sat down, who left
+    logging.getLogger("cthulhu.server").setLevel(logging.INFO)  # and a server's tables: made, archived
 
 
 def _hold_saves(args: argparse.Namespace) -> tuple[Path | None, list[Path]]:

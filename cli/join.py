@@ -1,5 +1,6 @@
 """`cthulhu join HOST[:PORT]`: take a seat at a hosted table in the game interface, or let a
-headless bot play it (`--headless --bot ...`).
+headless bot play it (`--headless --bot ...`). At a server of many tables (`cthulhu server`),
+`--table ID` names the table; without it the interface opens the server's lobby.
 
 The seat token the host gives is kept on this machine (the user data folder), so
 the same command run again (after a dropped connection, a closed terminal or a
@@ -23,11 +24,13 @@ from .common import (
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "join",
-        help="join a table hosted with `cthulhu host`",
+        help="join a table hosted with `cthulhu host`, or a server's lobby or table",
         description="Take a seat at a hosted table (or watch it), in the game interface or with a headless bot. "
+        "At a server of many tables (`cthulhu server`), --table names the table; without it, the interface opens the lobby. "
         "Seats count from 1, as the table shows them.",
     )
     p.add_argument("address", metavar="HOST[:PORT]", help="where the host listens (port 7777 if omitted)")
+    p.add_argument("--table", metavar="ID", help="at a server of many tables: the table to sit at (`cthulhu tables HOST` lists them)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--code", default=os.environ.get("CTHULHU_CODE") or None,
                    help="the table code the host printed (or set CTHULHU_CODE: the environment, unlike the command line, is not shown by ps)")
@@ -86,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             code=args.code,
             name=args.name or default_name(),
             join_seat=args.seat,
+            join_table=args.table,
             token=args.token,
             watch=args.watch,
             ascii=args.ascii,
@@ -103,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
     problem = thinking_problem(args)
     if problem is not None:
         return refuse("join", problem)
+    if args.table is not None and (not args.table or len(args.table) > 32 or args.table.startswith("-")):
+        return refuse("join", "--table takes a table's id, as `cthulhu tables HOST` lists it")
     return trio.run(_headless, host, port, args)
 
 
@@ -123,7 +129,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     token = args.token
     stored = None
     if token is None and store is not None:
-        entry = store.find(name=name, address=args.address)
+        entry = store.find(name=name, address=args.address, table=args.table)
         token = stored = entry.token if entry is not None else None
     shown: list[str] = []
 
@@ -140,7 +146,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         if session.token and session.seat is not None and session.token not in shown:  # a token without a seat is no seat
             shown.append(session.token)
             print(clean_text(f"{seat(session)}; seat token {session.token}; come back with: "
-                             f"{join_command(args.address, args.code, token=session.token)}"), file=sys.stderr, flush=True)
+                             f"{join_command(args.address, args.code, token=session.token, table=args.table)}"), file=sys.stderr, flush=True)
             if store is not None:
                 try:
                     store.remember(address=args.address, table=session.table.id if session.table else None,
@@ -156,8 +162,10 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         elif attempt == 1 or attempt % 30 == 0:
             print(f"Lost the connection to {args.address}; reconnecting (attempt {attempt})...", file=sys.stderr, flush=True)
 
+    ident = store.identity(args.address) if store is not None and args.table else None  # a server knows its players by it
+
     async def attempt(token: str | None) -> PeerSession:
-        session = PeerSession(name, code=args.code, seat=args.seat, token=token, watch=args.watch)
+        session = PeerSession(name, code=args.code, seat=args.seat, token=token, watch=args.watch, table_id=args.table, ident=ident)
         return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, thinking=thinking_of(args), session=session,
                               reconnect_for=RECONNECT_FOR, on_welcome=on_welcome, on_retry=on_retry)
 
@@ -169,6 +177,8 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    if session.closed is not None and session.closed.code == "server_lobby":
+        return refuse("join", f"{args.address} is a server of many tables: name one with --table ID (`cthulhu tables {args.address}` lists them)")
     if session.closed is not None and session.closed.code == "host_closed":
         print(clean_text(f"cthulhu join: {session.closed.reason}"), file=sys.stderr)  # on purpose: not a refusal
         return 1

@@ -39,6 +39,7 @@ from .messages import (
     Hello,
     History,
     Lobby,
+    LobbyWelcome,
     Ping,
     Pong,
     ProtocolError,
@@ -50,6 +51,9 @@ from .messages import (
     Welcome,
     parse_to_peer,
 )
+
+
+SERVER_LOBBY = "this is a server of many tables: name one with --table ID (`cthulhu tables HOST` lists them)"
 
 
 @dataclass
@@ -105,6 +109,8 @@ class PeerSession:
     seat: int | None = None
     token: str | None = None
     watch: bool = False
+    table_id: str | None = None  # at a server of many tables: the one to sit at
+    ident: str | None = None  # at a server: this player's identity key (`SeatStore.identity`)
     mirror: Mirror = field(default_factory=Mirror)
     table: Table | None = None
     welcomed: bool = False
@@ -131,7 +137,8 @@ class PeerSession:
         self.mirror = Mirror()
         self.welcomed = False
         self.closed = None
-        self._queue(Hello(proto=PROTOCOL_VERSION, name=self.name, code=self.code, seat=self.seat, token=self.token, watch=self.watch))
+        self._queue(Hello(proto=PROTOCOL_VERSION, name=self.name, code=self.code, seat=self.seat, token=self.token, watch=self.watch,
+                          table=self.table_id, ident=self.ident))
 
     # ---- outgoing ---------------------------------------------------------
 
@@ -222,6 +229,8 @@ class PeerSession:
             self._queue(Pong(n=msg.n))
         elif isinstance(msg, Error) and msg.fatal:
             self.closed = msg
+        elif isinstance(msg, LobbyWelcome):  # a hello without a table, at a server of many
+            self.closed = Error(code="server_lobby", fatal=True, reason=SERVER_LOBBY)
 
     def _resync(self, reason: str) -> None:
         if not self._snapshot_pending:

@@ -235,6 +235,12 @@ class FrameDecoder:
     def buffered(self) -> int:
         return len(self._buf)
 
+    def take_rest(self) -> bytes:
+        """The bytes fed but not decoded yet, handed over (another reader goes on from them)."""
+        rest = bytes(self._buf)
+        self._buf.clear()
+        return rest
+
     def feed(self, data: bytes | bytearray, *, max_frames: int | None = None) -> list[dict[str, Any] | FrameError]:
         if self._failed is not None:
             raise self._failed

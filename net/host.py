@@ -38,7 +38,7 @@ import hmac
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import trio
 
@@ -54,15 +54,17 @@ from .gate import CROWDED, Gate, Quiet, Refusal
 from .history import Record
 from .invite import new_seat_token
 from .limits import TokenBucket
-from .listen import Doorstep, accept_forever, refuse
+from .listen import Doorstep, read_hello, refuse, serve_listeners
 from .log import CommandLog
 from .messages import (
     PROTOCOL_VERSION,
     Chat,
     CommandMsg,
+    CreateTable,
     Error,
     GameOverMsg,
     Hello,
+    ListTables,
     Lobby,
     Ping,
     Pong,
@@ -159,6 +161,20 @@ class Peer:
         self.scope.deadline = min(self.scope.deadline, trio.current_time() + grace)
 
 
+class HostEvents(Protocol):
+    """What a table tells whoever keeps records of it (a server's lobby and store). Called inside
+    the table's trio tasks, never awaited: each must only note what happened."""
+
+    def admitted(self, peer: Peer, hello: Hello) -> None:
+        """`peer` was welcomed (to `peer.seat`, or to watch) for this hello."""
+
+    def left(self, peer: Peer) -> None:
+        """`peer`'s connection ended."""
+
+    def changed(self) -> None:
+        """The game moved on, or the seats or the start changed."""
+
+
 @dataclass(eq=False)
 class Seat:
     index: int
@@ -196,7 +212,9 @@ class Host:
     (None: an open table). `saves.on_trouble(reason or None)` hears when saving fails and works again.
     """
 
-    def __init__(self, spec: TableSpec, opened: Opened) -> None:
+    def __init__(self, spec: TableSpec, opened: Opened, *, gate: Gate | None = None) -> None:
+        """`gate`: the admission this table shares with others (a server's, so that its limits per
+        address hold across all its tables); by default the table's own."""
         game = opened.game
         self.spec = spec
         self.game = game
@@ -220,7 +238,7 @@ class Host:
         self.recap = Recap.replayed(game, self.record) if self.record is not None else Recap()
         self._recap_frame: tuple[tuple[int, int], bytes] | None = None  # ((recap version, step), its frame)
         self.limits = spec.limits
-        self.gate = Gate(self.limits, trio.current_time)
+        self.gate = gate if gate is not None else Gate(self.limits, trio.current_time)
         self.seats = [Seat(i) for i in range(game.setup.players)]
         mode = modes.get(game.setup.mode)
         for index, kind in spec.bots.items():
@@ -236,12 +254,14 @@ class Host:
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
         self.views = Views(game)  # the last view sent, one per projection (seats that see the same share it)
+        self.told = game.step  # the step every peer has been told of (so on disk): what a server's lobby lists
         self.started = trio.Event()
         self.finished = trio.Event()
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.closing = False  # `close_table` has begun: the connections ending now are not seat news
         self.on_delta: Callable[[int, int | None, str], None] | None = None  # (seq, seat or None, view hash): tests, figures
+        self.events: HostEvents | None = None  # a server's records follow the table through these
         self._next_peer = 0
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
         self._lobby_dirty = trio.Event()
@@ -266,13 +286,7 @@ class Host:
         listeners = await trio.open_tcp_listeners(port, host=bind)
         self.port = listeners[0].socket.getsockname()[1]
         full = self._error_frame("host_full", "the host has no room for more connections", fatal=True)
-        doorstep = Doorstep(self.limits, self.gate)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(self.run)
-            nursery.start_soon(doorstep.watch, self._accepted, nursery)
-            for listener in listeners:
-                nursery.start_soon(accept_forever, listener, doorstep, full)
-            task_status.started(self.port)
+        await serve_listeners(listeners, Doorstep(self.limits, self.gate), self.run, self._accepted, full, task_status=task_status)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The table's own tasks until cancelled: the game loop, the lobby news, the away watch.
@@ -457,6 +471,9 @@ class Host:
 
     def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
         self.seq += 1
+        self.told = self.game.step
+        if self.events is not None:
+            self.events.changed()
         seats = {peer.seat: None for peer in self.peers}  # in order; None: spectators
         frames = self.views.delta(seats, self.seq, events, cmd)
         if self.on_delta is not None:
@@ -473,6 +490,8 @@ class Host:
     def _broadcast_lobby(self) -> None:
         """Seats or spectators changed: the lobby task tells everyone, many changes in one frame."""
         self._lobby_dirty.set()
+        if self.events is not None:
+            self.events.changed()
 
     async def _lobby_loop(self) -> None:
         while True:
@@ -562,57 +581,12 @@ class Host:
         return encode_frame(Error(code=code, reason=reason, fatal=fatal, details=details or []).wire())
 
     async def _handshake(self, stream: trio.abc.Stream, address: str, first: bytes) -> tuple[Peer, FrameDecoder, bool] | None:
-        """The first frame (already in `first`, or read within the hello deadline); admit it or refuse it.
-
-        While it is read, the connection waits among the others that have said nothing yet, as on the
-        doorstep (`Gate.unverified`): if too many wait, someone's oldest is closed to make room.
-        """
-        first_limits = self.limits.first_frame
-        decoder = FrameDecoder(first_limits)
-        try:
-            frames = decoder.feed(first, max_frames=1)
-            if not frames:
-                key = object()
-                turned_away = False
-
-                def turn_away() -> None:
-                    nonlocal turned_away
-                    turned_away = True
-                    waiting.cancel()
-
-                with trio.CancelScope() as waiting:
-                    self.gate.unverified(key, address, turn_away)
-                    try:
-                        with trio.move_on_after(self.limits.hello_timeout):
-                            while not frames:
-                                data = await stream.receive_some(first_limits.frame + 4)
-                                if not data:
-                                    return None
-                                frames = decoder.feed(data, max_frames=1)
-                    finally:
-                        self.gate.verified(key)
-                if turned_away:
-                    await self._refuse_now(stream, CROWDED)
-                    return None
-        except FrameTooLarge as exc:
-            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True))
+        """The first frame (already in `first`, or read within the hello deadline: `read_hello`);
+        admit it or refuse it."""
+        got = await read_hello(stream, address, first, self.limits, self.gate)
+        if got is None:
             return None
-        if not frames:
-            self.gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
-            await self._send_now(stream, self._error_frame("timeout", "no hello in time", fatal=True))
-            return None
-        try:
-            frame = frames[0]
-            if isinstance(frame, FrameError):
-                raise frame
-            hello = parse_to_host(frame)
-            if not isinstance(hello, Hello):
-                raise ProtocolError("the first message must be a hello")
-        except (FrameError, ProtocolError) as exc:
-            self.gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
-            details = exc.details if isinstance(exc, ProtocolError) else None
-            await self._send_now(stream, self._error_frame(exc.code, exc.reason, fatal=True, details=details))
-            return None
+        hello, decoder = got
         refusal = self.gate.hello(address) or self._refuse(hello, address)  # the gate logs its own
         if refusal is not None:
             await self._refuse_now(stream, refusal)
@@ -628,6 +602,10 @@ class Host:
         owner = hello.token is not None and self._seat_for_token(hello) is not None
         if hello.proto != PROTOCOL_VERSION:
             refusal = Refusal("protocol_version", f"this host speaks protocol {PROTOCOL_VERSION}, not {hello.proto}")
+        elif hello.lobby:
+            refusal = Refusal("not_a_server", "this host serves one table and has no lobby; join it without --table")
+        elif hello.table is not None and hello.table != self.table_id:
+            refusal = Refusal("no_such_table", "this host serves one table, and not that one; join it without --table")
         elif not owner and self.code is not None and not _same_secret(hello.code, self.code):
             self.gate.wrong_code(address)  # counts, throttles and logs
             return Refusal("bad_code", "wrong table code")
@@ -704,6 +682,8 @@ class Host:
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
+        if self.events is not None:
+            self.events.admitted(peer, hello)
         seat_changed = seat is not None and self._record_players()
         if seat_changed and seat is not None and seat.index not in self.own_seats:
             self.saves.keep()
@@ -717,6 +697,8 @@ class Host:
         peer.gone = True
         if peer in self.peers:
             self.peers.remove(peer)
+            if self.events is not None:
+                self.events.left(peer)
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
                 self.seats[peer.seat].away_since = trio.current_time()
@@ -844,6 +826,8 @@ class Host:
             msg = parse_to_host(item)
             if isinstance(msg, Hello):
                 raise UnexpectedMessage("already said hello")
+            if isinstance(msg, (ListTables, CreateTable)):
+                raise UnexpectedMessage("a table has no lobby: ask the server's lobby (a hello with lobby set)")
         except (FrameError, ProtocolError) as exc:
             peer.bad_frames += 1
             fatal = peer.bad_frames > MAX_BAD_FRAMES

@@ -51,11 +51,14 @@ def shell_option(name: str, value: str) -> str:
     return shlex.quote(f"{name}={value}") if value.startswith("-") else f"{name} {shlex.quote(value)}"
 
 
-def join_command(address: str, code: str | None = None, *, token: str | None = None) -> str:
-    """`cthulhu join ADDRESS [--code C] [--token T]`, ready to paste into a shell.
+def join_command(address: str, code: str | None = None, *, token: str | None = None, table: str | None = None) -> str:
+    """`cthulhu join ADDRESS [--table ID] [--code C] [--token T]`, ready to paste into a shell
+    (`table`: one of a server's tables).
 
     A token finds its own seat, so the line never needs a seat number."""
     parts = ["cthulhu", "join", shlex.quote(address)]
+    if table:
+        parts.append(shell_option("--table", table))
     if code:
         parts.append(shell_option("--code", code))
     if token:

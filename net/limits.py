@@ -32,9 +32,10 @@ class DecodeLimits:
     (the host's own frames are large and checked after decoding)."""
 
 
-# A hello is {t, proto, name (<= 40 chars), code, seat, token (<= 64 chars), watch}: 7 keys, no containers,
-# 15 values; a map of 8 keys is 17.
-FIRST_FRAME = DecodeLimits(frame=512, str_len=256, array_len=4, map_len=8, depth=2, values=17)
+# A hello is {t, proto, name (<= 40 chars), code, seat, token and ident (<= 64 chars each), watch, table
+# (<= 32 chars), lobby}: 10 keys, no containers, 21 values (at most ~450 bytes with a name of 4-byte
+# characters); a map of 12 keys is 25.
+FIRST_FRAME = DecodeLimits(frame=640, str_len=256, array_len=4, map_len=12, depth=2, values=25)
 # Commands ({"kind", a few scalar or short-list arguments}), chat (<= 500 chars), pings, snapshot requests.
 # The largest real command frame is 17 values ({"t", "seq", "version", "command": {"kind": "pay", 3 more}}): 64 is
 # plenty, and bounds what any frame costs to decode and to handle (a 4 KB frame could hold 4,000).

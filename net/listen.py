@@ -32,12 +32,16 @@ import selectors
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import trio
 
-from .frames import HEADER, encode_frame
+from .frames import HEADER, FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import CROWDED, Gate
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from .messages import Hello
 
 log = logging.getLogger("cthulhu.net.host")
 
@@ -49,9 +53,69 @@ Handler = Callable[[trio.SocketStream, bytes], Awaitable[None]]
 
 def error_frame(code: str, reason: str) -> bytes:
     """The fatal `error` a connection is closed with (built here from the same message model)."""
+    return _fatal(code, reason)
+
+
+def _fatal(code: str, reason: str, details: list[str] | None = None) -> bytes:
     from .messages import Error
 
-    return encode_frame(Error(code=code, reason=reason, fatal=True).wire())
+    return encode_frame(Error(code=code, reason=reason, fatal=True, details=details or []).wire())
+
+
+async def read_hello(stream: trio.abc.Stream, address: str, first: bytes, limits: Limits, gate: Gate) -> tuple[Hello, FrameDecoder] | None:
+    """A connection's hello: from `first` (a whole first frame read on the doorstep), else read
+    within the hello deadline, the connection meanwhile waiting among those that have said nothing
+    yet (`Gate.unverified`: if too many wait, someone's oldest is closed to make room). Anything
+    else is refused with one fatal frame, logged once a flood, and None returned. The decoder
+    holds whatever came after the hello, still to be decoded (under the limits its reader sets)."""
+    from .messages import Hello, ProtocolError, parse_to_host
+
+    first_limits = limits.first_frame
+    decoder = FrameDecoder(first_limits)
+    try:
+        frames = decoder.feed(first, max_frames=1)
+        if not frames:
+            key = object()
+            turned_away = False
+
+            def turn_away() -> None:
+                nonlocal turned_away
+                turned_away = True
+                waiting.cancel()
+
+            with trio.CancelScope() as waiting:
+                gate.unverified(key, address, turn_away)
+                try:
+                    with trio.move_on_after(limits.hello_timeout):
+                        while not frames:
+                            data = await stream.receive_some(first_limits.frame + 4)
+                            if not data:
+                                return None
+                            frames = decoder.feed(data, max_frames=1)
+                finally:
+                    gate.verified(key)
+            if turned_away:
+                await refuse(stream, _fatal(CROWDED.code, CROWDED.reason))
+                return None
+    except FrameTooLarge as exc:
+        await refuse(stream, _fatal(exc.code, exc.reason))
+        return None
+    if not frames:
+        gate.quiet.warn("hello timeout", trio.current_time(), "closed a connection from %s: no hello in time", address)
+        await refuse(stream, _fatal("timeout", "no hello in time"))
+        return None
+    try:
+        frame = frames[0]
+        if isinstance(frame, FrameError):
+            raise frame
+        hello = parse_to_host(frame)
+        if not isinstance(hello, Hello):
+            raise ProtocolError("the first message must be a hello")
+    except (FrameError, ProtocolError) as exc:
+        gate.quiet.warn("first frame", trio.current_time(), "closed a connection from %s: its first frame was no hello (%s)", address, exc.code)
+        await refuse(stream, _fatal(exc.code, exc.reason, exc.details if isinstance(exc, ProtocolError) else None))
+        return None
+    return hello, decoder
 
 
 def _spare() -> int | None:
@@ -222,3 +286,16 @@ async def accept_forever(listener: trio.SocketListener, doorstep: Doorstep, refu
         raw.close()
         if spare is not None:
             os.close(spare)
+
+
+async def serve_listeners(listeners: list[trio.SocketListener], doorstep: Doorstep, run: Callable[..., Awaitable[None]],
+                          handler: Handler, refusal: bytes, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+    """`run` (started first: the table's or server's own tasks) beside the listeners, whose
+    connections wait on `doorstep` and go to `handler` once their first frame is in; until
+    cancelled. `task_status.started(port)`; `refusal` is for those turned away at the descriptor limit."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(run)
+        nursery.start_soon(doorstep.watch, handler, nursery)
+        for listener in listeners:
+            nursery.start_soon(accept_forever, listener, doorstep, refusal)
+        task_status.started(listeners[0].socket.getsockname()[1])

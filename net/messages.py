@@ -15,10 +15,12 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 Name = Annotated[str, Field(min_length=1, max_length=40)]
 Secret = Annotated[str, Field(min_length=1, max_length=64)]
+TableId = Annotated[str, Field(min_length=1, max_length=32)]
+Query = Annotated[str, Field(max_length=80)]
 
 
 class ProtocolError(Exception):
@@ -66,6 +68,42 @@ class SeatInfo(BaseModel):
     stand_in: bool = False
 
 
+class SeatRow(BaseModel):
+    """One seat in a lobby listing: who holds it (a person's name, a bot's kind) and whether they are
+    there. `status`: `open`, `person` (connected), `bot`, `away` (a person's seat waiting for them)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seat: int
+    name: str | None = None
+    status: Literal["open", "person", "bot", "away"]
+
+
+class TableRow(BaseModel):
+    """A table as a server's lobby lists it. `setup` holds the set-up choices made (ids, by option
+    name; the mode's defaults for the rest) and `about` the same in words ("The Wexley Mill Fire,
+    Hastur"); `to_move` the seats that must decide now; `last_move` is ISO 8601 UTC. `mine` are the
+    asker's own seats there, and `code` (a private table's) is told only to its creator."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: str
+    mode: str
+    setup: dict[str, str | list[str]]
+    about: str = ""
+    seats: list[SeatRow]
+    step: int = 0
+    to_move: list[int] = Field(default_factory=list)
+    finished: bool = False
+    outcome: str | None = None
+    last_move: str | None = None
+    created: str | None = None
+    private: bool = False
+    code: str | None = None
+    mine: list[int] = Field(default_factory=list)
+    watchers: int = 0
+
+
 class Table(BaseModel):
     """What a lobby shows. Never the table code or any token. `id` names this game's table
     (kept in its save), so a peer can tell a restarted host of the same game from another."""
@@ -83,7 +121,12 @@ class Table(BaseModel):
 
 
 class Hello(_Msg):
-    """First message on a connection. `token` (with `seat`) reclaims a seat; `watch` asks to spectate."""
+    """First message on a connection. `token` (with `seat`) reclaims a seat; `watch` asks to spectate.
+
+    At a server of many tables (`cthulhu server`) `table` names the table to sit at, and `lobby`
+    (or no table at all) asks for its lobby; `ident` is the visitor's identity key, a secret their
+    own machine made and keeps for that server, so a name and "my tables" follow them without an
+    account. A one-table host refuses `lobby` and a `table` that is not its own."""
 
     t: Literal["hello"] = "hello"
     proto: int
@@ -92,6 +135,39 @@ class Hello(_Msg):
     seat: int | None = None
     token: Secret | None = None
     watch: bool = False
+    table: TableId | None = None
+    ident: Secret | None = None
+    lobby: bool = False
+
+
+class ListTables(_Msg):
+    """Lobby: one page of the tables the asker may see, newest activity first, those with open seats
+    leading. `query` matches words of the mode, the set-up, the players' names and the id; `mine`:
+    only the tables where the asker's identity holds a seat (where it is their move first)."""
+
+    t: Literal["list_tables"] = "list_tables"
+    seq: int
+    query: Query = ""
+    page: Annotated[int, Field(ge=0, le=100_000)] = 0
+    size: Annotated[int, Field(ge=1, le=100)] = 20
+    mine: bool = False
+
+
+class CreateTable(_Msg):
+    """Lobby: a new table. `options` are the set-up choices the mode declares (`Mode.options`),
+    by name; the last `bots` seats are played by `bot` bots; `private`: it is listed only to the
+    ones who sit at it, and joiners need the code the answer carries. No floats on the wire: the
+    bots' pause is in milliseconds."""
+
+    t: Literal["create_table"] = "create_table"
+    seq: int
+    mode: Annotated[str, Field(min_length=1, max_length=32)]
+    options: dict[str, str | list[str]] = Field(default_factory=dict)
+    seats: Annotated[int, Field(ge=1, le=5)] = 4
+    bots: Annotated[int, Field(ge=0, le=5)] = 0
+    bot: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    bot_delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 500
+    private: bool = False
 
 
 class CommandMsg(_Msg):
@@ -181,8 +257,40 @@ class Lobby(_Msg):
     table: Table
 
 
+class LobbyWelcome(_Msg):
+    """A server's answer to a lobby hello: its name, the name this identity is known by there (chosen
+    once, at its first visit), and how many tables it lists."""
+
+    t: Literal["lobby_welcome"] = "lobby_welcome"
+    proto: int
+    server: str
+    name: str
+    tables: int = 0
+
+
+class TablesPage(_Msg):
+    """One page of a lobby listing (`page` of `pages`, `total` tables matched)."""
+
+    t: Literal["tables"] = "tables"
+    seq: int
+    page: int
+    pages: int
+    total: int
+    rows: list[TableRow]
+
+
+class Created(_Msg):
+    """A table was created: its id, and for a private table the code its joiners need."""
+
+    t: Literal["created"] = "created"
+    seq: int
+    id: str
+    code: str | None = None
+
+
 class Rejected(_Msg):
-    """The game refused a command; sent to its sender only. `code` is the core's `Rejected.code`."""
+    """The game refused a command (or a server's lobby a request); sent to its sender only. `code`
+    is the core's `Rejected.code`, or a lobby's own (`bad_setup`, `slow_down`, `server_full`...)."""
 
     t: Literal["rejected"] = "rejected"
     seq: int
@@ -230,16 +338,18 @@ class GameOverMsg(_Msg):
     salt: str | None = None
 
 
-ToHost = Annotated[Union[Hello, CommandMsg, Undo, SnapshotRequest, Chat, Ping, Pong], Field(discriminator="t")]
+ToHost = Annotated[Union[Hello, CommandMsg, Undo, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable], Field(discriminator="t")]
 ToPeer = Annotated[
-    Union[Welcome, History, RecapMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg],
+    Union[Welcome, History, RecapMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
+          Created],
     Field(discriminator="t"),
 ]
 
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
-_HOST_TYPES = {"hello", "command", "undo", "snapshot_request", "chat", "ping", "pong"}
-_PEER_TYPES = {"welcome", "history", "recap", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over"}
+_HOST_TYPES = {"hello", "command", "undo", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
+_PEER_TYPES = {"welcome", "history", "recap", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
+               "lobby_welcome", "tables", "created"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
 
 

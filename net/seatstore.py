@@ -2,7 +2,8 @@
 
 One small JSON file in the user data folder (`seats.json`, mode 0600 in a 0700
 folder): for every seat this machine holds, the address it was joined at, the
-table id, the player's name and the token. A host restarted from its save is
+table id, the player's name and the token; and, for each server of many tables
+it has visited, the identity key it is known by there. A host restarted from its save is
 the same table (the id is in the save), so its seats come back too. A hosting
 terminal keeps its own seat's token here as well, and the table codes it gave
 out, so `cthulhu host --load` serves the same code again.
@@ -54,12 +55,13 @@ class SeatStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return {"seats": [], "codes": {}}
+            return {"seats": [], "codes": {}, "identities": {}}
         if not isinstance(data, dict):
-            return {"seats": [], "codes": {}}
+            return {"seats": [], "codes": {}, "identities": {}}
         seats = [e for e in data.get("seats", []) if isinstance(e, dict)]
         codes = data.get("codes") if isinstance(data.get("codes"), dict) else {}
-        return {"seats": seats, "codes": codes}
+        identities = data.get("identities") if isinstance(data.get("identities"), dict) else {}
+        return {"seats": seats, "codes": codes, "identities": identities}
 
     def entries(self) -> list[SeatEntry]:
         out = []
@@ -81,6 +83,25 @@ class SeatStore:
                 continue
             return e
         return None
+
+    def identity_for(self, address: str) -> str | None:
+        """The identity key this machine keeps for the server at `address`, if it has one."""
+        key = self._read()["identities"].get(normal_address(address))
+        return key if isinstance(key, str) else None
+
+    def identity(self, address: str) -> str:
+        """This machine's identity key for the server at `address` (made and kept the first time):
+        a server of many tables knows its players by it (their name, "my tables"), and by nothing
+        else of this machine. One key per server, so servers cannot tell they see the same player."""
+        known = self.identity_for(address)
+        if known is not None:
+            return known
+        from .invite import new_seat_token
+
+        with self._update() as data:
+            key = data["identities"].setdefault(normal_address(address), new_seat_token())
+            data["identities"] = dict(list(data["identities"].items())[-KEEP:])
+        return str(key)
 
     def code_for(self, table: str) -> str | None:
         code = self._read()["codes"].get(table)

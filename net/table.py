@@ -28,6 +28,7 @@ from .limits import Limits
 from .log import CommandLog, MemoryLog
 
 if TYPE_CHECKING:
+    from .gate import Gate
     from .host import Host  # which imports this module
 
 log = logging.getLogger(__name__)
@@ -99,12 +100,13 @@ class Opened:
     warning: str | None = None
 
 
-def open_table(spec: TableSpec) -> "Host":
+def open_table(spec: TableSpec, *, gate: "Gate | None" = None) -> "Host":
     """The host of the table `spec` describes, not yet serving. Raises the saves module's errors
-    for a save that does not load, `ValueError` for a setup or a bot the mode does not have."""
+    for a save that does not load, `ValueError` for a setup or a bot the mode does not have.
+    `gate`: the admission it shares with other tables (a server's); by default its own."""
     from .host import Host
 
-    return Host(spec, resolve(spec))
+    return Host(spec, resolve(spec), gate=gate)
 
 
 def resolve(spec: TableSpec) -> Opened:

@@ -38,12 +38,16 @@ class MemoryTable:
 
     async def connect(self, name: str, *, address: str = "10.0.0.1", **session: Any) -> TrioPeer:
         """A peer that has said hello and read up to its welcome (or the host's refusal)."""
-        peer = TrioPeer(self.pair(address), PeerSession(name, **session))
-        await peer.flush()
-        while not peer.session.welcomed and peer.session.closed is None:
-            if not await peer.receive():
-                break
-        return peer
+        return await welcomed(TrioPeer(self.pair(address), PeerSession(name, **session)))
+
+
+async def welcomed(peer: TrioPeer) -> TrioPeer:
+    """`peer` after its hello, read up to its welcome (or the refusal)."""
+    await peer.flush()
+    while not peer.session.welcomed and peer.session.closed is None:
+        if not await peer.receive():
+            break
+    return peer
 
 
 @asynccontextmanager

@@ -146,7 +146,8 @@ def _numeric_options() -> list[tuple[str, str, type]]:
 
 
 NEEDS = {"join": ["127.0.0.1:9", "--headless", "--bot", "random"], "replay": ["saves/example-won-main.save"],
-         "host": ["--headless", "--no-save"], "sim": ["--games", "1"]}
+         "host": ["--headless", "--no-save"], "sim": ["--games", "1"], "tables": ["127.0.0.1:9", "--create"],
+         "server": ["--data", "/nonexistent/cthulhu-strict"]}
 
 
 def test_every_numeric_option_is_listed_here():
@@ -157,12 +158,12 @@ def test_every_numeric_option_is_listed_here():
 
 def _run(argv: list[str], capsys) -> tuple[int, str]:
     """Exit status and stderr: in this process where a missed check cannot start anything that waits
-    (`play` then stops at "needs a terminal"), in a child process with a time limit for `host` and `join`."""
+    (`play` then stops at "needs a terminal"), in a child process with a time limit for `host`, `join` and `server`."""
     import subprocess
     import sys
     from pathlib import Path
 
-    if argv[0] not in ("host", "join"):
+    if argv[0] not in ("host", "join", "server"):
         try:
             code = cli.main(argv)
         except SystemExit as stop:

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP = {"core": "cthulhu.core", "savegame": "cthulhu.savegame", "net": "cthulhu.net", "cli": "cthulhu.cli", "tui": "cthulhu.tui", "serve": "cthulhu.serve", "content": "cthulhu.content"}
+TOP = {"core": "cthulhu.core", "savegame": "cthulhu.savegame", "net": "cthulhu.net", "cli": "cthulhu.cli", "tui": "cthulhu.tui", "serve": "cthulhu.serve", "server": "cthulhu.server", "content": "cthulhu.content"}
 
 
 def test_every_package_folder_is_in_pyproject():

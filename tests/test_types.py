@@ -1,7 +1,7 @@
 """The type checker runs with the tests: mypy, strict on the rules core, the network layer, the
 whole interface (the app, its screens and widgets, the table links, and the mode packages whose
-renderers and narrators read the declared views and events), the host's front doors (`serve/`)
-and the command line (`cli/`).
+renderers and narrators read the declared views and events), the host's front doors (`serve/`),
+the table server (`server/`) and the command line (`cli/`).
 
 The folders are mapped into the `cthulhu` namespace only by the install
 (`package-dir`), so the check runs over a folder of links laid out as that
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("core", "savegame", "net", "cli", "tui", "serve", "content")
+FOLDERS = ("core", "savegame", "net", "cli", "tui", "serve", "server", "content")
 
 
 def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
@@ -27,7 +27,7 @@ def test_mypy_strict_on_core_net_and_the_mode_renderers(tmp_path):
     cache = ROOT / ".mypy_cache"
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache),
-         "-p", "cthulhu.core", "-p", "cthulhu.savegame", "-p", "cthulhu.net", "-p", "cthulhu.tui", "-p", "cthulhu.serve", "-p", "cthulhu.cli"],
+         "-p", "cthulhu.core", "-p", "cthulhu.savegame", "-p", "cthulhu.net", "-p", "cthulhu.tui", "-p", "cthulhu.serve", "-p", "cthulhu.server", "-p", "cthulhu.cli"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPY_FORCE_COLOR": "0"},
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -30,6 +30,7 @@ from cthulhu.net.textclean import clean_text
 
 from .compositor import CompositorUpdate
 from .link import TableLink
+from .lobbylink import LobbyLink
 from .options import MIN_SIZE, PlayOptions, random_seed
 from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
@@ -73,6 +74,7 @@ class CthulhuApp(App[None]):
             self.register_theme(theme)
         self.ascii_mode = self.options.ascii or not speaks_utf8()
         self.link: TableLink | None = None
+        self.lobby: LobbyLink | None = None  # a server's lobby, when the tables come from one
         self.farewell: str | None = None  # printed after the app closes: how to carry on
         self.failure: str | None = None  # why a game asked for on the command line could not start
         self._content: Any = None
@@ -90,7 +92,9 @@ class CthulhuApp(App[None]):
 
     def on_mount(self, event: events.Mount) -> None:
         self.use_theme(self.options.theme)
-        if self.options.skip_title or self.options.load is not None or self.options.join is not None:
+        if self.options.join is not None and self.options.lobby:
+            self.call_later(self.open_lobby)
+        elif self.options.skip_title or self.options.load is not None or self.options.join is not None:
             self.call_later(self.start_game, self.options)
         else:
             self.show_title()
@@ -108,6 +112,17 @@ class CthulhuApp(App[None]):
         self.options = options
         try:
             link = await self.link_factory(options)
+            if options.join is not None:
+                from .netlink import LinkError, ServerLobby
+
+                try:
+                    await link.open()  # a server of many tables, with no table named, opens its lobby
+                except ServerLobby:
+                    await link.close()
+                    await self.open_lobby()
+                    return
+                except LinkError:
+                    pass  # refused, or nobody answers yet: the game screen tries again and says so
         except Exception as exc:  # bad options or a broken save: say why
             if not from_title and (options.hosting or options.join is not None):
                 self.failure = clean_text(str(exc))  # `cthulhu host` / `join` asked for this table, not a title screen
@@ -120,8 +135,69 @@ class CthulhuApp(App[None]):
         await self.push_screen(GameScreen(link, title=link.label))
         self.check_size()
 
+    # -- a server's lobby ------------------------------------------------------------------
+
+    async def open_lobby(self) -> None:
+        """The lobby of the server `options.join` names (this machine known there by its identity key)."""
+        from cthulhu.net.lobbyclient import LobbyRefused
+        from cthulhu.net.seatstore import SeatStore
+
+        from .lobbylink import LobbyLink
+        from .screens.tables import TablesScreen
+
+        assert self.options.join is not None
+        host, port = self.options.join
+        address = self.options.join_address or f"{host}:{port}"
+        try:
+            ident: str | None = SeatStore().identity(address)
+        except OSError:
+            ident = None
+        link = LobbyLink(host, port, name=self.options.name, ident=ident, address=address)
+        try:
+            await link.open()
+        except (LobbyRefused, OSError) as exc:
+            await link.close()
+            self.failure = clean_text(f"the server's lobby: {exc}")
+            self.exit()
+            return
+        self.lobby = link
+        await self.push_screen(TablesScreen(link))
+        self.check_size()
+
+    async def sit(self, table: str, *, code: str | None, watch: bool) -> str | None:
+        """Sit at (or watch) one of the lobby's tables; one line saying why not, or None."""
+        options = self.options.with_(join_table=table, code=code, watch=watch, join_seat=None, token=None, lobby=False)
+        try:
+            link = await self.link_factory(options)
+            await link.open()
+        except Exception as exc:  # refused (a wrong code, no such table) or the server went away
+            return clean_text(str(exc))
+        self.link = link
+        await self.push_screen(GameScreen(link, title=link.label))
+        self.check_size()
+        return None
+
+    async def back_to_lobby(self) -> bool:
+        """From a table of the lobby's back to the lobby (False: there is no lobby to go back to)."""
+        from .screens.tables import TablesScreen
+
+        if self.lobby is None or isinstance(self.screen, TablesScreen) or not any(isinstance(s, TablesScreen) for s in self.screen_stack):
+            return False
+        if self.link is not None:
+            try:
+                await self.link.close()
+            except Exception:
+                pass
+            self.link = None
+        while not isinstance(self.screen, TablesScreen):
+            self.pop_screen()
+        return True
+
     async def new_game(self) -> None:
-        """Back to the title screen with a fresh seed (a served visitor has this table only: they leave)."""
+        """Back to the title screen with a fresh seed (a served visitor has this table only: they
+        leave); from a server's table, back to its lobby."""
+        if await self.back_to_lobby():
+            return
         if self.options.kiosk:
             await self.leave()
             return
@@ -131,10 +207,16 @@ class CthulhuApp(App[None]):
         self.options = self.options.with_(seed=random_seed(), load=None)
         self.show_title()
 
-    async def leave(self, hung_up: bool = False) -> None:
-        """Close the table link (final save, stop any host), then exit. `hung_up`: the terminal is gone,
-        so nothing can be given back to it; the process ends once the game is saved (Textual would
-        wait for ever to write its farewell codes to a terminal that takes none)."""
+    async def leave(self, everything: bool = False, hung_up: bool = False) -> None:
+        """Close the table link (final save, stop any host), then exit; a table of a server's lobby
+        goes back to the lobby instead (its seat waits), unless `everything` (ctrl+q, the lobby's q, a
+        signal). `hung_up`: the terminal is gone, so nothing can be given back to it; the process
+        ends once the game is saved (Textual would wait for ever to write its farewell codes to a
+        terminal that takes none)."""
+        if not everything and await self.back_to_lobby():
+            return
+        if self.lobby is not None:
+            await self.lobby.close()
         if self.link is not None:
             self.farewell = self.link.comeback
             try:
@@ -146,7 +228,7 @@ class CthulhuApp(App[None]):
         self.exit()
 
     async def action_quit(self) -> None:
-        await self.leave()
+        await self.leave(everything=True)
 
     def end_on_signal(self) -> None:
         """SIGTERM, SIGHUP or SIGINT (from `run_app`): leave as ctrl+q does; a second one while
@@ -155,7 +237,7 @@ class CthulhuApp(App[None]):
             self.exit()
             return
         self._ending = True
-        self.call_later(self.leave, hung_up=not _terminal_answers())
+        self.call_later(self.leave, everything=True, hung_up=not _terminal_answers())
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -344,13 +426,19 @@ def _leave_with_the_host() -> None:
 def run_visitor(options: PlayOptions) -> int:
     """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
     so a refusal (a full table, the host gone) is one line and no screen at all."""
-    from .netlink import join_link
+    from .netlink import ServerLobby, join_link
 
     _leave_with_the_host()
     loop = asyncio.new_event_loop()
     link = join_link(options)
     try:
         loop.run_until_complete(link.open())  # the game screen's own open() then returns this same start
+    except ServerLobby:  # a server's door: the visitor chooses a table in its lobby
+        loop.run_until_complete(link.close())
+        try:
+            return run(options.with_(lobby=True), loop=loop)
+        finally:
+            loop.close()
     except Exception as exc:
         loop.run_until_complete(link.close())
         loop.close()

@@ -32,7 +32,7 @@ import trio
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, RecapMsg, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, RecapMsg, Rejected, Snapshot, Table, Welcome
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
@@ -51,6 +51,10 @@ WELCOME_TIMEOUT = 10.0
 
 class LinkError(Exception):
     """The host refused us or could not be reached; the message says why."""
+
+
+class ServerLobby(LinkError):
+    """The address is a server of many tables and no table was named: its lobby is the way in."""
 
 
 class Unreachable(LinkError):
@@ -89,6 +93,7 @@ class JoinAs:
     label: str = ""
     visitor: str | None = None
     names: tuple[str, ...] | None = None  # hot-seat: each connection's name (what it plays), in the order of `seats`
+    table: str | None = None  # at a server of many tables: the table's id (its seat tokens are kept by it)
 
 
 class NetLink(QueuedUpdates):
@@ -171,6 +176,8 @@ class NetLink(QueuedUpdates):
                 conn = await self._open_conn(name, wanted, None, False)
             if conn.session.closed is not None:
                 await self._discard(conn)
+                if conn.session.closed.code == "server_lobby":
+                    raise ServerLobby(conn.session.closed.reason)
                 raise LinkError(f"the host refused us: {conn.session.closed.reason}")
             if not conn.up:
                 await self._discard(conn)
@@ -201,6 +208,8 @@ class NetLink(QueuedUpdates):
         try:
             if self.hosting:
                 entry = self.store.find(name=name, table=self.table, hosting=True) if self.table else None
+            elif self.join.table is not None:  # one of a server's tables: this machine's seat there
+                entry = self.store.find(name=None, address=self.address, table=self.join.table)
             elif self.visitor is not None:
                 entry = next(iter(self.store.entries()), None)
             else:
@@ -209,8 +218,18 @@ class NetLink(QueuedUpdates):
             return None
         return entry.token if entry is not None else None
 
+    def _identity(self) -> str | None:
+        """At a server of many tables: the key this machine is known by there (its name, "my tables")."""
+        if self.join.table is None or self.store is None:
+            return None
+        try:
+            return self.store.identity(self.address)
+        except OSError:
+            return None
+
     async def _open_conn(self, name: str, wanted: int | None, token: str | None, stored: bool) -> _Conn:
-        session = PeerSession(name, code=self.code, seat=wanted, token=token, watch=self.watch)
+        session = PeerSession(name, code=self.code, seat=wanted, token=token, watch=self.watch, table_id=self.join.table,
+                              ident=self._identity())
         conn = _Conn(session, stored_token=stored)
         await self._connect(conn)
         conn.task = asyncio.create_task(self._read(conn, primary=not self._conns))
@@ -332,8 +351,8 @@ class NetLink(QueuedUpdates):
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
                     self._follow_start(msg.table, session.mirror.view)
-            elif isinstance(msg, Error) and msg.fatal:
-                conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop)
+            elif isinstance(msg, Error) and msg.fatal or isinstance(msg, LobbyWelcome):
+                conn.welcomed.set()  # what it means is decided when the connection ends (_after_drop), or by open()
             elif isinstance(msg, Error) and msg.code == "rate_limited":
                 self._put(notice=f"The host says: {msg.reason}")
             elif isinstance(msg, Rejected):
@@ -392,7 +411,7 @@ class NetLink(QueuedUpdates):
             waiting = "Waiting for players before the game starts"
             if open_seats:
                 waiting += f": nobody plays {self._playing(open_seats, view)} yet"
-            join = None if self.visitor is not None else join_command(self.lobby_info()["address"], self.code)
+            join = None if self.visitor is not None else join_command(self.lobby_info()["address"], self.code, table=self.join.table)
             waiting += f". Others join with: {join}" if join else "."
             if self.hosting:
                 waiting += "  L then S: start now, bots in the open seats."
@@ -507,7 +526,7 @@ class NetLink(QueuedUpdates):
         info: dict[str, Any] = {
             "address": address,
             "code": self.code,
-            "join": join_command(address, self.code),
+            "join": join_command(address, self.code, table=self.join.table),
             "hosting": self.hosting,
             "local_seats": sorted(self.local_seats),
             "table": session.table if session is not None else None,
@@ -527,8 +546,8 @@ class NetLink(QueuedUpdates):
             info["comeback"] = self.visitor
         elif session is not None and session.token:
             kept = f" (the seat token is kept in {self.store.path})" if self.store is not None else ""
-            info["comeback"] = f"run the same command again to take your seat back{kept}:\n  {join_command(self.address, self.code)}"
-            info["comeback_elsewhere"] = join_command(self.address, self.code, token=session.token)
+            info["comeback"] = f"run the same command again to take your seat back{kept}:\n  {join_command(self.address, self.code, table=self.join.table)}"
+            info["comeback_elsewhere"] = join_command(self.address, self.code, token=session.token, table=self.join.table)
         return info
 
     @property
@@ -540,7 +559,7 @@ class NetLink(QueuedUpdates):
         if self.visitor is not None:
             return self.visitor if session is not None and session.game_over is None else None
         if session is not None and session.token and session.game_over is None:
-            return f"Your seat waits for you; come back with: {join_command(self.address, self.code)}"
+            return f"Your seat waits for you; come back with: {join_command(self.address, self.code, table=self.join.table)}"
         return None
 
     @property
@@ -912,6 +931,7 @@ def join_link(options: PlayOptions) -> NetLink:
             token=options.token,
             label="visiting" if options.kiosk else f"joined {address}",
             visitor=(options.kiosk_comeback or "") if options.kiosk else None,
+            table=options.join_table,
         ),
         store=SeatStore(),
     )

@@ -97,6 +97,8 @@ class PlayOptions:
     join: tuple[str, int] | None = None  # joining: the host's address
     join_address: str | None = None  # joining: that address as the player typed it
     join_seat: int | None = None
+    join_table: str | None = None  # joining a server of many tables: the table (None: its lobby)
+    lobby: bool = False  # joining: the address is a server of many tables; open its lobby
     token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
     bot_delay: float = 0.5  # seconds before each bot move, so people can follow them (0: at once)

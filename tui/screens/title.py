@@ -44,6 +44,72 @@ def _mode_content(content: Any, mode: Mode) -> Any:
     return content.modes.get(mode.name) if content is not None else None
 
 
+def select_in(row: Row, value: Any) -> None:
+    for i, (v, _) in enumerate(row.values):
+        if v == value:
+            row.index = i
+
+
+def setup_rows(mode: Mode, content: Any, chosen: dict[str, Any]) -> list[Row]:
+    """A form's rows for a mode's set-up choices (`Mode.options`; a list choice: `rows` of them),
+    each starting on what was chosen, else on the interface's default, else "(default)"."""
+    part = _mode_content(content, mode)
+    preset = tui_mode(mode.name).defaults(content)
+    rows: list[Row] = []
+    for option in mode.options:
+        values = [(c.id, c.name) for c in option.values(part)]
+        if option.many:
+            wanted = list(chosen.get(option.name) or option.defaults(part))
+            for n in range(option.rows):
+                row = Row(f"{option.name}:{n}", f"{option.label} {n + 1}", ([] if n == 0 else [(None, NONE)]) + values or [(None, NONE)])
+                if n < len(wanted):
+                    select_in(row, wanted[n])
+                rows.append(row)
+        else:
+            row = Row(option.name, option.label, [(None, DEFAULT)] + values)
+            select_in(row, chosen.get(option.name) or preset.get(option.name))
+            rows.append(row)
+    return rows
+
+
+def bot_row(mode: Mode, bot: str | None) -> Row:
+    """"Bots play as": the mode's bot kinds, its own first."""
+    kinds = [mode.default_bot] + [k for k in mode.bot_kinds if k != mode.default_bot]
+    row = Row("bot", "Bots play as", [(k, k + (" (the mode's own)" if k == mode.default_bot else "")) for k in kinds])
+    select_in(row, bot)
+    return row
+
+
+def draw_rows(rows: list[Row], cursor: int, typed: dict[str, str] | None = None) -> Text:
+    """A form's rows, the one at `cursor` marked with its value between arrows (a row whose key is
+    in `typed` shows that text, being typed)."""
+    out = Text()
+    for n, row in enumerate(rows):
+        selected = n == cursor
+        typing = typed is not None and row.key in typed
+        shown = (typed or {}).get(row.key, "") + ("_" if selected else "") if typing else row.values[row.index][1]
+        line = Text(f"{'>' if selected else ' '} {row.label:<16}", style="bold" if selected else "")
+        line.append(f" < {shown} >" if selected and not typing else f"   {shown}", style="reverse" if selected else "")
+        out.append_text(line)
+        out.append("\n")
+    return out
+
+
+def setup_chosen(mode: Mode, rows: list[Row]) -> dict[str, str | list[str]]:
+    """The set-up choices `setup_rows` rows hold (a list choice's same id twice counts once)."""
+    choices: dict[str, str | list[str]] = {}
+    for option in mode.options:
+        if option.many:
+            ids = [r.value for r in rows if r.key.startswith(option.name + ":") and r.value is not None]
+            if ids:
+                choices[option.name] = list(dict.fromkeys(ids))
+        else:
+            value = next((r.value for r in rows if r.key == option.name), None)
+            if value is not None:
+                choices[option.name] = value
+    return choices
+
+
 class TitleScreen(Screen[PlayOptions]):
     """Dismisses with the options of the game to start. The rows after Mode are the chosen mode's
     own set-up choices (`Mode.options`) and its bots (`Mode.bot_kinds`), made again when the mode
@@ -71,47 +137,21 @@ class TitleScreen(Screen[PlayOptions]):
         self.bots = Row("bots", "Bots", [(n, str(n)) for n in range(0, 4)])
         self.hints = Row("hints", "Hints", [(True, "on: a line of help for each new kind of choice"), (False, "off")])
         self.seed_row = Row("seed", "Seed", [(None, "")])
-        self._select_in(self.mode_row, options.mode)
-        self._select_in(self.players, options.players)
-        self._select_in(self.bots, options.bots)
-        self._select_in(self.hints, options.hints)
+        select_in(self.mode_row, options.mode)
+        select_in(self.players, options.players)
+        select_in(self.bots, options.bots)
+        select_in(self.hints, options.hints)
         self.seed_text = str(options.seed if options.seed is not None else random_seed())
         self.cursor = 0
         self.rows: list[Row] = []
         self._mode_rows(dict(options.choices), options.bot_kind)
 
     def _mode_rows(self, chosen: dict[str, Any], bot: str | None) -> None:
-        """The rows of the mode now chosen: one per set-up choice (a list choice: `rows` of them),
-        starting on what was chosen, else on the interface's default, else "(default)"."""
+        """The rows of the mode now chosen: its set-up choices and its bots."""
         mode = core_modes.get(self.mode_row.value)
-        part = _mode_content(self.content, mode)
-        preset = tui_mode(mode.name).defaults(self.content)
-        rows: list[Row] = []
-        for option in mode.options:
-            values = [(c.id, c.name) for c in option.values(part)]
-            if option.many:
-                wanted = list(chosen.get(option.name) or option.defaults(part))
-                for n in range(option.rows):
-                    row = Row(f"{option.name}:{n}", f"{option.label} {n + 1}", ([] if n == 0 else [(None, NONE)]) + values or [(None, NONE)])
-                    if n < len(wanted):
-                        self._select_in(row, wanted[n])
-                    rows.append(row)
-            else:
-                row = Row(option.name, option.label, [(None, DEFAULT)] + values)
-                self._select_in(row, chosen.get(option.name) or preset.get(option.name))
-                rows.append(row)
-        kinds = [mode.default_bot] + [k for k in mode.bot_kinds if k != mode.default_bot]
-        bot_row = Row("bot", "Bots play as", [(k, k + (" (the mode's own)" if k == mode.default_bot else "")) for k in kinds])
-        self._select_in(bot_row, bot)
-        self.option_rows = rows
-        self.bot_row = bot_row
-        self.rows = [self.mode_row, *rows, self.players, self.bots, bot_row, self.hints, self.seed_row]
-
-    @staticmethod
-    def _select_in(row: Row, value: Any) -> None:
-        for i, (v, _) in enumerate(row.values):
-            if v == value:
-                row.index = i
+        self.option_rows = setup_rows(mode, self.content, chosen)
+        self.bot_row = bot_row(mode, bot)
+        self.rows = [self.mode_row, *self.option_rows, self.players, self.bots, self.bot_row, self.hints, self.seed_row]
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
@@ -128,13 +168,7 @@ class TitleScreen(Screen[PlayOptions]):
         out = Text()
         out.append("CTHULHU\n", style="bold")
         out.append("a cooperative game of dread, for one to five at a terminal\n\n", style="dim italic")
-        for n, row in enumerate(self.rows):
-            selected = n == self.cursor
-            shown = self.seed_text + ("_" if selected else "") if row.key == "seed" else row.values[row.index][1]
-            line = Text(f"{'>' if selected else ' '} {row.label:<16}", style="bold" if selected else "")
-            line.append(f" < {shown} >" if selected and row.key != "seed" else f"   {shown}", style="reverse" if selected else "")
-            out.append_text(line)
-            out.append("\n")
+        out.append_text(draw_rows(self.rows, self.cursor, {"seed": self.seed_text}))
         out.append("\nEnter start  up/down choose  left/right change  digits type the seed\n", style="dim")  # one line at 80 columns
         out.append("r new seed  l load a save  v replay a save  ? help  q quit", style="dim")
         self.query_one("#title-form", Static).update(out)
@@ -169,17 +203,9 @@ class TitleScreen(Screen[PlayOptions]):
 
     def chosen(self) -> PlayOptions:
         mode = core_modes.get(self.mode_row.value)
-        choices: dict[str, str | list[str]] = {}
-        for option in mode.options:
-            if option.many:  # the same id twice counts once
-                ids = [r.value for r in self.option_rows if r.key.startswith(option.name + ":") and r.value is not None]
-                if ids:
-                    choices[option.name] = list(dict.fromkeys(ids))
-            elif self.row(option.name).value is not None:
-                choices[option.name] = self.row(option.name).value
         return self.options.with_(
             mode=mode.name,
-            choices=choices,
+            choices=setup_chosen(mode, self.option_rows),
             players=self.players.value,
             bots=self.bots.value,
             bot_kind=self.bot_row.value,

@@ -1,0 +1,196 @@
+"""One table of a server: its record (what the lobby lists and the store keeps) and, while anyone
+uses it, its `Host` (opened from the table's save by `open_table`, as every table is).
+
+A table is opened on its first connection and closed again once it has been idle a while, so a
+thousand tables that nobody is at cost a thousand small records, not a thousand games. While it
+is open the host tells the table what happens (`HostEvents`), and the record follows: the seats
+and who holds them, the step, whose move it is, the end.
+
+`Pace` is how a table's time passes. Every table is `live` for now (the game waits for whoever
+must decide); a clock per deciding seat and what happens when it runs out (issue 27) is a pace
+of its own, kept in the table's settings and run beside the table's tasks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import trio
+
+from cthulhu.core import Setup, modes
+from cthulhu.net.limits import Limits
+from cthulhu.net.messages import SeatRow, TableRow
+from cthulhu.net.table import SaveTo, StandIns, TableSpec
+
+from .store import TableRecord
+
+if TYPE_CHECKING:
+    from cthulhu.net.host import Host, Seat
+
+
+@dataclass(frozen=True)
+class Pace:
+    """A table's pace, from its settings (`{"pace": {"kind": "live"}}`): what the server runs beside
+    the table's own tasks while it is open. `live` needs nothing: the game waits for whoever must
+    decide, as at a one-table host."""
+
+    kind: Literal["live"] = "live"
+
+    @classmethod
+    def of(cls, settings: dict[str, Any]) -> "Pace":
+        raw = settings.get("pace") or {}
+        return cls(kind=raw.get("kind", "live"))
+
+    def settings(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    async def run(self, table: "ServerTable") -> None:
+        """Watch the table's time while it is open (a live table's needs no watching)."""
+
+
+def setup_words(setup: Setup) -> tuple[dict[str, str | list[str]], str]:
+    """The set-up choices a listing shows: by option, the ids (a one-id option's default filled in;
+    a list option only when chosen), and the one-id choices in words ("The Wexley Mill Fire, Hastur")."""
+    from cthulhu.content import builtin
+
+    mode = modes.get(setup.mode)
+    content = builtin().modes.get(mode.name)
+    ids: dict[str, str | list[str]] = {}
+    words = []
+    for option in mode.options:
+        if option.many:
+            if setup.many(option.name):
+                ids[option.name] = setup.many(option.name)
+            continue
+        choice = setup.one(option.name) or next(iter(option.defaults(content)), None)
+        if choice is None:
+            continue
+        ids[option.name] = choice
+        words.append(next((c.name for c in option.values(content) if c.id == choice), choice))
+    return ids, ", ".join(words)
+
+
+def seat_status(seat: Seat) -> Literal["open", "person", "bot", "away"]:
+    if seat.kind == "open":
+        return "open"
+    if seat.kind == "bot":
+        return "bot"
+    return "away" if seat.away else "person"
+
+
+class ServerTable:
+    """A table of the server: `record` always, `host` while it is open."""
+
+    def __init__(self, record: TableRecord, folder: Path) -> None:
+        self.record = record
+        self.folder = folder
+        self.host: Host | None = None
+        self.scope: trio.CancelScope | None = None  # the open table's tasks
+        self.opening: trio.Event | None = None  # set once an open under way is done (or failed)
+        self.idle_since = 0.0  # trio clock: when its last connection ended (or it opened)
+        self.pace = Pace.of(record.settings)
+        self.identities: dict[int, str] = {}  # connected peer id -> its identity, for what they saw
+        self._search: str | None = None
+        self._ids: dict[str, str | list[str]] | None = None  # the set-up as listed (worked out when first listed)
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def save_path(self) -> Path:
+        return self.folder / self.record.save
+
+    @property
+    def live(self) -> bool:
+        return self.record.archived is None
+
+    def spec(self, limits: Limits) -> TableSpec:
+        """The table to open: its save (every table has one from its creation), its bots, its code."""
+        settings = self.record.settings
+        start: Setup | Path = self.save_path if self.save_path.exists() else Setup.model_validate(self.record.setup)
+        return TableSpec(
+            start=start,
+            bots={int(seat): kind for seat, kind in (settings.get("bots") or {}).items()} if not isinstance(start, Path) else {},
+            stand_ins=StandIns(kind=settings.get("bot")),
+            save=SaveTo(file=self.save_path, fsync=True),
+            code=self.record.code,
+            table_id=self.record.id,
+            limits=limits,
+            bot_delay=float(settings.get("bot_delay", 0.5)),
+        )
+
+    # -- following the open table ------------------------------------------------------------------
+
+    def refresh(self, wall: str) -> None:
+        """The record from the open table as it stands (seats, step, whose move, the end)."""
+        host = self.host
+        if host is None:
+            return
+        record, game = self.record, host.game
+        if host.told != record.step:
+            record.last_move = wall
+        record.step = host.told  # a step being saved is listed once it is on disk and told
+        record.seats = [{"seat": s.index, "name": s.name if s.kind != "open" else None, "status": seat_status(s)} for s in host.seats]
+        prompt = game.prompt
+        record.to_move = [prompt.seat] if prompt is not None and game.outcome is None and host.started.is_set() else []
+        record.finished = game.outcome is not None and host.told == game.step
+        record.outcome = game.outcome if record.finished else None
+        record.updated = wall
+        self._search = None
+
+    def closed(self) -> None:
+        """The table is no longer open: its people are all away."""
+        self.host = None
+        self.scope = None
+        for seat in self.record.seats:
+            if seat.get("status") == "person":
+                seat["status"] = "away"
+        self._search = None
+
+    def busy(self) -> bool:
+        """Someone is connected, or a bot has a move to make: not a table to close."""
+        host = self.host
+        if host is None:
+            return False
+        if host.peers:
+            return True
+        game = host.game
+        prompt = game.prompt
+        return (game.outcome is None and prompt is not None and host.started.is_set()
+                and 0 <= prompt.seat < len(host.seats) and host.seats[prompt.seat].player is not None)
+
+    # -- the lobby's view -----------------------------------------------------------------------
+
+    def visible_to(self, identity: str | None, mine: list[int]) -> bool:
+        """Open tables are listed to everyone; a private one to its creator and those who sit at it."""
+        return not self.record.private or bool(mine) or (identity is not None and identity == self.record.created_by)
+
+    def search_text(self) -> str:
+        if self._search is None:
+            r = self.record
+            names = " ".join(str(s.get("name") or "") for s in r.seats)
+            self._search = " ".join([r.id, r.mode, modes.get(r.mode).title if r.mode in modes.names() else "", r.about, names]).lower()
+        return self._search
+
+    def activity(self) -> str:
+        return self.record.last_move or self.record.created
+
+    def open_seats(self) -> int:
+        return sum(1 for s in self.record.seats if s.get("status") == "open")
+
+    def row(self, identity: str | None, mine: list[int]) -> TableRow:
+        r = self.record
+        if self._ids is None:
+            self._ids = setup_words(Setup.model_validate(r.setup))[0]
+        ids = {k: list(v) if isinstance(v, list) else v for k, v in self._ids.items()}
+        watchers = sum(1 for p in self.host.peers if p.seat is None) if self.host is not None else 0
+        return TableRow(
+            id=r.id, mode=r.mode, setup=ids, about=r.about,
+            seats=[SeatRow(seat=int(s["seat"]), name=s.get("name"), status=s["status"]) for s in r.seats],
+            step=r.step, to_move=list(r.to_move), finished=r.finished, outcome=r.outcome, last_move=r.last_move,
+            created=r.created, private=r.private, code=r.code if r.private and identity is not None and identity == r.created_by else None,
+            mine=mine, watchers=watchers,
+        )

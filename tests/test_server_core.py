@@ -1,0 +1,330 @@
+"""The table server on in-memory streams and virtual time: the lobby, identities, tables opened
+and closed as they are used, a restart, the archive, and limits shared by all tables."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+import trio
+import trio.testing
+
+from cthulhu.net.messages import Created, Rejected, TablesPage
+from cthulhu.savegame import load, verify
+from cthulhu.server import ServerLimits
+
+from memory_net import play_to_the_end
+from server_net import memory_server
+
+pytestmark = pytest.mark.trio
+
+
+@pytest.fixture
+def clock() -> trio.testing.MockClock:
+    """Virtual time that jumps once nothing has happened for a moment of real time: a table's save
+    and the store are written in worker threads, and a clock jumping while one runs would skip
+    past every deadline there is."""
+    return trio.testing.MockClock(autojump_threshold=0.05)
+
+
+async def _create(lobby, **kw) -> Created:
+    args = dict(mode="main", options={}, seats=2, bots=1, bot="random", bot_delay_ms=0)
+    args.update(kw)
+    created = await lobby.create(**args)
+    assert isinstance(created, Created), created
+    return created
+
+
+async def _rows(lobby, **kw):
+    page = await lobby.tables(**kw)
+    assert isinstance(page, TablesPage)
+    return page.rows
+
+
+async def test_a_table_made_in_the_lobby_is_listed_sat_at_and_played_to_its_end(tmp_path, clock):
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby("Ada", "key-ada")
+        assert (lobby.client.welcome.server, lobby.client.welcome.name) == ("cthulhu", "Ada")
+        created = await _create(lobby, options={"episode": "wexley_mill", "elder_one": "hastur"})
+        [row] = await _rows(lobby)
+        assert (row.id, row.mode, row.setup, row.about) == (created.id, "main", {"episode": "wexley_mill", "elder_one": "hastur"},
+                                                          "The Wexley Mill Fire, Hastur")
+        assert [(s.seat, s.status) for s in row.seats] == [(0, "open"), (1, "bot")]
+        assert (row.step, row.to_move, row.finished, row.mine, row.code) == (0, [], False, [], None)
+
+        peer = await ms.peer(created.id, "Ada", ident="key-ada")
+        assert peer.session.seat == 0
+        [row] = await _rows(lobby, mine=True)
+        assert row.mine == [0] and [(s.name, s.status) for s in row.seats] == [("Ada", "person"), ("random bot", "bot")]
+        session = await play_to_the_end(peer)
+        assert session.game_over is not None
+        lobby = await ms.lobby("Ada", "key-ada")  # (the first one, not read meanwhile, was closed after its ping)
+        [row] = await _rows(lobby)
+        assert row.finished and row.outcome == session.game_over.outcome and row.to_move == [] and row.step == session.game_over.step
+        assert row.last_move is not None
+    save = load(tmp_path / "data" / "tables" / f"{created.id}.save")
+    assert save.header.table == created.id and save.last_step == session.game_over.step
+    verify(save)
+
+
+async def test_my_tables_lead_with_the_ones_where_it_is_my_move(tmp_path, clock):
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby("Ada", "key-ada")
+        waiting = await _create(lobby, seats=2, bots=0)  # two people: it waits for the second
+        mine = await _create(lobby, seats=2, bots=1)
+        await _create(lobby, seats=3, bots=0)  # nobody sits here
+        first = await ms.peer(waiting.id, "Ada", ident="key-ada")
+        await ms.peer(mine.id, "Ada", ident="key-ada")
+        await trio.sleep(1)
+        rows = await _rows(lobby, mine=True)
+        assert [r.id for r in rows] == [mine.id, waiting.id]  # the started one is at my move
+        assert rows[0].to_move == [0] and rows[1].to_move == []
+        assert first.session.seat == 0
+
+
+async def test_a_name_is_chosen_once_per_identity(tmp_path, clock):
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby("Ada", "key-ada")
+        created = await _create(lobby, seats=3, bots=0)
+        again = await ms.lobby("Somebody else", "key-ada")
+        assert again.client.welcome.name == "Ada"
+        peer = await ms.peer(created.id, "Bob", ident="key-ada")  # the same person, whatever they type
+        anonymous = await ms.peer(created.id, "Cy")  # no identity: their own word
+        assert [s.name for s in peer.session.table.seats][:1] == ["Ada"]
+        assert anonymous.session.seat == 1
+        [row] = await _rows(lobby)
+        assert [s.name for s in row.seats] == ["Ada", "Cy", None]
+
+
+async def test_a_private_table_is_listed_only_to_its_people_and_needs_its_code(tmp_path, clock):
+    async with memory_server(tmp_path / "data") as ms:
+        ada = await ms.lobby("Ada", "key-ada")
+        created = await _create(ada, seats=3, bots=0, private=True)
+        assert created.code
+        [row] = await _rows(ada)
+        assert row.private and row.code == created.code
+        bea = await ms.lobby("Bea", "key-bea", address="10.0.0.2")
+        assert await _rows(bea) == []
+        refused = await ms.peer(created.id, "Bea", ident="key-bea", address="10.0.0.2")
+        assert refused.session.closed.code == "bad_code"
+        seated = await ms.peer(created.id, "Bea", ident="key-bea", address="10.0.0.2", code=created.code)
+        assert seated.session.seat == 0
+        [row] = await _rows(bea)
+        assert row.id == created.id and row.mine == [0] and row.code is None  # the code is the creator's to tell
+
+
+async def test_refusals_are_one_line_and_the_session_goes_on(tmp_path, clock):
+    limits = ServerLimits(creates=(1 / 60, 4), max_tables=3)
+    async with memory_server(tmp_path / "data", limits) as ms:
+        lobby = await ms.lobby()
+        cases = [
+            (dict(mode="chess"), "bad_setup", "unknown mode 'chess'"),
+            (dict(options={"episode": "nowhere"}), "bad_setup", "unknown episode 'nowhere'"),
+            (dict(options={"difficulty": "hard"}), "bad_setup", "difficulty levels are for Shamblers"),
+            (dict(seats=2, bots=3), "bad_setup", "3 bots do not fit at 2 seats"),
+        ]
+        for kw, code, words in cases:
+            answer = await lobby.create(**{**dict(mode="main", options={}, seats=2), **kw})
+            assert isinstance(answer, Rejected) and answer.code == code, answer
+            assert words in answer.reason and "\n" not in answer.reason
+        answer = await lobby.create(mode="main", options={}, seats=2)
+        assert isinstance(answer, Rejected) and answer.code == "slow_down"  # the bad ones spent the address's budget
+        await trio.sleep(4 * 60)  # room for four more: three fill the server
+        for _ in range(3):
+            await _create(lobby)
+        answer = await lobby.create(mode="main", options={}, seats=2)
+        assert isinstance(answer, Rejected) and answer.code == "server_full"
+        assert len(await _rows(lobby)) == 3
+        gone = await ms.peer("000000000000", "Ada")
+        assert gone.session.closed.code == "no_such_table"
+
+
+async def test_listings_are_paged_and_searchable(tmp_path, clock):
+    limits = ServerLimits(creates=(100.0, 100))
+    async with memory_server(tmp_path / "data", limits) as ms:
+        lobby = await ms.lobby()
+        for n in range(23):
+            await _create(lobby, mode="shamblers" if n % 3 == 0 else "main", options={"difficulty": "hard"} if n % 3 == 0 else {})
+        first = await lobby.tables(page=0, size=10)
+        last = await lobby.tables(page=2, size=10)
+        assert (first.pages, first.total, len(first.rows), len(last.rows)) == (3, 23, 10, 3)
+        assert not {r.id for r in first.rows} & {r.id for r in last.rows}
+        shamblers = await lobby.tables(query="Shamblers HARD", size=100)
+        assert shamblers.total == 8 and all(r.mode == "shamblers" and r.setup == {"difficulty": "hard"} for r in shamblers.rows)
+        one = first.rows[4].id
+        assert [r.id for r in (await lobby.tables(query=one)).rows] == [one]
+
+
+async def test_an_idle_table_is_closed_and_opened_again_by_its_player(tmp_path, clock):
+    limits = ServerLimits(idle_close=60, sweep_every=10)
+    async with memory_server(tmp_path / "data", limits) as ms:
+        lobby = await ms.lobby()
+        created = await _create(lobby, seats=2, bots=1)
+        peer = await ms.peer(created.id, "Ada", ident="key-ada")
+        token = peer.session.token
+        table = ms.server.tables[created.id]
+        await peer.aclose()
+        await trio.sleep(30)
+        assert table.host is not None  # not yet
+        await trio.sleep(60)
+        assert table.host is None
+        [row] = await _rows(lobby)
+        assert [s.status for s in row.seats] == ["away", "bot"]
+        back = await ms.peer(created.id, "Ada", ident="key-ada", token=token)
+        assert back.session.seat == 0 and table.host is not None
+
+
+async def test_a_restarted_server_has_every_table_seat_name_and_my_tables(tmp_path, clock):
+    data = tmp_path / "data"
+    async with memory_server(data) as ms:
+        ada = await ms.lobby("Ada", "key-ada")
+        one = await _create(ada, seats=2, bots=1)
+        two = await _create(ada, mode="shamblers", seats=3, bots=1, private=True)
+        p1 = await ms.peer(one.id, "Ada", ident="key-ada")
+        p2 = await ms.peer(two.id, "Ada", ident="key-ada", code=two.code)
+        p3 = await ms.peer(two.id, "Bea", ident="key-bea", code=two.code, address="10.0.0.2")
+        tokens = (p1.session.token, p2.session.token, p3.session.token)
+        await trio.sleep(1)
+        before = {r.id: r for r in await _rows(ada)}
+    async with memory_server(data) as ms:
+        assert all(t.host is None for t in ms.server.tables.values())  # nothing is opened until someone comes
+        ada = await ms.lobby("?", "key-ada")
+        assert ada.client.welcome.name == "Ada"
+        after = {r.id: r for r in await _rows(ada, mine=True)}
+        assert set(after) == {one.id, two.id}
+        for table_id, row in after.items():
+            assert row.mine == before[table_id].mine and row.setup == before[table_id].setup
+            assert [s.name for s in row.seats] == [s.name for s in before[table_id].seats]
+        bea = await ms.lobby("?", "key-bea", address="10.0.0.2")
+        assert [(r.id, r.mine) for r in await _rows(bea, mine=True)] == [(two.id, [1])]
+        back = [await ms.peer(one.id, "Ada", ident="key-ada", token=tokens[0]),
+                await ms.peer(two.id, "Ada", ident="key-ada", token=tokens[1]),
+                await ms.peer(two.id, "Bea", ident="key-bea", token=tokens[2], address="10.0.0.2")]
+        assert [p.session.seat for p in back] == [0, 0, 1]
+
+
+async def test_tables_without_a_move_for_long_are_archived_not_deleted(tmp_path, clock):
+    now = [datetime(2030, 1, 1, tzinfo=timezone.utc)]
+    limits = ServerLimits(archive_after=timedelta(days=30), sweep_every=60)
+    async with memory_server(tmp_path / "data", limits, wall=lambda: now[0]) as ms:
+        lobby = await ms.lobby()
+        old = await _create(lobby)
+        now[0] += timedelta(days=20)
+        fresh = await _create(lobby)
+        now[0] += timedelta(days=15)
+        await trio.sleep(61)
+        assert [r.id for r in await _rows(lobby)] == [fresh.id]
+        await ms.server.flush()
+        archived = ms.server.store.archived()
+        assert [t.id for t in archived] == [old.id] and archived[0].archived == "2030-02-05T00:00:00+00:00"
+        assert (tmp_path / "data" / "tables" / f"{old.id}.save").exists()
+        assert (await ms.peer(old.id, "Ada")).session.closed.code == "no_such_table"
+
+
+async def test_the_limits_per_address_hold_across_all_tables(tmp_path, clock):
+    limits = ServerLimits(creates=(10.0, 10))
+    async with memory_server(tmp_path / "data", limits) as ms:
+        lobby = await ms.lobby()  # one connection of the address's 16
+        tables = [(await _create(lobby, seats=5, bots=0)).id for _ in range(3)]
+        peers = [await ms.peer(tables[n % 3], f"p{n}") for n in range(15)]
+        assert all(p.session.seat is not None for p in peers)
+        refused = await ms.peer(tables[0], "one too many")
+        assert refused.session.closed.code == "too_many_connections"
+        elsewhere = await ms.peer(tables[0], "from elsewhere", address="10.0.0.9")
+        assert elsewhere.session.welcomed
+
+
+async def test_a_one_table_host_refuses_a_lobby_and_another_tables_id(tmp_path, clock):
+    from cthulhu.core import Setup
+    from cthulhu.net.client import PeerSession, TrioPeer
+    from cthulhu.net.lobbyclient import Lobby, LobbyClient, LobbyRefused
+    from cthulhu.net.table import TableSpec
+
+    from memory_net import memory_table
+
+    async with memory_table(TableSpec(start=Setup(mode="main", seed=1, players=2))) as mt:
+        with pytest.raises(LobbyRefused) as caught:
+            await Lobby(mt.pair(), LobbyClient("Ada")).welcomed()
+        assert caught.value.code == "not_a_server"
+        other = TrioPeer(mt.pair(), PeerSession("Ada", table_id="somewhere-else"))
+        await other.flush()
+        while other.session.closed is None and await other.receive():
+            pass
+        assert other.session.closed.code == "no_such_table"
+        own = await mt.connect("Ada", table_id=mt.host.table_id)
+        assert own.session.seat == 0
+
+
+async def test_a_flooded_table_does_not_disturb_another(tmp_path, clock):
+    """A watcher at one table sends chat as fast as it can write (thousands of frames in 4 KB
+    writes) while a game is played at another, and at its own: both games end, every seated peer
+    in step throughout (no resync, no eviction), nothing crashed."""
+    from cthulhu.net.frames import encode_frame
+
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby()
+        flooded = await _create(lobby, seats=2, bots=1, bot_delay_ms=0)
+        quiet = await _create(lobby, seats=2, bots=1, bot_delay_ms=0)
+        at_flooded = await ms.peer(flooded.id, "Ada", ident="key-ada")
+        at_quiet = await ms.peer(quiet.id, "Bea", ident="key-bea", address="10.0.0.2")
+        spammer = await ms.peer(flooded.id, "spammer", watch=True, address="10.0.0.3")
+        assert spammer.session.welcomed
+        burst = b"".join(encode_frame({"t": "chat", "text": f"spam {n}"}) for n in range(260))
+        sent = 0
+        results = {}
+
+        async def flood() -> None:
+            nonlocal sent
+            try:
+                while sent < 20 * 260:
+                    await spammer.stream.send_all(burst)
+                    sent += 260
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the table closed it: flooding is its own end
+
+        async def play(name, peer) -> None:
+            results[name] = await play_to_the_end(peer)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(flood)
+            nursery.start_soon(play, "flooded", at_flooded)
+            nursery.start_soon(play, "quiet", at_quiet)
+        assert sent > 0
+        for name, session in results.items():
+            assert session.game_over is not None and session.resyncs == 0 and session.closed is None, name
+        assert ms.server.tables[quiet.id].host is not None and all(p.session.seat is not None for p in (at_flooded, at_quiet))
+        assert ms.server.crashes == 0 and ms.server.tables[flooded.id].host.crashes == 0
+
+
+async def test_a_table_is_on_disk_before_its_maker_hears_of_it(tmp_path, clock):
+    """`created` is an acknowledgement: a `kill -9` the moment after it must not lose the table."""
+    import sqlite3
+
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby()
+        created = await _create(lobby)
+        db = sqlite3.connect(tmp_path / "data" / "server.db")  # another reader, as after a restart
+        try:
+            assert db.execute("SELECT id FROM tables").fetchall() == [(created.id,)]
+        finally:
+            db.close()
+
+
+async def test_a_table_the_store_cannot_keep_is_refused_not_made(tmp_path, clock, monkeypatch):
+    import sqlite3
+
+    async with memory_server(tmp_path / "data") as ms:
+        lobby = await ms.lobby()
+        store = ms.server.store
+        real = store.commit
+
+        def full_disk(changes):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(store, "commit", full_disk)
+        answer = await lobby.create(mode="main", options={}, seats=2)
+        assert isinstance(answer, Rejected) and answer.code == "store_trouble"
+        assert await _rows(lobby) == [] and ms.server.tables == {}
+        monkeypatch.setattr(store, "commit", real)
+        created = await _create(lobby)
+        assert [r.id for r in await _rows(lobby)] == [created.id]

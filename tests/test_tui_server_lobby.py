@@ -1,0 +1,102 @@
+"""The app's lobby screen at a real `cthulhu server` process: `cthulhu join HOST` with no table
+opens it; a table made from its form is made on the server and sat at; leaving the table comes
+back to the lobby, where "my tables" has it; a refusal is one line and the list stays."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+
+from tui_drive import screen_text, started, wait_for
+
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.options import PlayOptions
+from cthulhu.tui.screens.dialogs import QuitScreen
+from cthulhu.tui.screens.game import GameScreen
+from cthulhu.tui.screens.tables import CreateTableScreen, TableByIdScreen, TablesScreen
+
+from server_proc import CLI, ServerProcess, player_env, tables
+
+
+def _text(app) -> str:
+    return " ".join(screen_text(app).split())
+
+
+def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch):
+    server = ServerProcess(tmp_path / "server").start()
+    try:
+        other = tables(server.address, "--create", "--mode", "shamblers", "--seats", "2", "--name", "Bea", home=tmp_path / "bea")
+        home = tmp_path / "ann"
+        home.mkdir()
+        monkeypatch.setenv("XDG_DATA_HOME", str(home))
+
+        async def main() -> str:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", server.port), join_address=server.address, name="Ann"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                await wait_for(pilot, lambda: isinstance(app.screen, TablesScreen) and app.screen.page is not None, tries=1500)
+                lobby = app.screen
+                assert isinstance(lobby, TablesScreen)
+                text = _text(app)
+                assert other["id"] in text and "Shamblers" in text and "1 open" in text and "you are Ann" in text
+
+                await pilot.press("i")  # a table by an id the server has not: one line, the list stays
+                await wait_for(pilot, lambda: isinstance(app.screen, TableByIdScreen))
+                await pilot.press(*"nosuchtable", "enter")
+                await wait_for(pilot, lambda: isinstance(app.screen, TablesScreen) and lobby.status is not None, tries=1500)
+                assert "no table with that id" in str(lobby.status) and other["id"] in _text(app)
+
+                await pilot.press("slash", *"hastur", "enter")  # a search nothing matches, and back
+                await wait_for(pilot, lambda: lobby.page is not None and lobby.page.total == 0 and "'hastur': 0" in _text(app), tries=1500)
+                await pilot.press("slash", *["backspace"] * 6, "enter")
+                await wait_for(pilot, lambda: lobby.page is not None and lobby.page.total == 1, tries=1500)
+
+                await pilot.press("c")  # a new table: Shamblers, two seats, one bot
+                await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen))
+                form = app.screen
+                assert isinstance(form, CreateTableScreen)
+                while form.mode_row.value != "shamblers":
+                    await pilot.press("right")
+                for row, wanted in ((form.seats, 2), (form.bots, 1)):
+                    while form.rows[form.cursor] is not row:
+                        await pilot.press("down")
+                    while row.value != wanted:
+                        await pilot.press("left" if row.value > wanted else "right")
+                await pilot.press("enter")
+                screen = await started(pilot)  # made, and sat at
+                assert isinstance(screen, GameScreen) and screen.link.local_seats == frozenset({0})
+                made = lobby.status.plain.split()[1]  # "Table ID made."
+
+                await pilot.press("q")  # leaving the table comes back to the lobby; the seat waits
+                await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+                await pilot.press("n")
+                await wait_for(pilot, lambda: isinstance(app.screen, TablesScreen), tries=1500)
+                await pilot.press("m")
+                await wait_for(pilot, lambda: lobby.mine and lobby.page is not None and [r.id for r in lobby.rows] == [made], tries=1500)
+                assert "yours" in _text(app) or "your move" in _text(app)
+
+                await pilot.press("m")  # all tables again: watch Bea's
+                await wait_for(pilot, lambda: not lobby.mine and lobby.page is not None and lobby.page.total == 2, tries=1500)
+                while lobby.rows[lobby.cursor].id != other["id"]:
+                    await pilot.press("down")
+                await pilot.press("w")
+                watching = await started(pilot)
+                assert watching.link.watch and watching.link.local_seats == frozenset()
+                await pilot.press("q")
+                await wait_for(pilot, lambda: isinstance(app.screen, (QuitScreen, TablesScreen)))
+                if isinstance(app.screen, QuitScreen):
+                    await pilot.press("n")
+                await wait_for(pilot, lambda: isinstance(app.screen, TablesScreen), tries=1500)
+                await pilot.press("q")
+                await wait_for(pilot, lambda: not app.is_running)
+                return made
+
+        made = asyncio.run(asyncio.wait_for(main(), 120))
+        listed = subprocess.run([*CLI, "tables", server.address], capture_output=True, text=True, timeout=60, env=player_env(home))
+        assert listed.returncode == 0, listed.stderr
+        assert f"{made}  Shamblers: Normal (you: seat 1)" in listed.stdout and "seats: 1 Ann (away); 2 heuristic bot" in listed.stdout
+        [row] = [t for t in tables(server.address, "--mine", home=home)]  # the same identity, from the command line
+        assert row["id"] == made and row["mode"] == "shamblers" and row["setup"] == {"difficulty": "normal"}
+        assert [(s["name"], s["status"]) for s in row["seats"]] == [("Ann", "away"), ("heuristic bot", "bot")]
+        assert row["to_move"] == [1]  # Ann's move: her seat waits for her
+    finally:
+        assert server.stop()[0] == 0

@@ -1,0 +1,359 @@
+"""A server's lobby: its tables a page at a time, "my tables", a search, a new table, sit or watch.
+
+What the rows say comes from the server (other players' names among it): cleaned and drawn as
+plain text. A refusal (a setup the server will not make, a full table) is one line at the foot of
+the screen; the list stays. Sitting down or watching opens the table's own screen; leaving it
+comes back here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Static
+
+from cthulhu.core import modes as core_modes
+from cthulhu.net.messages import Rejected, TableRow, TablesPage
+from cthulhu.net.textclean import clean_text
+
+from ..modes import mode_titles
+from ..safe import safe_text
+from .title import Row, bot_row, draw_rows, select_in, setup_chosen, setup_rows
+
+if TYPE_CHECKING:
+    from ..app import CthulhuApp
+    from ..lobbylink import LobbyLink
+
+PAGE = 8  # tables a page: two lines each, at 80x24
+REFRESH = 3.0  # seconds between listings while the screen shows
+
+
+def _when(iso: str | None) -> str:
+    return iso[:16].replace("T", " ") + " UTC" if iso else ""
+
+
+def row_text(row: TableRow, selected: bool) -> Text:
+    """Two lines: what the table is (and whether it is yours), then its seats and where it stands."""
+    mode = core_modes.get(row.mode).title if row.mode in core_modes.names() else row.mode
+    head = Text(f"{'>' if selected else ' '} {row.id}  ", style="bold" if selected else "")
+    head.append(f"{mode}: {row.about}" if row.about else mode, style="bold" if selected else "")
+    if row.private:
+        head.append("  private" + (f", code {row.code}" if row.code else ""), style="magenta")
+    if row.mine:
+        turn = bool(set(row.mine) & set(row.to_move))
+        head.append("  your move" if turn else "  yours", style="bold bright_green" if turn else "green")
+    seats = []
+    for seat in row.seats:
+        who = "open" if seat.status == "open" else clean_text(seat.name or "?") + (" (away)" if seat.status == "away" else "")
+        seats.append(f"{seat.seat + 1} {who}")
+    state = f"{row.outcome} at step {row.step}" if row.finished else f"step {row.step}" if row.step else "not started"
+    moving = f", seat {' and '.join(str(s + 1) for s in row.to_move)} to move" if row.to_move else ""
+    watching = f", {row.watchers} watching" if row.watchers else ""
+    tail = Text(f"    {'  '.join(seats)} - {state}{moving}{watching}", style="" if selected else "dim")
+    if row.last_move:
+        tail.append(f", last move {_when(row.last_move)}", style="dim")
+    out = Text()
+    out.append_text(head)
+    out.append("\n")
+    out.append_text(tail)
+    out.append("\n")
+    return out
+
+
+class TablesScreen(Screen[None]):
+    """The lobby. `link` is the lobby session (opened); sitting down asks the app for the table."""
+
+    DEFAULT_CSS = """
+    TablesScreen #tables-head { height: auto; padding: 0 1; }
+    TablesScreen #tables-search { display: none; }
+    TablesScreen #tables-search.shown { display: block; }
+    TablesScreen #tables-list { height: 1fr; padding: 0 1; }
+    TablesScreen #tables-status { height: auto; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("enter,s", "sit", "Sit"),
+        Binding("w", "watch", "Watch"),
+        Binding("c", "create", "New table"),
+        Binding("m", "mine", "My tables"),
+        Binding("slash", "search", "Search"),
+        Binding("i", "by_id", "Table by id"),
+        Binding("n,pagedown", "page(1)", "Next page", show=False),
+        Binding("p,pageup", "page(-1)", "Previous page", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("r", "refresh", "Refresh", show=False),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, link: LobbyLink) -> None:
+        super().__init__()
+        self.link = link
+        self.page: TablesPage | None = None
+        self.number = 0
+        self.cursor = 0
+        self.mine = False
+        self.query_text = ""
+        self.status: Text | None = None
+
+    @property
+    def cthulhu(self) -> CthulhuApp:
+        from ..app import CthulhuApp
+
+        assert isinstance(self.app, CthulhuApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="tables-head")
+            yield Input(placeholder="words of the mode, the set-up, a player's name or an id; Enter searches", id="tables-search")
+            yield Static(id="tables-list")
+            yield Static(id="tables-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._search_field(False)
+        self.refresh_list()
+        self.set_interval(REFRESH, self.refresh_list)
+
+    def _search_field(self, shown: bool) -> Input:
+        """The search field, shown (and focused) or hidden: hidden, it is disabled, so that it never
+        takes the focus and the lobby's keys (i, m, c...) stay the lobby's."""
+        field = self.query_one("#tables-search", Input)
+        field.disabled = not shown
+        field.set_class(shown, "shown")
+        if shown:
+            field.focus()
+        else:
+            self.set_focus(None)
+        return field
+
+    def on_screen_resume(self) -> None:
+        self.refresh_list()
+
+    @property
+    def rows(self) -> list[TableRow]:
+        return self.page.rows if self.page is not None else []
+
+    @work(exclusive=True, group="lobby", exit_on_error=False)
+    async def refresh_list(self) -> None:
+        try:
+            answer = await self.link.tables(query=self.query_text, page=self.number, size=PAGE, mine=self.mine)
+        except Exception as exc:  # the server went away: say so, keep what was listed
+            self.say(f"No answer from the server: {exc}", "bright_red")
+            return
+        if isinstance(answer, Rejected):
+            self.say(answer.reason, "bright_red")
+            return
+        self.page, self.number = answer, answer.page
+        self.cursor = min(self.cursor, max(0, len(answer.rows) - 1))
+        self.redraw()
+
+    def say(self, line: str, style: str = "") -> None:
+        self.status = Text(clean_text(line), style=style)
+        self.redraw()
+
+    def redraw(self) -> None:
+        welcome = self.link.welcome
+        head = Text()
+        head.append(clean_text(welcome.server if welcome else "the server"), style="bold")
+        head.append(f" at {clean_text(self.link.address)}; you are ")
+        head.append(clean_text(welcome.name if welcome else "?"), style="bold")
+        page = self.page
+        what = "My tables" if self.mine else "Tables"
+        if self.query_text:
+            what += f" with '{clean_text(self.query_text)}'"
+        if page is not None:
+            what += f": {page.total}" + (f", page {page.page + 1} of {page.pages}" if page.pages > 1 else "")
+        head.append(f"\n{what}", style="bold")
+        self.query_one("#tables-head", Static).update(safe_text(head))
+        body = Text()
+        for n, row in enumerate(self.rows):
+            body.append_text(row_text(row, n == self.cursor))
+        if page is not None and not self.rows:
+            body.append("No tables of yours here yet." if self.mine else "No tables here yet: c makes one.", style="dim")
+        self.query_one("#tables-list", Static).update(safe_text(body))
+        keys = Text("enter sit   w watch   c new table   m " + ("all tables" if self.mine else "my tables")
+                    + "   / search   n/p pages   i table by id   q quit", style="dim")
+        if self.status is not None:
+            keys = Text.assemble(self.status, "\n", keys)
+        self.query_one("#tables-status", Static).update(safe_text(keys))
+
+    # -- moving about ----------------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        if self.rows:
+            self.cursor = (self.cursor + step) % len(self.rows)
+            self.redraw()
+
+    def action_page(self, step: int) -> None:
+        pages = self.page.pages if self.page is not None else 1
+        number = max(0, min(pages - 1, self.number + step))
+        if number != self.number:
+            self.number, self.cursor = number, 0
+            self.refresh_list()
+
+    def action_refresh(self) -> None:
+        self.refresh_list()
+
+    def action_mine(self) -> None:
+        self.mine = not self.mine
+        self.number = self.cursor = 0
+        self.refresh_list()
+
+    def action_search(self) -> None:
+        self._search_field(True).value = self.query_text
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "tables-search":
+            return
+        self.query_text = event.value.strip()[:80]
+        self._search_field(False)
+        self.number = self.cursor = 0
+        self.refresh_list()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.query_one("#tables-search", Input).has_focus:
+            event.stop()
+            self._search_field(False)
+
+    # -- sitting down ----------------------------------------------------------------------------
+
+    async def action_sit(self) -> None:
+        await self._join(watch=False)
+
+    async def action_watch(self) -> None:
+        await self._join(watch=True)
+
+    async def _join(self, *, watch: bool) -> None:
+        if not self.rows:
+            self.say("There is no table to sit at yet: c makes one.", "bright_yellow")
+            return
+        row = self.rows[self.cursor]
+        await self.sit(row.id, row.code, watch)
+
+    async def sit(self, table: str, code: str | None, watch: bool) -> None:
+        problem = await self.cthulhu.sit(table, code=code, watch=watch)
+        if problem is not None:
+            self.say(problem, "bright_red")
+
+    def action_create(self) -> None:
+        async def made(form: dict[str, Any] | None) -> None:
+            if form is None:
+                return
+            try:
+                answer = await self.link.create(**form)
+            except Exception as exc:
+                self.say(f"No answer from the server: {exc}", "bright_red")
+                return
+            if isinstance(answer, Rejected):
+                self.say(f"Not made: {answer.reason}", "bright_red")
+                return
+            self.say(f"Table {answer.id} made" + (f" (private: its code is {answer.code})" if answer.code else "") + ".", "green")
+            await self.sit(answer.id, answer.code, False)
+
+        self.app.push_screen(CreateTableScreen(self.cthulhu.content), made)
+
+    def action_by_id(self) -> None:
+        async def given(text: str | None) -> None:
+            parts = (text or "").split()
+            if parts:
+                await self.sit(parts[0], parts[1] if len(parts) > 1 else None, False)
+
+        self.app.push_screen(TableByIdScreen(), given)
+
+
+class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
+    """A new table: the mode, every set-up choice it declares, seats, bots, open or private.
+    Dismisses with what the lobby's `create` takes (None: not now)."""
+
+    BINDINGS = [
+        Binding("enter", "make", "Make the table"),
+        Binding("escape", "cancel", "Back"),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("left", "change(-1)", "Change", show=False),
+        Binding("right", "change(1)", "Change"),
+    ]
+
+    def __init__(self, content: Any) -> None:
+        super().__init__()
+        self.content = content
+        self.mode_row = Row("mode", "Mode", list(mode_titles()))
+        self.seats = Row("seats", "Seats", [(n, str(n)) for n in range(1, 6)], index=3)
+        self.bots = Row("bots", "Bots", [(n, str(n) + (" (the last seats)" if n else "")) for n in range(0, 5)])
+        self.pause = Row("pause", "Bots pause", [(500, "half a second"), (0, "not at all"), (1000, "a second"), (2000, "two seconds")])
+        self.private = Row("private", "Table", [(False, "open: listed to everyone"), (True, "private: a code, listed to its players")])
+        self.cursor = 0
+        self._rows({}, None)
+
+    def _rows(self, chosen: dict[str, Any], bot: str | None) -> None:
+        mode = core_modes.get(self.mode_row.value)
+        self.option_rows = setup_rows(mode, self.content, chosen)
+        self.bot_row = bot_row(mode, bot)
+        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("A new table", classes="title")
+            yield Static(id="create-form")
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        out = draw_rows(self.rows, self.cursor)
+        out.append("\nEnter make it and sit down   up/down choose   left/right change   escape back", style="dim")
+        self.query_one("#create-form", Static).update(out)
+
+    def action_move(self, step: int) -> None:
+        self.cursor = (self.cursor + step) % len(self.rows)
+        self.redraw()
+
+    def action_change(self, step: int) -> None:
+        row = self.rows[self.cursor]
+        if row.values:
+            row.index = (row.index + step) % len(row.values)
+        if row is self.mode_row:
+            self._rows({}, self.bot_row.value)
+        if row in (self.seats, self.bots) and self.bots.value > self.seats.value:  # bots fit at the table
+            select_in(self.bots, self.seats.value)
+        self.redraw()
+
+    def form(self) -> dict[str, Any]:
+        mode = core_modes.get(self.mode_row.value)
+        return {"mode": mode.name, "options": setup_chosen(mode, self.option_rows), "seats": self.seats.value,
+                "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value}
+
+    def action_make(self) -> None:
+        self.dismiss(self.form())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TableByIdScreen(ModalScreen[str | None]):
+    """A table someone told you of: its id, and its code if it is private."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("A table by its id", classes="title")
+            yield Static("The table's id, and its code if it is private (ID CODE):")
+            yield Input(placeholder="ID [CODE]", id="by-id")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip()[:120] or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
