@@ -15,7 +15,9 @@ import json
 import sys
 from typing import Any
 
-from .common import SEATS_MAX, Range, add_setup_options, choice_problem, default_name, given_choices, out_of_range, refuse
+from .common import (
+    BOT_RANGES, SEATS_MAX, Range, add_setup_options, choice_problem, default_name, given_choices, out_of_range, refuse, thinking_problem,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-RANGES: dict[str, Range] = {"seats": (1, SEATS_MAX, ""), "bots": (0, SEATS_MAX, ""), "bot_delay": (0, 60, " seconds")}
+RANGES: dict[str, Range] = {"seats": (1, SEATS_MAX, ""), "bots": (0, SEATS_MAX, ""), "bot_delay": (0, 60, " seconds"), **BOT_RANGES}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= port <= 65535:
         return refuse("tables", f"bad address {args.address!r}: the port must be 1 to 65535")
     if args.create:
-        problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args), args.bot)
+        problem = out_of_range(args, RANGES) or thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
         if problem is None and args.bots > args.seats:
             problem = "--bots must be at most --seats"
         if problem is not None:

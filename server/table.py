@@ -54,12 +54,18 @@ def setup_words(setup: Setup) -> tuple[dict[str, str | list[str]], str]:
     """The set-up choices a listing shows: by option, the ids (a one-id option's default filled in;
     a list option only when chosen), and the one-id choices in words ("The Wexley Mill Fire, Hastur")."""
     from cthulhu.content import builtin
+    from cthulhu.core.choices import ADVICE
 
     mode = modes.get(setup.mode)
     content = builtin().modes.get(mode.name)
     ids: dict[str, str | list[str]] = {}
     words = []
     for option in mode.options:
+        if option is ADVICE:  # a house rule is listed as the header says it, only when it is in force
+            if not setup.advice:
+                ids[option.name] = "off"
+                words.append("no advice (house rule)")
+            continue
         if option.many:
             if setup.many(option.name):
                 ids[option.name] = setup.many(option.name)
