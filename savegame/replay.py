@@ -160,8 +160,18 @@ def seek(save: SaveFile, step: int, content: Any = None, *, allow_other_content:
         check_content(save, content)
     if not 0 <= step <= save.last_step:
         raise SaveError(f"there is no step {step}: the save has steps 0 to {save.last_step}", step=step)
-    base = max((k for k in save.snapshots if k <= step), default=None)
-    game = _start(save, content) if base is None else _from_snapshot(save, base, save.snapshots[base], content)
+    # A game rebuilt from a snapshot knows no decision before it, so its take-back line is the
+    # snapshot at least; the views it gives are the live game's only if the true line (a reveal,
+    # another seat's decision) lies after the snapshot. Otherwise an earlier snapshot is tried.
+    for base in sorted((k for k in save.snapshots if 0 < k <= step), reverse=True):
+        game = _from_snapshot(save, base, save.snapshots[base], content)
+        _replay_to(save, game, step)
+        if game.history.floor > base:
+            return game
+    return _replay_to(save, _start(save, content), step)
+
+
+def _replay_to(save: SaveFile, game: Game, step: int) -> Game:
     for n in range(game.step + 1, step + 1):
         entry = save.steps[n - 1]
         _apply(game, n, entry.seat, entry.command)
