@@ -44,6 +44,7 @@ import trio
 
 from cthulhu.core import Command, Rejected, modes
 from cthulhu.core.bots import make_bot
+from cthulhu.savegame import STAND_IN_LINE
 
 from .autosave import HostSave
 from .commitment import public_setup
@@ -408,10 +409,12 @@ class Host:
         `stand_in`: a bot decided for an away player, who may not take that back on return."""
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
         if stand_in:
-            self.game.seal_undo("a bot decided for this seat while its player was away")
+            self.game.seal_undo(STAND_IN_LINE)
         wire = command.wire()
         try:
             self.log.append(seat, wire, self.game.state_hash())
+            if stand_in:
+                self.log.seal(self.game.step)  # in the same write: a reload draws the same line
         except Exception:  # a log that cannot follow the game is a bug: say so, keep playing
             log.exception("could not record step %d in the command log", self.game.step)
         else:

@@ -27,6 +27,7 @@ from .lock import SaveLocked, hold, release
 from .file import (
     FORMAT_VERSION,
     MIGRATIONS,
+    STAND_IN_LINE,
     SUFFIX,
     BadStructure,
     ContentMismatch,
@@ -54,6 +55,7 @@ from .writer import SaveWriter, hash_token, save_game, sweep_temp_files, token_m
 __all__ = [
     "FORMAT_VERSION",
     "MIGRATIONS",
+    "STAND_IN_LINE",
     "SUFFIX",
     "BadStructure",
     "ContentMismatch",
