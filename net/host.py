@@ -241,6 +241,9 @@ class Host:
         self._digests: dict[int | None, tuple[dict[str, Any], str]] = {}  # (view, its hash) per view key
         self.started = trio.Event()
         self.finished = trio.Event()
+        # Unset while a step is applied but not yet saved and told: welcomes wait for it (`_told`).
+        self._settled = trio.Event()
+        self._settled.set()
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.closing = False  # `close_table` has begun: the connections ending now are not seat news
@@ -407,6 +410,13 @@ class Host:
     async def _apply(self, seat: int, command: Command, version: int | None, *, stand_in: bool = False) -> None:
         """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk.
         `stand_in`: a bot decided for an away player, who may not take that back on return."""
+        self._settled = trio.Event()
+        try:
+            await self._apply_and_tell(seat, command, version, stand_in)
+        finally:
+            self._settled.set()
+
+    async def _apply_and_tell(self, seat: int, command: Command, version: int | None, stand_in: bool) -> None:
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
         if stand_in:
             self.game.seal_undo(STAND_IN_LINE)
@@ -431,6 +441,14 @@ class Host:
         """A take-back from the deciding seat: the game decides whether it may; the log follows."""
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
             return
+        self._settled = trio.Event()
+        try:
+            await self._undo_and_tell(peer, msg)
+        finally:
+            self._settled.set()
+
+    async def _undo_and_tell(self, peer: Peer, msg: Undo) -> None:
+        assert peer.seat is not None
         try:
             events = self.game.undo(peer.seat, 1, msg.version)
         except Rejected as exc:
@@ -607,6 +625,12 @@ class Host:
             if peer is not None:
                 self._drop(peer)
 
+    async def _told(self) -> None:
+        """Until the game is where every peer has been told it is: a welcome (built without a
+        checkpoint from here on) never shows a step whose save is still being written."""
+        while not self._settled.is_set():
+            await self._settled.wait()
+
     async def _send_now(self, stream: trio.abc.Stream, frame: bytes) -> None:
         """Before a peer has a queue, a fatal refusal: sent directly, then the connection is closed."""
         await refuse(stream, frame)
@@ -675,6 +699,7 @@ class Host:
             await self._refuse_now(stream, refusal)
             return None
         decoder.limits = self.limits.peer_frame  # trusted a little more from now on
+        await self._told()
         peer, seat_changed = self._admit(hello, address)
         return peer, decoder, seat_changed
 

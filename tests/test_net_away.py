@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+import trio.testing
 
 from cthulhu.net.client import TrioPeer
 from cthulhu.net.delta import view_hash
@@ -219,3 +220,35 @@ async def test_the_last_player_to_sit_down_is_welcomed_to_a_game_under_way(autoj
         b = await table.connect("Bob", code="c")
         assert b.session.table.started is True and host.started.is_set()
         await until(a, lambda: a.session.table.started)
+
+
+async def test_a_welcome_never_shows_a_step_still_being_saved(tmp_path):
+    """A step is told only once it is on disk (a host killed then must not lose it), welcomes too:
+    a spectator who arrives while Ann's step is being written (the disk held up: the test holds the
+    save's write lock) is welcomed with the game as the save holds it, never a step ahead of it.
+    (On the real clock: the save is written in a worker thread, which an autojump clock cannot see.)"""
+    path = tmp_path / "table.save"
+    async with _table(seed=3, players=1, code="c", save=SaveTo(file=path, fsync=False)) as table:
+        host = table.host
+        a = await table.connect("Ann", code="c")
+        await until(a, lambda: a.session.my_prompt is not None)
+        step = host.game.step
+        seen: list[tuple[int, int]] = []  # (the welcome's step, the last step on disk when it came)
+
+        async def watch() -> None:
+            w = await table.connect("Cy", code="c", watch=True)
+            seen.append((w.session.mirror.view["step"], load(path).last_step))
+            await w.aclose()
+
+        with host.saves._lock:  # the disk is slow: the write of Ann's step waits
+            a.session.send_command(a.session.my_prompt["options"][0]["command"])
+            await a.flush()
+            while host.game.step == step:  # applied, not yet saved nor told
+                await trio.sleep(0.01)
+            table.nursery.start_soon(watch)
+            await trio.testing.wait_all_tasks_blocked()
+        await until(a, lambda: a.session.mirror.view["step"] > step)
+        while not seen:
+            await trio.sleep(0.01)
+        ((told, on_disk),) = seen
+        assert told <= on_disk, f"welcomed at step {told} with step {on_disk} on disk"
