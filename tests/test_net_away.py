@@ -58,11 +58,7 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_player_returns(autojump
     async with _table(seed=3, players=2, code="c") as table:
         host = table.host
         game = host.game
-        a = await table.connect("Ann", code="c")
-        b = await table.connect("Bob", code="c")
-        token = b.session.token
-        await _play_until_away_seat_decides(a, 1)
-        await b.aclose()
+        a, token = await _bob_leaves_as_his_turn_comes(table)
         await until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
         step = game.step
         assert game.prompt.seat == 1  # the table waits for Bob...
@@ -144,18 +140,24 @@ async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_
         assert host.seats[0].peer.name == "Ann" and not host.seats[0].away
 
 
-async def _stand_in_begins_bobs_run(table: MemoryTable) -> tuple[str, int]:
-    """Ann and Bob sit down; Bob leaves as his turn comes and a stand-in begins a Run for him
-    (no die rolled, nothing drawn: Bob's own Run could be taken back), then leaves the seat to him.
-    Returns Bob's token and the step before the Run."""
-    host = table.host
-    game = host.game
+async def _bob_leaves_as_his_turn_comes(table: MemoryTable) -> tuple[TrioPeer, str]:
+    """Ann and Bob sit down, Ann plays until Bob decides, Bob's connection closes: (Ann, Bob's token)."""
     a = await table.connect("Ann", code="c")
     b = await table.connect("Bob", code="c")
     token = b.session.token
     await _play_until_away_seat_decides(a, 1)
-    assert game.prompt.kind == "action"
     await b.aclose()
+    return a, token
+
+
+async def _stand_in_begins_bobs_run(table: MemoryTable) -> tuple[str, int]:
+    """Bob leaves as his turn comes and a stand-in begins a Run for him
+    (no die rolled, nothing drawn: Bob's own Run could be taken back), then leaves the seat to him.
+    Returns Bob's token and the step before the Run."""
+    host = table.host
+    game = host.game
+    a, token = await _bob_leaves_as_his_turn_comes(table)
+    assert game.prompt.kind == "action"
     await until(a, lambda: not _seat(a, 1).connected)
     while not host.seats[1].away:  # the host has let go of Bob's connection
         await trio.sleep(0.01)  # virtual time
