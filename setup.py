@@ -18,13 +18,14 @@ from setuptools import setup
 
 # The modules worth compiling: where a game spends its time. Left out: pydantic models (content,
 # setup), the registries, the simulator (its nested callbacks), and every module that declares a
-# TypedDict pydantic validates (views, prompts' data, wire forms, the undo event): compiled, those
-# become `typing.TypedDict`s, which pydantic refuses before Python 3.12.
+# TypedDict pydantic validates (the declared views and options' data, wire forms, events): compiled,
+# those become `typing.TypedDict`s, which pydantic refuses before Python 3.12. So such types live in
+# modules of types only (`wiretypes`, `main/viewtypes`, `main/prompttypes`) and the code beside them.
 COMPILED = [
     "bots.py", "canon.py", "command.py", "game.py", "rng.py", "undo.py",
     "main/actions.py", "main/board.py", "main/describe.py", "main/effects.py", "main/engine.py", "main/fight.py",
-    "main/harm.py", "main/heuristic.py", "main/mods.py", "main/rules.py", "main/state.py", "main/tasks.py",
-    "main/turn.py",
+    "main/harm.py", "main/heuristic.py", "main/mods.py", "main/prepared.py", "main/prompts.py", "main/rules.py",
+    "main/state.py", "main/tasks.py", "main/turn.py", "main/view.py",
     "shamblers/heuristic.py", "shamblers/rules.py", "shamblers/state.py", "shamblers/tables.py",
 ]
 

@@ -14,7 +14,7 @@ import re
 import sys
 from typing import Any, NoReturn
 
-SUBCOMMANDS = ("play", "sim", "content", "saves", "replay", "host", "join")
+SUBCOMMANDS = ("play", "sim", "odds", "content", "saves", "replay", "host", "join")
 
 
 class HelpFormatter(argparse.HelpFormatter):

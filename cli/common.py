@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from cthulhu.core import Mode, Setup
     from cthulhu.core.choices import SetupOption
+    from cthulhu.core.search import Thinking
 
 NAME_LIMIT = 24
 THEME_NAMES = ("dark", "ansi")  # the themes of cthulhu.tui.themes (named here: headless commands import no Textual)
@@ -79,8 +80,8 @@ def refuse(command: str, message: str) -> int:
 
 def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = None, bot_help: str = "the kind of the bots") -> None:
     """`--mode`, a flag for every set-up choice a registered mode declares (`Mode.options`: its help
-    names the modes that read it and, when help is shown, the ids the content has) and `--bot`
-    (every kind some mode has; a mode's own is checked when the command runs)."""
+    names the modes that read it and, when help is shown, the ids the content has; the house rule
+    `--advice` is one of them) and the bot options (`add_bot_options`)."""
     from cthulhu.core import modes
 
     names = modes.names()
@@ -92,9 +93,7 @@ def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = N
     for name, (option, titles) in declared.items():
         listed = ", comma-separated" if option.many else ""
         p.add_argument(option.flag, dest=name, help=f"{option.help} ({' or '.join(titles)}){listed}: {{ids:{name}}}")
-    kinds = sorted({kind for mode in modes.all_modes() for kind in mode.bot_kinds})
-    default = f" (default {bot_default})" if bot_default else " (default: the mode's own)"
-    p.add_argument("--bot", choices=kinds, default=bot_default, help=f"{bot_help}: {', '.join(kinds)}{default}")
+    add_bot_options(p, default=bot_default, about=bot_help)
 
 
 def given_choices(args: argparse.Namespace) -> dict[str, str | list[str]]:
@@ -153,3 +152,34 @@ def choice_problem(mode_name: str, chosen: dict[str, str | list[str]], bot: str 
     if bot is not None and bot not in mode.bot_kinds:
         return f"--bot: {mode.title} mode has no {bot!r} bot; choose from {', '.join(mode.bot_kinds)}"
     return None
+
+
+def add_bot_options(p: argparse.ArgumentParser, *, default: str | None, about: str) -> None:
+    """`--bot KIND` (every kind some mode declares in `Mode.bots`; a mode's own is checked when the
+    command runs) and a search bot's budget, `--think SECONDS` or `--sims N`. Every command that takes a bot."""
+    from cthulhu.core import modes
+    from cthulhu.core.search import DEFAULT_SECONDS
+
+    kinds = modes.bot_kinds()
+    shown = f" (default {default})" if default else " (default: the mode's own)"
+    p.add_argument("--bot", choices=kinds, default=default, help=f"{about}: {', '.join(kinds)}{shown}")
+    p.add_argument("--think", type=float, metavar="SECONDS",
+                   help=f"how long a search bot thinks per decision (default {DEFAULT_SECONDS:g}; it thinks off the host's loop)")
+    p.add_argument("--sims", type=int, metavar="N",
+                   help="a search bot's simulations per decision instead of a time: the same game on any machine")
+
+
+BOT_RANGES: dict[str, Range] = {"think": (0.01, 600, " seconds"), "sims": (1, 10**6, "")}  # every command's RANGES takes these
+
+
+def thinking_problem(args: argparse.Namespace) -> str | None:
+    """One line when both budgets are given (their ranges are `BOT_RANGES`), or None."""
+    if args.think is not None and args.sims is not None:
+        return "--think and --sims: give one of them (a time, or a number of simulations)"
+    return None
+
+
+def thinking_of(args: argparse.Namespace) -> Thinking:
+    from cthulhu.core.search import DEFAULT_SECONDS, Thinking
+
+    return Thinking(sims=args.sims, seconds=args.think if args.think is not None else DEFAULT_SECONDS)

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
 from .common import (
-    PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, default_name,
-    given_choices, out_of_range, refuse, theme_of,
+    BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, default_name,
+    given_choices, out_of_range, refuse, theme_of, thinking_of, thinking_problem,
 )
 
 
@@ -75,6 +75,7 @@ RANGES: dict[str, Range] = {
     "away_bot": (0, 7 * 24 * 3600, " seconds"),
     "ssh": (0, PORT_MAX, ""),
     "web": (0, PORT_MAX, ""),
+    **BOT_RANGES,
 }
 
 
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return refuse("host", problem)
     if args.bots > args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
-    problem = choice_problem(args.mode, given_choices(args), args.bot)
+    problem = thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("host", problem)
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
@@ -212,6 +213,7 @@ def table_spec(args: argparse.Namespace) -> TableSpec:
         remember_code=not args.open,
         limits=limits,
         bot_delay=args.bot_delay,
+        thinking=thinking_of(args),
     )
 
 
@@ -249,6 +251,7 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         bots=0 if args.load else args.bots,
         bot_kind=args.bot,
         bot_delay=args.bot_delay,
+        thinking=thinking_of(args),
         hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme_of(args),

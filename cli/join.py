@@ -14,7 +14,10 @@ import json
 import os
 import sys
 
-from .common import PORT_MAX, SEATS_MAX, SEED_MAX, add_interface_options, default_name, out_of_range, refuse, theme_of
+from .common import (
+    BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, add_bot_options, add_interface_options, default_name, out_of_range, refuse, theme_of,
+    thinking_of, thinking_problem,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seat", type=int, help="the seat to ask for, numbered as the table shows it (1 is the first)")
     p.add_argument("--token", help="a seat token, to take a seat back from another machine")
     p.add_argument("--watch", action="store_true", help="spectate, even if a seat is free")
-    p.add_argument("--bot", choices=["random", "heuristic"], help="let a bot play the seat")
+    add_bot_options(p, default=None, about="let a bot play the seat (with --headless)")
     p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return refuse("join", f"bad address {args.address!r}: the port must be 1 to {PORT_MAX}")
     if args.seat is not None and args.seat < 1:
         return refuse("join", "--seat counts from 1, as the table shows the seats")
-    problem = out_of_range(args, {"seat": (1, SEATS_MAX, ""), "seed": (0, SEED_MAX, "")})
+    problem = out_of_range(args, {"seat": (1, SEATS_MAX, ""), "seed": (0, SEED_MAX, ""), **BOT_RANGES})
     if problem is not None:
         return refuse("join", problem)
     if args.seat is not None:
@@ -71,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         if args.bot is not None:
             return refuse("join", "--bot plays without an interface; add --headless")
+        if args.think is not None or args.sims is not None:
+            return refuse("join", "--think and --sims are for a bot (--headless --bot search)")
         from cthulhu.tui.app import run as run_app
         from cthulhu.tui.app import run_visitor
         from cthulhu.tui.options import PlayOptions
@@ -92,7 +97,12 @@ def run(args: argparse.Namespace) -> int:
         )
         return run_visitor(options) if args.kiosk else run_app(options)
     if args.bot is None and not args.watch:
-        return refuse("join", "--headless needs --bot random|heuristic (or --watch)")
+        from cthulhu.core import modes
+
+        return refuse("join", f"--headless needs --bot {'|'.join(modes.bot_kinds())} (or --watch)")
+    problem = thinking_problem(args)
+    if problem is not None:
+        return refuse("join", problem)
     return trio.run(_headless, host, port, args)
 
 
@@ -148,7 +158,7 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
 
     async def attempt(token: str | None) -> PeerSession:
         session = PeerSession(name, code=args.code, seat=args.seat, token=token, watch=args.watch)
-        return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, session=session,
+        return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, thinking=thinking_of(args), session=session,
                               reconnect_for=RECONNECT_FOR, on_welcome=on_welcome, on_retry=on_retry)
 
     try:

@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
-from .common import SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, given_choices, out_of_range, refuse, theme_of
+from .common import (
+    BOT_RANGES, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, given_choices,
+    out_of_range, refuse, theme_of, thinking_of, thinking_problem,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,6 +42,7 @@ RANGES: dict[str, Range] = {
     "players": (1, SEATS_MAX, ""),
     "bots": (0, SEATS_MAX - 1, ""),
     "bot_delay": (0, 60, " seconds"),
+    **BOT_RANGES,
 }
 
 
@@ -75,6 +79,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
         bots=args.bots,
         bot_kind=args.bot,
         bot_delay=args.bot_delay,
+        thinking=thinking_of(args),
         hints=not args.no_hints,
         ascii=args.ascii,
         theme=theme,
@@ -108,7 +113,7 @@ def one_line(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = choice_problem(args.mode, given_choices(args), args.bot)
+    problem = thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("play", problem)
     options = options_from(args)

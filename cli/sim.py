@@ -18,10 +18,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cthulhu.core import Event, Setup
+    from collections.abc import Callable
+
+    from cthulhu.core import Command, Event, Game, Setup
+    from cthulhu.core.bots import Bot
     from cthulhu.core.sim import Played
 
-from .common import SEATS_MAX, SEED_MAX, Range, add_setup_options
+from .common import BOT_RANGES, SEATS_MAX, SEED_MAX, Range, add_setup_options
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
     p.add_argument("--seed", type=int, default=1, help="the seed every game's own seed is drawn from (default 1)")
-    add_setup_options(p, bot_default="heuristic", bot_help="the bot that plays every seat (heuristic plays to win; random: any legal choice)")
+    add_setup_options(p, bot_default="heuristic", bot_help="the bot that plays every seat (heuristic plays to win; random: any legal choice; "
+                      "search: thinks, and gives the same games only with --sims)")
     p.add_argument("--players", type=int, default=1, help="players at each table, 1 to 5 (default 1)")
     p.add_argument("--turn-limit", type=int, default=200, help="turns after which a game counts as unfinished (default 200)")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
@@ -80,10 +84,23 @@ def play_one(args: argparse.Namespace, n: int, coverage: bool) -> Result:
 
     try:
         played = play(setup_for(args, seed), bot=args.bot, turn_limit=args.turn_limit, on_events=write if args.events else None,
-                      coverage=coverage)
+                      coverage=coverage, sims=args.sims, decide=_timed(args))
     except Exception as exc:  # counted and reported by the caller
         return n, f"game {n} (seed {seed}): {type(exc).__name__}: {exc}", lines
     return n, played, lines
+
+
+def _timed(args: argparse.Namespace) -> Callable[[Bot, Game, int], Command] | None:
+    """A search bot's choice on a time budget (`--think`, default 1 s), the clock kept here, outside the
+    rules core; None for `--sims` (the core counts those itself) and for bots that do not search."""
+    if args.bot != "search" or args.sims is not None:
+        return None
+    from cthulhu.net.thinking import decide
+
+    from .common import thinking_of
+
+    thinking = thinking_of(args)
+    return lambda bot, game, seat: decide(bot, game, seat, thinking)
 
 
 def _in_worker(job: tuple[int, bool]) -> Result:
@@ -112,6 +129,7 @@ RANGES: dict[str, Range] = {
     "players": (1, SEATS_MAX, ""),
     "turn_limit": (1, 10**6, " turns"),
     "jobs": (1, 1024, " processes"),
+    **BOT_RANGES,
 }
 
 
@@ -119,9 +137,9 @@ def run(args: argparse.Namespace) -> int:
     from cthulhu.core import modes
     from cthulhu.core.sim import coverage_report, game_seed
 
-    from .common import choice_problem, given_choices, out_of_range, refuse
+    from .common import choice_problem, given_choices, out_of_range, refuse, thinking_of, thinking_problem
 
-    problem = out_of_range(args, RANGES) or choice_problem(args.mode, given_choices(args), args.bot)
+    problem = out_of_range(args, RANGES) or thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("sim", problem)
     jobs = cores() if args.jobs is None else args.jobs
@@ -171,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
         "mode": args.mode,
         **({"difficulty": level} if level is not None else {}),
         "bot": args.bot,
+        **({"sims": args.sims} if args.bot == "search" and args.sims is not None else {}),
+        **({"think": thinking_of(args).seconds} if args.bot == "search" and args.sims is None else {}),
         "games": args.games,
         "finished": finished,
         "errors": len(errors),
@@ -207,7 +227,9 @@ def readable(summary: dict[str, Any], args: argparse.Namespace) -> list[str]:
     outcomes = summary["outcomes"]
     level = f" ({summary['difficulty']} level)" if "difficulty" in summary else ""
     people = f"{args.players} player{'s' if args.players != 1 else ''} a table"
-    lines = [f"{modes.get(summary['mode']).title}{level}: {games} game{'s' if games != 1 else ''}, the {summary['bot']} bot "
+    thinks = (f" ({summary['sims']} simulations a decision)" if "sims" in summary
+              else f" ({summary['think']:g} s a decision: not reproducible, --sims is)" if "think" in summary else "")
+    lines = [f"{modes.get(summary['mode']).title}{level}: {games} game{'s' if games != 1 else ''}, the {summary['bot']} bot{thinks} "
              f"in every seat, {people}, from seed {args.seed}."]
     unfinished = outcomes.get("turn_limit", 0)
     lines.append(f"Won {_share(outcomes.get('won', 0), played)}, lost {_share(outcomes.get('lost', 0), played)}"
@@ -215,9 +237,10 @@ def readable(summary: dict[str, Any], args: argparse.Namespace) -> list[str]:
                  + f"; a game lasts {summary['mean_turns']:g} turns on average.")
     if summary["summoned_share"]:
         lines.append(f"The Elder One took the board in {summary['summoned_share']:.1%} of the games.")
-    if summary["loss_causes"]:
-        causes = ", ".join(f"{cause.replace('_', ' ')} {n}" for cause, n in summary["loss_causes"].items())
-        lines.append(f"Lost games by cause: {causes}.")
+    endings = modes.get(summary["mode"]).endings
+    for cause, n in summary["loss_causes"].items():  # in the mode's words, as the game-over summary says it
+        ending = endings.get(cause, cause.replace("_", " ")).format(elder="the Elder One")
+        lines.append(f"Lost {_share(n, played)}: {ending[:1].upper()}{ending[1:]}{'' if ending.endswith('.') else '.'}")
     if summary["errors"]:
         lines.append(f"{summary['errors']} game{'s' if summary['errors'] != 1 else ''} failed with an error (listed on stderr).")
     coverage = summary.get("content_coverage")

@@ -67,3 +67,14 @@ class SetupOption:
         if self.many:
             return [part.strip() for part in text.split(",") if part.strip()]
         return text
+
+
+def _advice(content: Any) -> list[Choice]:
+    return [Choice("on", "On", "anyone may open the odds panel (a)"),
+            Choice("off", "Off", "house rule: no roll odds, no win chances, for everyone")]
+
+
+# A house rule, not a rule of the game, declared by every mode with an odds panel. "on" is no
+# choice at all (`Setup` drops it), so only a table that switched advice off has it in its setup.
+ADVICE = SetupOption("advice", "Advice", "advice setting", "advice settings",
+                     "house rule: 'off' keeps the odds panel (a) closed for everyone", _advice, lambda content: ["on"])

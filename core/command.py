@@ -120,6 +120,20 @@ class Prompt:
     describe: Callable[[Command], Any] | None = None
     _options: list[OptionWire] | None = field(default=None, repr=False, compare=False)
 
+    # Written out rather than generated: a prompt is made at every step, and a compiled core
+    # (setup.py) makes a generated one dearer than the rest of the prompt.
+    def __init__(self, seat: int, kind: str, text: str, options: list[Option], version: int = 0, actor: int | None = None,
+                 extra: dict[str, Any] | None = None, describe: Callable[[Command], Any] | None = None) -> None:
+        self.seat = seat
+        self.kind = kind
+        self.text = text
+        self.options = options
+        self.version = version
+        self.actor = actor
+        self.extra = {} if extra is None else extra
+        self.describe = describe
+        self._options = None
+
     def find(self, command: Command) -> Option | None:
         """The option whose command is `command`: by identity first (interned commands, a bot
         answering with one of `options`), else by equality."""

@@ -7,7 +7,7 @@ counter and the state hash.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any, Protocol, cast
 
 from . import modes
@@ -21,10 +21,12 @@ from .undo import History
 class Rules(Protocol):
     """The hooks a game mode provides; its state is its own plain-data object.
 
-    Randomness comes from an `Rng` kept as `state.rng`. One more hook is optional:
+    Randomness comes from an `Rng` kept as `state.rng`. Two more hooks are optional:
     `secret(state)` returns the parts of the state no seat sees (deck orders, the
     bag), which `core.undo` compares before and after each step to tell a reveal;
-    a mode without it offers no take-backs.
+    a mode without it offers no take-backs. `projection(state, seat)` returns a
+    key that is equal for two seats exactly when their views are equal (a host
+    then builds and sends one view for both); without it every seat is its own.
     """
 
     name: str
@@ -149,6 +151,11 @@ class Game:
             view["prompt"] = prompt.wire()
             view["prompt"]["undo"] = self.history.horizon(self, prompt.seat)
         return view
+
+    def projection(self, seat: int | None) -> Hashable:
+        """Equal for seats that see the same view now (the mode's `projection` hook); else the seat."""
+        hook = getattr(self.rules, "projection", None)
+        return seat if hook is None else hook(self.state, seat)
 
     def canonical(self) -> dict[str, Any]:
         """The full state, secrets included: for hashing and snapshots, never for peers."""

@@ -23,6 +23,7 @@ from .registry import Registry
 if TYPE_CHECKING:
     from .bots import Bot
     from .game import Game, Rules
+    from .search import Searchable
     from .setup import Setup
 
 
@@ -51,8 +52,13 @@ class Mode:
     command line's flags, the title screen's rows and the listings are made from them, and
     a `Setup` may name no other. Each option's values come from the mode's loaded content.
     `describe` sums up the mode's loaded content in one line (`cthulhu content check`).
+    `search` is what the search bot needs to play the mode (`core.search.Searchable`: worlds
+    dealt from a view, the value of a view, the policy it searches on top of).
     `characters` names, from any seat's view, what each seat plays (its investigators, its
     Player Mat): people are told seats by these names, never by a bare number (`playing`).
+    `endings` says each way a game ends (the `cause` code of its view) in a sentence for people:
+    the game-over summary and `sim`'s text both read it. A sentence may name `{elder}`, the Elder
+    One of the game (or "the Elder One" where no one game is meant).
     """
 
     name: str
@@ -68,7 +74,9 @@ class Mode:
     scramble: Callable[[Any], None] | None = None
     options: tuple[SetupOption, ...] = ()
     describe: Callable[[Any], str] | None = None
+    search: Searchable | None = None
     characters: Callable[[Any], Mapping[int, list[str]]] | None = None
+    endings: Mapping[str, str] = field(default_factory=dict)
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""
@@ -162,3 +170,8 @@ def names() -> list[str]:
 
 def all_modes() -> list[Mode]:
     return [get(n) for n in names()]
+
+
+def bot_kinds() -> list[str]:
+    """Every bot kind some mode has ("random" for all of them): what `--bot` and a bot peer accept."""
+    return sorted({kind for mode in all_modes() for kind in mode.bot_kinds})

@@ -11,6 +11,9 @@ _FIELDS = ("mode", "players", "seats", "seed", "options")
 # them still keeps the state hash (the setup is part of it) of every such game and save.
 _ALWAYS: dict[str, None | list[str]] = {"elder_one": None, "episode": None, "investigators": []}
 _ID = r"^[a-z][a-z0-9_]*$"
+# A house rule left as it is (`choices.ADVICE` on) is no choice: the setup, its hashes and saves are
+# those of a table made before the rule existed.
+_NO_CHOICE = {"advice": "on"}
 
 
 class Setup(BaseModel):
@@ -36,7 +39,7 @@ class Setup(BaseModel):
         out = {k: v for k, v in data.items() if k in _FIELDS}
         options = dict(out.get("options") or {})
         options.update({k: v for k, v in data.items() if k not in _FIELDS})
-        out["options"] = {k: v for k, v in options.items() if v not in (None, [], "")}
+        out["options"] = {k: v for k, v in options.items() if v not in (None, [], "") and _NO_CHOICE.get(k) != v}
         return out
 
     @field_validator("mode")
@@ -102,6 +105,12 @@ class Setup(BaseModel):
         """The ids chosen for a list option ([]: the mode's defaults)."""
         value = self.options.get(name)
         return list(value) if isinstance(value, list) else []
+
+    @property
+    def advice(self) -> bool:
+        """The house rule `advice` (`choices.ADVICE`): False when the table switched the odds panel
+        off for everyone. The rules core never reads it."""
+        return self.options.get("advice") != "off"
 
     def seat_of(self, index: int) -> int:
         if self.seats is not None:

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import make_bot
-from .command import Event
+from .bots import Bot, make_bot
+from .command import Command, Event
 from .game import Game
+from .search import choose
 from .setup import Setup
 
 
@@ -37,13 +38,17 @@ def play(
     content: Any = None,
     on_events: Callable[[int, list[Event]], None] | None = None,
     coverage: bool = False,
+    sims: int | None = None,
+    decide: Callable[[Bot, Game, int], Command] | None = None,
 ) -> Played:
     """Play one game to its end (or the turn limit) with one bot per seat.
 
     With `coverage`, `Played.coverage` counts the content entries the game used
-    ("mythos:<name>", "discovery:<name>", ...; see `coverage_key`)."""
+    ("mythos:<name>", "discovery:<name>", ...; see `coverage_key`). Search bots think
+    for `sims` simulations a decision, or as `decide(bot, game, seat)` has them
+    (a time budget, kept by the caller: `cthulhu.net.thinking`)."""
     game = Game.new(setup, content)
-    bots: dict[int, Any] = {}
+    bots: dict[int, Bot] = {}
     used: Counter[str] = Counter()
     if coverage:
         inner = on_events
@@ -61,7 +66,8 @@ def play(
         chooser = bots.get(prompt.seat)
         if chooser is None:
             chooser = bots[prompt.seat] = make_bot(bot, setup.mode, game_seed(setup.seed, prompt.seat + 1))
-        events = game.apply(prompt.seat, chooser.choose(game, prompt.seat))
+        command = decide(chooser, game, prompt.seat) if decide is not None else choose(chooser, game, prompt.seat, sims)
+        events = game.apply(prompt.seat, command)
         if on_events is not None:
             on_events(game.step, events)
     state = game.state

@@ -157,3 +157,23 @@ _UNDECLARED = object()
 def _secret(game: "Game") -> Any:
     hook = getattr(game.rules, "secret", None)
     return _UNDECLARED if hook is None else hook(game.state)
+
+
+class Untracked(History):
+    """The history of a game played out by a search: nothing is recorded, nothing can be taken back.
+
+    A rollout applies thousands of commands nobody will undo; keeping their history (and its
+    snapshots) would cost more than the rollout itself."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.floor = 1 << 62
+        self.why = "a search's playout keeps no history"
+
+    def before(self, game: "Game") -> tuple[int, tuple[Any, ...], Any]:
+        return 0, (), None
+
+    def after(self, game: "Game", seat: int, command: Command, label: str, before: tuple[int, tuple[Any, ...], Any]) -> None:
+        return None

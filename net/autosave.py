@@ -2,14 +2,15 @@
 
 The host hands every applied command to its `CommandLog` (in memory) and then
 awaits `HostSave.save()` before broadcasting the delta, so a step any peer saw
-is on disk. The bytes are built in the trio thread (cheap: the log entries are
-packed once) and written, fsynced and renamed in a worker thread, so a slow
-disk delays only the next command, never other peers' frames or pings.
+is on disk. The bytes are built in the trio thread (cheap: one appended record,
+`savegame.Chunk`, or now and then the whole file) and written and fsynced in a
+worker thread, so a slow disk delays only the next command, never other peers'
+frames or pings.
 
 A full or read-only save folder must not end the game: the first failure is
 reported once (a WARNING line, and `on_trouble` for an interface), the game
 goes on from memory, the next step tries again, and the first write that works
-holds every step (the whole file is rewritten each time) and is reported too.
+holds every step (after a failure the whole file is rewritten) and is reported too.
 Only seat changes and commands are saved; spectators never cause a write.
 """
 
@@ -23,7 +24,7 @@ from typing import Protocol
 
 import trio
 
-from cthulhu.savegame import SaveError
+from cthulhu.savegame import Chunk, SaveError
 
 log = logging.getLogger("cthulhu.net.host")
 
@@ -35,8 +36,12 @@ class SaveTarget(Protocol):
     def path(self) -> Path: ...
     @property
     def step(self) -> int: ...
-    def to_bytes(self) -> bytes:
-        """The whole save as it stands (built in the host's thread: the log is not shared)."""
+    def chunk(self) -> Chunk:
+        """The next write (built in the host's thread: the log is not shared)."""
+    def written(self, chunk: Chunk) -> None:
+        """`chunk` is on disk."""
+    def lost(self, chunk: Chunk) -> None:
+        """Writing `chunk` failed."""
     def close(self) -> None:
         """Let other processes have the file (its lock is released)."""
     @property
@@ -57,8 +62,7 @@ class HostSave:
         self.fsync = fsync
         self.on_trouble = on_trouble
         self.trouble: str | None = None  # why the last write failed (None: the file holds every step)
-        self._version = 0  # of the bytes built last
-        self._written = 0  # version on disk
+        self._written = 0  # the version of the chunk on disk
         self._lock = threading.Lock()
 
     @property
@@ -85,31 +89,32 @@ class HostSave:
         if self.target is not None:
             self.target.keep()
 
-    def _build(self, target: SaveTarget) -> tuple[int, bytes]:
-        self._version += 1
-        return self._version, target.to_bytes()
-
-    def _write(self, version: int, data: bytes, path: Path, fsync: bool, started: bool = True) -> None:
-        from cthulhu.savegame.writer import write_atomic
+    def _write(self, chunk: Chunk, path: Path, fsync: bool, started: bool = True) -> bool:
+        """Write `chunk` unless a newer one is on disk already; whether it was written."""
+        from cthulhu.savegame.writer import put
 
         with self._lock:
-            if version <= self._written or not started:
-                return  # a newer state is already on disk (or nothing worth a file yet)
+            if chunk.version <= self._written or not started:
+                return False  # a newer state is already on disk (or nothing worth a file yet)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, data, fsync=fsync)
-            self._written = version
+            put(path, chunk, fsync=fsync)
+            self._written = chunk.version
+            return True
 
     async def save(self) -> bool:
         """Write the log as it is now, in a worker thread. False (reported once) if the disk refused."""
         target = self.target
         if target is None:
             return True
+        chunk = target.chunk()
         try:
-            version, data = self._build(target)
-            await trio.to_thread.run_sync(self._write, version, data, target.path, self.fsync, target.started)
+            wrote = await trio.to_thread.run_sync(self._write, chunk, target.path, self.fsync, target.started)
         except Exception as exc:  # SaveIOError, a folder that became a file...: the game goes on
+            target.lost(chunk)
             self._failed(exc)
             return False
+        if wrote:
+            target.written(chunk)
         self._worked()
         return True
 
@@ -118,11 +123,15 @@ class HostSave:
         target = self.target
         if target is None:
             return True
+        chunk = target.chunk()
         try:
-            self._write(*self._build(target), target.path, True, target.started)
+            wrote = self._write(chunk, target.path, True, target.started)
         except Exception as exc:
+            target.lost(chunk)
             self._failed(exc)
             return False
+        if wrote:
+            target.written(chunk)
         self._worked()
         return True
 

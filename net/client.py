@@ -21,12 +21,14 @@ from typing import Any, Iterator
 
 import trio
 
-from cthulhu.core import Command
+from cthulhu.core import Command, modes
 from cthulhu.core.bots import Bot, make_bot
+from cthulhu.core.search import Thinking
 
 from .commitment import DiceVerdict, GameRecord, new_game, verify
 from .delta import DeltaError, apply, view_hash
 from .frames import FrameDecoder, FrameError, encode_frame
+from .thinking import decide_view, view_off_loop
 from .messages import (
     PROTOCOL_VERSION,
     Chat,
@@ -278,21 +280,30 @@ class ViewBot:
     """Chooses among the prompt's options in the mirrored view: peers never see the full state.
 
     The mode's own bot of that kind (from the mode registry) reads the view; a
-    kind the mode lacks is an error when the table's mode is first known.
+    kind the mode lacks is an error when the table's mode is first known. A search
+    bot thinks for `thinking` in a worker thread, so the connection is served meanwhile.
     """
 
-    def __init__(self, kind: str, seed: int) -> None:
-        if kind not in ("random", "heuristic"):
-            raise ValueError(f"unknown bot {kind!r} (random or heuristic)")
+    def __init__(self, kind: str, seed: int, thinking: Thinking | None = None) -> None:
+        kinds = modes.bot_kinds()
+        if kind not in kinds:
+            raise ValueError(f"unknown bot {kind!r} ({', '.join(kinds)})")
         self.kind = kind
         self.seed = seed
+        self.thinking = thinking or Thinking()
         self._bots: dict[str, Bot] = {}
 
-    def choose(self, view: dict[str, Any], mode: str) -> dict[str, Any]:
+    def bot(self, mode: str) -> Bot:
         bot = self._bots.get(mode)
         if bot is None:
             bot = self._bots[mode] = make_bot(self.kind, mode, self.seed)
-        return bot.choose_view(view)
+        return bot
+
+    def choose(self, view: dict[str, Any], mode: str) -> dict[str, Any]:
+        return decide_view(self.bot(mode), view, None, self.thinking)
+
+    async def decide(self, view: dict[str, Any], mode: str) -> dict[str, Any]:
+        return await view_off_loop(self.bot(mode), view, None, self.thinking)
 
 
 class TrioPeer:
@@ -368,6 +379,7 @@ async def play_seat(
     *,
     bot: str = "random",
     seed: int = 0,
+    thinking: Thinking | None = None,
     name: str = "bot",
     code: str | None = None,
     session: PeerSession | None = None,
@@ -384,7 +396,7 @@ async def play_seat(
     error)` before every try. A token the host no longer takes (its seat was freed)
     is dropped and the bot comes back as a new player."""
     session = session or PeerSession(name, code=code)
-    chooser = ViewBot(bot, seed)
+    chooser = ViewBot(bot, seed, thinking)
     seated = False  # welcomed once: from then on a lost connection is retried
     while True:
         try:
@@ -419,7 +431,7 @@ async def play_seat(
                 view = session.mirror.view
                 if prompt is not None and view is not None and prompt["version"] != answered and session.table and session.table.started:
                     answered = prompt["version"]
-                    session.send_command(chooser.choose(view, session.table.mode), answered)
+                    session.send_command(await chooser.decide(view, session.table.mode), answered)
                     try:
                         await peer.flush()
                     except LOST:

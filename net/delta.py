@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import hashlib
-import json
-
 import msgpack
+
+from cthulhu.core.canon import digest
 
 Op = list[Any]
 _pack = msgpack.Packer().pack  # one packer, reused: creating one per call costs more than packing
@@ -35,9 +34,8 @@ class DeltaError(Exception):
 
 
 def view_hash(view: Any) -> str:
-    """`cthulhu.core.canon.digest(view)`, computed about twice as fast (no circularity check)."""
-    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    """`cthulhu.core.canon.digest(view)`: the hash a delta or a welcome carries."""
+    return digest(view)
 
 
 def diff(old: Any, new: Any) -> list[Op]:
@@ -53,19 +51,26 @@ def _diff(old: Any, new: Any, path: list[Any], out: list[Op]) -> None:
     if type(old) is not type(new):
         out.append(["s", path, new])
         return
-    if isinstance(new, (dict, list)) and old == new and _pack(old) == _pack(new):
-        return  # `==` is C-speed but says True == 1; the packed bytes tell them apart
+    if isinstance(new, (dict, list)) and old == new and (_same_parts(old, new) or _pack(old) == _pack(new)):
+        return  # `==` is C-speed but says True == 1; the same parts, or else the packed bytes, tell them apart
     if isinstance(new, dict):
         sub: list[Op] = []
         for k in old:
             if k not in new:
                 sub.append(["d", [*path, k]])
+        floor = 1  # bytes the whole map packs to besides the values `sub` sets: its header, keys, shared parts
         for k, v in new.items():
+            floor += 1 + len(k)
             if k in old:
-                _diff(old[k], v, [*path, k], sub)
+                was = old[k]
+                if was is v:
+                    if isinstance(v, (dict, list)):
+                        floor += _shared_size(v)
+                    continue
+                _diff(was, v, [*path, k], sub)
             else:
                 sub.append(["s", [*path, k], v])
-        _emit(sub, path, new, out)
+        _emit(sub, path, new, out, floor)
     elif isinstance(new, list):
         sub = []
         n_old, n_new = len(old), len(new)
@@ -75,19 +80,53 @@ def _diff(old: Any, new: Any, path: list[Any], out: list[Op]) -> None:
             sub.extend(["s", [*path, i], new[i]] for i in range(n_old, n_new))
         else:
             sub.extend(["d", [*path, i]] for i in range(n_old - 1, n_new - 1, -1))
-        _emit(sub, path, new, out)
+        _emit(sub, path, new, out, 1)
     elif old != new:
         out.append(["s", path, new])
 
 
-def _emit(sub: list[Op], path: list[Any], new: Any, out: list[Op]) -> None:
-    """Keep the piecewise operations unless one whole `set` is smaller."""
+def _same_parts(old: Any, new: Any) -> bool:
+    """Whether two equal containers hold the very same objects (a view rebuilds a list around the
+    parts it keeps from the step before: then nothing inside can differ, not even True from 1)."""
+    if isinstance(new, list):
+        return all(a is b for a, b in zip(old, new))
+    return all(old[k] is v for k, v in new.items())
+
+
+def _emit(sub: list[Op], path: list[Any], new: Any, out: list[Op], floor: int) -> None:
+    """Keep the piecewise operations unless one whole `set` is smaller.
+
+    The values `sub` sets are disjoint parts of `new`, so `new` packs to at least their bytes plus
+    `floor` (what else it surely holds), and `sub` to their bytes plus its own framing (headers,
+    kinds, paths): when `floor` is above that framing, the whole cannot be smaller and is not packed
+    (a view's root holds the parts every step shares, so it is almost never packed)."""
     if len(sub) > 1:
+        framing = (1 if len(sub) < 16 else 3 if len(sub) < 65536 else 5) + sum(3 + len(_pack(op[1])) for op in sub)
+        if floor > framing:
+            out.extend(sub)
+            return
         whole: Op = ["s", path, new]
         if len(_pack(whole)) <= len(_pack(sub)):
             out.append(whole)
             return
     out.extend(sub)
+
+
+# Packed sizes of the parts views share by identity from step to step (the map, the reference
+# cards), so `_emit` need not pack them again; bounded. Views are read-only: a part changed in
+# place would keep a stale size, which only makes a delta larger than it could be, never wrong.
+_sizes: dict[int, tuple[Any, int]] = {}
+
+
+def _shared_size(value: Any) -> int:
+    entry = _sizes.get(id(value))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    if len(_sizes) >= 4096:
+        _sizes.clear()
+    size = len(_pack(value))
+    _sizes[id(value)] = (value, size)
+    return size
 
 
 def _key(container: Any, key: Any, how: str) -> Any:

@@ -44,13 +44,15 @@ import trio
 
 from cthulhu.core import Command, Rejected, modes
 from cthulhu.core.bots import make_bot
+from cthulhu.core.search import SearchBot
 from cthulhu.savegame import STAND_IN_LINE
 
 from .autosave import HostSave
+from .broadcast import Views
 from .commitment import public_setup
-from .delta import diff, view_hash
-from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_body, encode_frame
+from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import CROWDED, Gate, Quiet, Refusal
+from .history import Record
 from .invite import new_seat_token
 from .limits import TokenBucket
 from .listen import Doorstep, accept_forever, refuse
@@ -59,18 +61,15 @@ from .messages import (
     PROTOCOL_VERSION,
     Chat,
     CommandMsg,
-    Delta,
     Error,
     GameOverMsg,
     Hello,
-    History,
     Lobby,
     Ping,
     Pong,
     ProtocolError,
     Rejected as RejectedMsg,
     SeatInfo,
-    Snapshot,
     SnapshotRequest,
     Table,
     UnexpectedMessage,
@@ -81,12 +80,12 @@ from .messages import (
 from .outbox import Outbox
 from .recap import Recap
 from .table import Opened, TableSpec
+from .thinking import decide_off_loop
 from .textclean import clean_chat, clean_name
 
 log = logging.getLogger(__name__)
 
 MAX_BAD_FRAMES = 50  # a peer that keeps sending garbage is closed (a repeated hello counts)
-HISTORY_BYTES = 32 * 1024  # commands per `history` frame, well inside the largest frame
 
 
 def _hash_matches(token: str | None, token_hash: str | None) -> bool:
@@ -209,6 +208,7 @@ class Host:
         self.code = opened.code
         self.table_id = opened.table_id
         self.bot_seed = game.setup.seed if spec.bot_seed is None else spec.bot_seed
+        self.thinking = spec.thinking  # how long search bots think per decision (off the loop)
         self.log: CommandLog = opened.log
         self.saves = HostSave(opened.writer, fsync=spec.save is None or spec.save.fsync)
         self.warning = opened.warning  # for whoever opened the table (a saves folder it could not write)
@@ -216,7 +216,7 @@ class Host:
         self.dice = opened.dice
         # Every command so far, for peers that join mid-game to verify from the setup (None: unknown).
         record = self.log.commands()
-        self.record: list[tuple[int, dict[str, Any]]] | None = list(record) if len(record) == game.step else None
+        self.record: Record | None = Record(record) if len(record) == game.step else None
         # The story so far, for every welcome: replayed from the commands (a loaded game), else from now on.
         self.recap = Recap.replayed(game, self.record) if self.record is not None else Recap()
         self._recap_frame: tuple[tuple[int, int], bytes] | None = None  # ((recap version, step), its frame)
@@ -236,9 +236,7 @@ class Host:
                 self._seat_bot(saved, player.bot)
         self.peers: list[Peer] = []
         self.seq = 0  # deltas broadcast so far; a view at `seq` is what every peer holds
-        self.views: dict[int | None, dict[str, Any]] = {}  # last view sent, per seat (None: spectators)
-        self._snapshots: dict[int | None, tuple[int, dict[str, Any], bytes]] = {}  # (seq, view, frame) per view key
-        self._digests: dict[int | None, tuple[dict[str, Any], str]] = {}  # (view, its hash) per view key
+        self.views = Views(game)  # the last view sent, one per projection (seats that see the same share it)
         self.started = trio.Event()
         self.finished = trio.Event()
         # Unset while a step is applied but not yet saved and told: welcomes wait for it (`_told`).
@@ -317,7 +315,7 @@ class Host:
         saved = self.saves.enabled and self.saves.path is not None
         reason = ("the host closed the table; it is saved, and the same join command takes your seat back "
                   "when it is open again") if saved else "the host closed the table"
-        frame = self._error_frame("host_closed", reason, fatal=True)
+        frame = self._error_frame("host_closed", reason, fatal=True, details=["saved"] if saved else None)
         for peer in list(self.peers):
             peer.close_with(frame, grace)
         with trio.move_on_after(grace):
@@ -387,7 +385,13 @@ class Host:
             bot = self.seats[prompt.seat].player
             if bot is None:
                 return  # the seat changed hands while the bot waited
-            command = bot.choose(self.game, prompt.seat)
+            if isinstance(bot, SearchBot):
+                # It thinks in a worker thread: the loop goes on serving everyone meanwhile.
+                command = await decide_off_loop(bot, self.game, prompt.seat, self.thinking)
+                if self.seats[prompt.seat].player is not bot:
+                    continue  # its player came back while it thought: the move is theirs to make
+            else:
+                command = bot.choose(self.game, prompt.seat)
             await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
 
     async def bot_pause(self) -> None:
@@ -430,7 +434,7 @@ class Host:
         else:
             await self.saves.save()  # a full disk is reported once and retried with the next step
         if self.record is not None:
-            self.record.append((seat, wire))
+            self.record.append(seat, wire)
         told = [e.wire() for e in events]
         self.recap.add(self.game.step, told)
         self._broadcast_delta(told, [seat, wire])
@@ -466,7 +470,7 @@ class Host:
         else:
             await self.saves.save()  # the save holds the game as it now stands before anyone hears of it
         if self.record is not None:
-            del self.record[step:]
+            self.record.cut(step)
         self.recap.cut(step)
         self._broadcast_delta([e.wire() for e in events], None)
 
@@ -474,31 +478,13 @@ class Host:
 
     def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
         self.seq += 1
-        by_view: dict[int | None, list[Peer]] = {}
+        seats = {peer.seat: None for peer in self.peers}  # in order; None: spectators
+        frames = self.views.delta(seats, self.seq, events, cmd)
+        if self.on_delta is not None:
+            for seat, (digest, _frame) in frames.items():
+                self.on_delta(self.seq, seat, digest)
         for peer in self.peers:
-            by_view.setdefault(peer.seat, []).append(peer)
-        for key in [k for k in self.views if k not in by_view]:
-            del self.views[key]
-        # Seats that see the same table (the usual case) share one diff, hash and frame.
-        made: list[tuple[Any, Any, str, bytes]] = []
-        for key, peers in by_view.items():
-            new = self.game.view(key)
-            old = self.views.get(key)
-            for m_old, m_new, m_digest, m_frame in made:
-                if m_new == new and m_old == old and m_old is not None:
-                    new, digest, frame = m_new, m_digest, m_frame
-                    break
-            else:
-                ops = diff(old, new) if old is not None else [["s", [], new]]
-                digest = view_hash(new)
-                frame = encode_frame(Delta(seq=self.seq, step=self.game.step, ops=ops, hash=digest, events=events, cmd=cmd).wire())
-                made.append((old, new, digest, frame))
-            self.views[key] = new
-            self._digests[key] = (new, digest)
-            if self.on_delta is not None:
-                self.on_delta(self.seq, key, digest)
-            for peer in peers:
-                peer.push(frame)
+            peer.push(frames[peer.seat][1])
 
     def _broadcast(self, frame: bytes) -> None:
         """A game frame to everyone (never dropped)."""
@@ -528,22 +514,6 @@ class Host:
         g = self.game
         return encode_frame(GameOverMsg(outcome=g.outcome, seed=g.setup.seed, step=g.step, state_hash=g.state_hash(), salt=self.dice.salt.hex()).wire())
 
-    def _history_frames(self) -> list[bytes]:
-        """The commands so far, in frames of bounded size, for a peer that joins mid-game."""
-        if not self.record:
-            return []
-        frames: list[bytes] = []
-        chunk: list[list[Any]] = []
-        size = start = 0
-        for n, (seat, wire) in enumerate(self.record):
-            entry: list[Any] = [seat, wire]
-            chunk.append(entry)
-            size += len(encode_body({"e": entry}))
-            if size >= HISTORY_BYTES or n == len(self.record) - 1:
-                frames.append(encode_frame(History(start=start, entries=chunk).wire()))
-                start, chunk, size = n + 1, [], 0
-        return frames
-
     def _recap(self) -> bytes:
         """The `recap` frame of the story so far, built once for each change of it (joins come in floods)."""
         key = (self.recap.version, self.game.step)
@@ -555,38 +525,14 @@ class Host:
         self._broadcast(self._game_over_frame())
         self.finished.set()
 
-    def _digest(self, key: int | None, view: dict[str, Any]) -> str:
-        """The hash of the view last sent for `key`, computed once (joins and snapshots reuse it)."""
-        cached = self._digests.get(key)
-        if cached is None or cached[0] is not view:
-            cached = self._digests[key] = (view, view_hash(view))
-        return cached[1]
-
-    def _view_now(self, peer: Peer) -> dict[str, Any]:
-        """The view last sent to the peer's seat (every peer of a seat holds the same one)."""
-        view = self.views.get(peer.seat)
-        if view is None:
-            view = self.views[peer.seat] = self.game.view(peer.seat)
-        return view
-
-    def _snapshot_frame(self, peer: Peer) -> bytes:
-        """Asked again and again by a flooder: built once per seq."""
-        view = self._view_now(peer)
-        cached = self._snapshots.get(peer.seat)
-        if cached is not None and cached[0] == self.seq and cached[1] is view:
-            return cached[2]
-        frame = encode_frame(Snapshot(seq=self.seq, view=view, hash=self._digest(peer.seat, view)).wire())
-        self._snapshots[peer.seat] = (self.seq, view, frame)
-        return frame
-
     def _welcome_frame(self, peer: Peer, token: str | None) -> bytes:
         """The peer's seat and token, the table, the view and the commitment; at step 0 also the
         events of the setup itself (dealing, placing), so every seat can tell how the game began."""
-        view = self._view_now(peer)
+        sent = self.views.now(peer.seat)
         g = self.game
         opening = [e.wire() for e in g.start_events] if g.step == 0 else []
-        welcome = Welcome(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=self.table(), seq=self.seq, view=view,
-                          hash=self._digest(peer.seat, view), commit=self.dice.commit, setup=public_setup(g.setup), events=opening)
+        welcome = Welcome(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=self.table(), seq=self.seq, view=sent.view,
+                          hash=sent.hash, commit=self.dice.commit, setup=public_setup(g.setup), events=opening)
         return encode_frame(welcome.wire())
 
     # ---- connections ------------------------------------------------------
@@ -780,7 +726,7 @@ class Host:
         self.peers.append(peer)
         self._maybe_start(quietly=True)  # the last to sit down is welcomed to a game under way, not a waiting table
         peer.push(self._welcome_frame(peer, token))
-        for frame in self._history_frames():
+        for frame in self.record.frames() if self.record is not None else ():
             peer.push(frame)
         peer.push(self._recap())
         if self.game.outcome is not None:
@@ -942,7 +888,7 @@ class Host:
             else:
                 await self._cmd_send.send((peer, msg))
         elif isinstance(msg, SnapshotRequest):
-            await peer.answer(self._snapshot_frame(peer))
+            await peer.answer(self.views.snapshot(peer.seat, self.seq))
         elif isinstance(msg, Chat):
             await self._on_chat(peer, msg)
         elif isinstance(msg, Ping):

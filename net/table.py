@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cthulhu.core import Game, Setup, modes
+from cthulhu.core.search import Thinking
 from cthulhu.savegame import PlayerRecord, SaveError, SaveFile, SaveWriter, load, resume
 from cthulhu.savegame.dice import Dice
 from cthulhu.savegame.folder import autosave_folder, new_save_path
@@ -65,7 +66,7 @@ class TableSpec:
     time), and the code is remembered, so `host --load` serves the same one again.
     `keep_seats` False: a loaded game's people's seats are all open again (a game carried on at one
     terminal) instead of waiting for their owners' tokens; its bots' seats keep their bots either way. `bot_seed`: the bots' seeds are drawn from it
-    (default: the game's seed).
+    (default: the game's seed). `thinking`: how long a search bot thinks per decision.
     """
 
     start: Setup | Path | Game
@@ -80,6 +81,7 @@ class TableSpec:
     bot_delay: float = 0.0
     bot_seed: int | None = None
     autostart: bool = True
+    thinking: Thinking = Thinking()
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from .file import (
     load,
 )
 from .replay import check_dice, replay, resume, seek, steps_told, verify
-from .writer import SaveWriter, hash_token, save_game, sweep_temp_files, token_matches, write_atomic
+from .writer import Chunk, SaveWriter, hash_token, put, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
     "FORMAT_VERSION",
@@ -101,4 +101,6 @@ __all__ = [
     "user_saves_dir",
     "verify",
     "write_atomic",
+    "Chunk",
+    "put",
 ]

@@ -1,10 +1,12 @@
 """The save file format: bytes on disk <-> a validated `SaveFile`.
 
 A save is ``MAGIC | format (u16) | body length (u64) | BLAKE2b-256(body) | body``
-where the body is one msgpack map (saves/FORMAT.md has the field list). The
-magic catches files that are not saves at all (and text-mode mangling, like
-PNG's), the length catches truncation, the checksum catches flipped bytes, and
-the format version lets older files load through explicit migrations.
+where the body is one msgpack map (saves/FORMAT.md has the field list), then,
+from format 3, any number of appended records (the steps since the body was
+written: an autosave appends, it does not rewrite). The magic catches files that
+are not saves at all (and text-mode mangling, like PNG's), the length catches
+truncation, the checksums catch flipped bytes, and the format version lets older
+files load through explicit migrations.
 
 Nothing here touches a game: this module only checks that a file is whole and
 well formed. `replay` checks it against the rules; `writer` writes it.
@@ -26,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cthulhu.core import Setup
 
 MAGIC = b"\x89CTH\r\n\x1a\n"
-FORMAT_VERSION = 2  # 2: the dice commitment (`dice`); 1 had none
+FORMAT_VERSION = 3  # 3: appended records after the body; 2: the dice commitment (`dice`); 1 had none
 SUFFIX = ".save"
 
 # The magic and the format version are fixed forever; what follows them may
@@ -34,6 +36,10 @@ SUFFIX = ".save"
 _HEAD = struct.Struct(">8sH")
 _V1_REST = struct.Struct(">Q32s")  # body length, BLAKE2b-256 of the body
 _V1_PREAMBLE = _HEAD.size + _V1_REST.size
+# Format 3's appended record: a mark, the body length and its complement (a flipped length is
+# caught, not taken for a cut), BLAKE2b-128 of the body, the body (a msgpack map).
+RECORD_MARK = b"\xc1+"  # 0xc1 is never a msgpack byte
+_RECORD = struct.Struct(">2sII16s")
 
 
 class SaveError(Exception):
@@ -255,6 +261,19 @@ def pack_body(
     return b"".join(parts)
 
 
+def pack_record(header: dict[str, Any], steps: list[bytes], snapshots: list[bytes]) -> bytes:
+    """One appended record: the steps and snapshots since the last one, and the header as it now is."""
+    p = _packer()
+    body = b"".join([
+        p.pack_map_header(3),
+        p.pack("header"), p.pack(header),
+        p.pack("steps"), p.pack_array_header(len(steps)), *steps,
+        p.pack("snapshots"), p.pack_array_header(len(snapshots)), *snapshots,
+    ])  # fmt: skip
+    checksum = hashlib.blake2b(body, digest_size=16).digest()
+    return _RECORD.pack(RECORD_MARK, len(body), len(body) ^ 0xFFFFFFFF, checksum) + body
+
+
 def frame(body: bytes) -> bytes:
     """Put the magic, the format version, the length and the checksum in front of a body."""
     checksum = hashlib.blake2b(body, digest_size=32).digest()
@@ -281,27 +300,72 @@ def encode(save: SaveFile) -> bytes:
 
 def _decode_framed(data: bytes) -> dict[str, Any]:
     """Versions 1 and 2 share the preamble (length, checksum) and a msgpack map body."""
-    if len(data) < _V1_PREAMBLE:
-        raise TruncatedSave(f"truncated: the file is {len(data)} bytes, shorter than its {_V1_PREAMBLE}-byte preamble")
-    length, checksum = _V1_REST.unpack_from(data, _HEAD.size)
-    body = data[_V1_PREAMBLE:]
-    if len(body) < length:
-        raise TruncatedSave(f"truncated: the body should be {length} bytes but only {len(body)} are there")
-    if len(body) > length:
-        raise CorruptSave(f"{len(body) - length} unexpected bytes after the end of the save")
-    if hashlib.blake2b(body, digest_size=32).digest() != checksum:
-        raise CorruptSave("checksum mismatch: the file was damaged or edited after it was written")
-    try:
-        obj = msgpack.unpackb(body, raw=False, strict_map_key=False)
-    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
-        raise BadStructure(f"the body is not valid msgpack ({type(exc).__name__})") from None
-    if not isinstance(obj, dict):
-        raise BadStructure("the body is not a map")
+    obj, end = _framed_body(data)
+    if len(data) > end:
+        raise CorruptSave(f"{len(data) - end} unexpected bytes after the end of the save")
     return obj
 
 
+def _unpack_map(body: bytes, what: str) -> dict[str, Any]:
+    try:
+        obj = msgpack.unpackb(body, raw=False, strict_map_key=False)
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        raise BadStructure(f"{what} is not valid msgpack ({type(exc).__name__})") from None
+    if not isinstance(obj, dict):
+        raise BadStructure(f"{what} is not a map")
+    return obj
+
+
+def _framed_body(data: bytes) -> tuple[dict[str, Any], int]:
+    """The body after the preamble, checked, and where it ends."""
+    if len(data) < _V1_PREAMBLE:
+        raise TruncatedSave(f"truncated: the file is {len(data)} bytes, shorter than its {_V1_PREAMBLE}-byte preamble")
+    length, checksum = _V1_REST.unpack_from(data, _HEAD.size)
+    end = _V1_PREAMBLE + length
+    body = data[_V1_PREAMBLE:end]
+    if len(body) < length:
+        raise TruncatedSave(f"truncated: the body should be {length} bytes but only {len(body)} are there")
+    if hashlib.blake2b(body, digest_size=32).digest() != checksum:
+        raise CorruptSave("checksum mismatch: the file was damaged or edited after it was written")
+    return _unpack_map(body, "the body"), end
+
+
+def _decode_appended(data: bytes) -> dict[str, Any]:
+    """Version 3: the body, then the appended records, each adding its steps and snapshots and
+    replacing the header. A last record cut short is what a kill during an append leaves (that
+    step was never reported done): the save is the game as of the record before it. Anything
+    else after the body that is not whole records is damage."""
+    body, at = _framed_body(data)
+    steps, snapshots = body.get("steps"), body.get("snapshots")
+    while at < len(data):
+        rest = len(data) - at
+        if rest < _RECORD.size:
+            if RECORD_MARK.startswith(data[at : at + 2]):
+                break  # a record header cut short
+            raise CorruptSave(f"{rest} unexpected bytes after the end of the save")
+        mark, length, check, checksum = _RECORD.unpack_from(data, at)
+        if mark != RECORD_MARK or length ^ check != 0xFFFFFFFF:
+            raise CorruptSave(f"{rest} unexpected bytes after the end of the save (no appended record at byte {at})")
+        start = at + _RECORD.size
+        if start + length > len(data):
+            break  # the last record cut short
+        raw = data[start : start + length]
+        if hashlib.blake2b(raw, digest_size=16).digest() != checksum:
+            raise CorruptSave(f"checksum mismatch in the record at byte {at}: the file was damaged or edited after it was written")
+        record = _unpack_map(raw, f"the record at byte {at}")
+        if set(record) != {"header", "steps", "snapshots"} or not isinstance(steps, list) or not isinstance(snapshots, list):
+            raise BadStructure(f"the record at byte {at} is not {{header, steps, snapshots}}")
+        if not isinstance(record["steps"], list) or not isinstance(record["snapshots"], list):
+            raise BadStructure(f"the record at byte {at} has fields of the wrong types")
+        body["header"] = record["header"]
+        steps.extend(record["steps"])
+        snapshots.extend(record["snapshots"])
+        at = start + length
+    return body
+
+
 # format version -> decoder of the bytes of a file in that version.
-DECODERS: dict[int, Callable[[bytes], dict[str, Any]]] = {1: _decode_framed, 2: _decode_framed}
+DECODERS: dict[int, Callable[[bytes], dict[str, Any]]] = {1: _decode_framed, 2: _decode_framed, 3: _decode_appended}
 
 # from version -> function turning a decoded body of that version into one of
 # the next version. Loading applies them in order up to FORMAT_VERSION. When the
@@ -312,7 +376,12 @@ def _v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "dice": None}
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+def _v2_to_v3(body: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 only added appended records: a format 2 body is a format 3 one with none."""
+    return body
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(body: dict[str, Any], version: int) -> dict[str, Any]:

@@ -8,10 +8,15 @@ stale temporary file, which the next writer sweeps away.
 
 `SaveWriter` is the host's autosave: `append(seat, command_wire, state_hash)`
 after every applied command, before any peer hears of it, and `truncate(step)`
-after a take-back, so the file always holds the game exactly as it stands. Log
-entries and snapshots are packed once and kept, so each rewrite is a join and a
-checksum. It also keeps the game's dice commitment (`dice`), made when the
-file is started, which the host sends to every peer.
+after a take-back, so the file always holds the game exactly as it stands. A
+write appends one record (the steps since the last write and the header as it now
+is: `Chunk`), so a step costs the same at step 300 as at step 3; the whole file is
+rewritten atomically (no records, as `encode` makes it) when it is new, after a
+take-back or a failed write, at the end of the game, and once the records outweigh the body (so the file
+stays at most twice its compact size). A `kill -9` during an append leaves the
+last record cut short, which loading ignores: that step was never reported done.
+It also keeps the game's dice commitment (`dice`), made when the file is started,
+which the host sends to every peer.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import metadata
@@ -40,6 +46,7 @@ from .file import (
     SaveIOError,
     frame,
     pack_body,
+    pack_record,
     pack_snapshot,
     pack_step,
 )
@@ -158,6 +165,47 @@ def write_atomic(path: str | Path, data: bytes, *, fsync: bool = True, what: str
         _fsync_dir(target.parent)
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """What one write puts on disk: the whole file (`offset` None) or a record appended at `offset`,
+    and what the file then holds (`steps`, `snapshots`, `size`; `base`: the size of its body part)."""
+
+    version: int
+    epoch: int
+    offset: int | None
+    data: bytes
+    steps: int
+    snapshots: int
+    base: int
+
+    @property
+    def size(self) -> int:
+        return (self.offset or 0) + len(self.data)
+
+
+def put(path: str | Path, chunk: Chunk, *, fsync: bool = True) -> None:
+    """Write `chunk`: the whole file atomically, or its record at its offset (cutting off first
+    whatever a failed write left there, so writing the same chunk twice is harmless)."""
+    if chunk.offset is None:
+        write_atomic(path, chunk.data, fsync=fsync)
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY)  # never created here: the file holds the body already
+        try:
+            os.ftruncate(fd, chunk.offset)
+            view = memoryview(chunk.data)
+            at = chunk.offset
+            while view:
+                done = os.pwrite(fd, view, at)
+                view, at = view[done:], at + done
+            if fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise SaveIOError(f"cannot write the save: {exc.strerror or exc}", path=path) from None
+
+
 # -- the autosave writer -----------------------------------------------------------------------------
 
 
@@ -217,6 +265,10 @@ class SaveWriter:
         self.sealed: list[int] = []  # steps a stand-in bot decided (`SaveHeader.sealed`)
         self._steps: list[bytes] = []
         self._snapshots: list[tuple[int, bytes]] = []
+        self._disk: Chunk | None = None  # the last chunk known written (None: rewrite the whole file next)
+        self._built = 0  # chunks made so far
+        self._settled = 0  # the newest chunk whose write is known to have worked or failed
+        self._epoch = 0  # take-backs so far: a chunk of an earlier epoch says nothing about the log now
         # An autosave of a new game waits for its first command: starting and quitting at once
         # leaves no file (the same choices make the same game again). A resumed or hand-written save writes.
         # (`started` says so for a writer whose owner writes it, as a host does: `open_table`.)
@@ -248,6 +300,9 @@ class SaveWriter:
             raise ValueError(f"truncate({step}) outside the log (0..{self.step})")
         if self.game.step != step:
             raise ValueError(f"truncate({step}) but the game is at step {self.game.step}: call it right after undo()")
+        if step < len(self._steps):
+            self._epoch += 1  # the records on disk hold steps the log no longer has: rewrite
+            self._disk = None
         del self._steps[step:]
         del self.hashes[step:]
         self.sealed = [k for k in self.sealed if k <= step]
@@ -313,13 +368,49 @@ class SaveWriter:
         body = pack_body(self.header(), self.setup_dict, self.initial_hash, self.snapshot_every, self._steps, snapshots, dice)
         return frame(body)
 
+    def chunk(self) -> Chunk:
+        """The next write: a record of what the file lacks, or the whole file (see the module)."""
+        self._built += 1
+        disk = self._disk
+        over = self.game.outcome is not None and self.game.step == self.step  # a finished game's file is left compact
+        if disk is not None and disk.epoch == self._epoch and disk.size - disk.base < disk.base and not over:
+            snapshots = [packed for _k, packed in self._snapshots[disk.snapshots :]]
+            record = pack_record(self.header(), self._steps[disk.steps :], snapshots)
+            return Chunk(self._built, self._epoch, disk.size, record, len(self._steps), len(self._snapshots), disk.base)
+        data = self.to_bytes()
+        return Chunk(self._built, self._epoch, None, data, len(self._steps), len(self._snapshots), len(data))
+
+    def written(self, chunk: Chunk) -> None:
+        """`chunk` is on disk: the next write appends to it."""
+        if self._settle(chunk):
+            self._disk = chunk if chunk.epoch == self._epoch else None
+
+    def lost(self, chunk: Chunk) -> None:
+        """Writing `chunk` failed: what the file holds is unknown, so the next write is the whole file."""
+        if self._settle(chunk):
+            self._disk = None
+
+    def _settle(self, chunk: Chunk) -> bool:
+        """Writes may finish out of order (the host saves from more than one task): only news of a
+        newer chunk than any heard of counts (every append cuts the file back to its offset first)."""
+        if chunk.version <= self._settled:
+            return False
+        self._settled = chunk.version
+        return True
+
     def write(self) -> None:
-        """Write the whole save atomically (a `SaveIOError` if the disk refuses); nothing before a new
-        game's first command (`started`)."""
+        """Write the save (a `SaveIOError` if the disk refuses); nothing before a new game's first
+        command (`started`)."""
         if not self.started:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.path, self.to_bytes(), fsync=self.fsync)
+        chunk = self.chunk()
+        try:
+            put(self.path, chunk, fsync=self.fsync)
+        except BaseException:
+            self.lost(chunk)
+            raise
+        self.written(chunk)
 
     flush = write
 

@@ -82,3 +82,19 @@ def test_sim_plays_the_heuristic_bot_unless_told_and_says_what_happened_in_sente
     text = capsys.readouterr().out
     assert text.startswith("Main game: 6 games, the heuristic bot in every seat, 1 player a table, from seed 2.")
     assert f"Digest {heuristic['digest']}" in text
+
+
+def test_sims_loss_causes_are_the_modes_own_words_as_the_game_over_summary_says_them(capsys):
+    """Not codes with spaces ("all dead", "died before summoning"): each loss cause is told once, in
+    the sentence the mode declares for it (the one the game-over dialog shows), with its share."""
+    import re
+
+    from cthulhu.core import modes
+
+    for mode in ("main", "shamblers"):
+        assert cli.main(["sim", "--games", "10", "--seed", "2", "--bot", "random", "--mode", mode]) == 0
+        text = capsys.readouterr().out
+        assert not re.search(r"all dead|track end|died before summoning|mat full|by cause", text), text
+        endings = {ending.format(elder="the Elder One") for ending in modes.get(mode).endings.values()}
+        told = re.findall(r"^Lost \d+ \(\d+\.\d%\): (.+)$", text, re.M)
+        assert told and set(told) <= endings, text

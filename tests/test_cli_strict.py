@@ -193,3 +193,37 @@ def test_a_join_address_with_a_bad_port_is_one_line_and_exit_2(address, capsys):
     assert cli.main(["join", address, "--headless", "--bot", "random"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("cthulhu join: bad address"), err
+
+
+BOT_MISUSE = [
+    (["sim", "--bot", "search", "--think", "1", "--sims", "3"], "cthulhu sim: --think and --sims: give one of them (a time, or a number of simulations)"),
+    (["sim", "--bot", "search", "--think", "0"], "cthulhu sim: --think must be 0.01 to 600 seconds, not 0"),
+    (["sim", "--bot", "search", "--sims", "0"], "cthulhu sim: --sims must be 1 to 1000000, not 0"),
+    (["host", "--headless", "--no-save", "--port", "0", "--sims", "-2"], "cthulhu host: --sims must be 1 to 1000000, not -2"),
+    (["play", "--think", "900"], "cthulhu play: --think must be 0.01 to 600 seconds, not 900"),
+    (["join", "127.0.0.1:9", "--sims", "5"], "cthulhu join: --think and --sims are for a bot (--headless --bot search)"),
+    (["join", "127.0.0.1:9", "--headless", "--bot", "search", "--think", "-1"], "cthulhu join: --think must be 0.01 to 600 seconds, not -1"),
+    (["play", "--advice", "maybe"], "cthulhu play: --advice: unknown advice setting 'maybe'; choose from on, off"),
+    (["host", "--headless", "--no-save", "--port", "0", "--mode", "shamblers", "--advice", "no"],
+     "cthulhu host: --advice: unknown advice setting 'no'; choose from on, off"),
+]
+
+
+@pytest.mark.parametrize(("argv", "line"), BOT_MISUSE, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_a_bad_thinking_budget_or_house_rule_is_one_line_and_exit_2(argv, line, capsys):
+    try:
+        code = cli.main(argv)
+    except SystemExit as stop:  # `play` checks its numbers where it builds its options
+        code = stop.code
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [line] and captured.out == ""
+
+
+@pytest.mark.parametrize("command", ["play", "host", "join", "sim"])
+def test_every_command_that_takes_a_bot_takes_every_kind(command, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert ", ".join(modes.bot_kinds()) in out and "search" in modes.bot_kinds()
+    assert "--think SECONDS" in out and "--sims N" in out

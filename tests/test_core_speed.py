@@ -95,7 +95,7 @@ def test_views_built_from_the_shared_memo_equal_fresh_ones():
         game = Game.new(setup)
         bots = {seat: make_bot("heuristic", "main", seat) for seat in range(2)}
         while game.outcome is None and game.state.turn <= 30:
-            fresh = build_view(game.state, game.rules.c, game.rules.adj, None, {})
+            fresh = build_view(game.state, game.rules.prepared, None, {})
             cached = game.rules.view(game.state, None)
             assert cached == fresh
             seat = game.prompt.seat

@@ -44,7 +44,7 @@ def test_sim_plays_the_toy_with_its_goal_and_its_second_bot(capsys):
 @pytest.mark.parametrize(("argv", "line"), [
     (["--goal", "short"], "--goal: goals are for Toy mode (--mode toy)"),
     (["--mode", "toy", "--goal", "sprint"], "--goal: unknown goal 'sprint'; choose from long, short"),
-    (["--bot", "hoarder"], "--bot: Main game mode has no 'hoarder' bot; choose from heuristic, random"),
+    (["--bot", "hoarder"], "--bot: Main game mode has no 'hoarder' bot; choose from heuristic, random, search"),
 ])
 def test_a_choice_or_bot_the_mode_lacks_is_one_line_and_exit_2(argv, line, capsys):
     assert cli.main(["sim", *argv]) == 2
@@ -109,7 +109,7 @@ def test_the_save_listing_names_each_games_own_choices(tmp_path, capsys):
     assert cli.main(["saves", "--saves", str(tmp_path), "--json"]) == 0
     rows = {row["mode"]: row for row in map(json.loads, capsys.readouterr().out.splitlines())}
     assert rows["toy"]["setup"] == {"goal": "short"}
-    assert rows["shamblers"]["setup"] == {"difficulty": "hard"}
+    assert rows["shamblers"]["setup"] == {"difficulty": "hard", "advice": "default"}  # the house rule left on
     # by name where the save's summary names it, every choice of the mode listed
     assert rows["main"]["setup"]["episode"] == "The Barrow at Hollow Fen" and set(rows["main"]["setup"]) == {o.name for o in modes.get("main").options}
     assert cli.main(["saves", "--saves", str(tmp_path)]) == 0

@@ -49,6 +49,21 @@ def test_host_and_two_bot_peers_play_a_game_by_the_printed_command(mode):
     assert f"state_hash={summaries[0]['final_hash']}" in host_out and "seed=77" in host_out
 
 
+def test_search_bots_on_both_sides_of_the_wire():
+    """`--bot search` with `--sims` in the host's seats and in a joiner's: the same bot kind everywhere."""
+    proc, address, code = _host("--mode", "shamblers", "--seats", "2", "--bots", "1", "--seed", "5", "--bot", "search", "--sims", "3")
+    try:
+        j = subprocess.run([*CLI, "join", address, "--code", code, "--bot", "search", "--sims", "3", "--headless", "--json"],
+                           capture_output=True, text=True, timeout=180)
+        host_out, host_err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert j.returncode == 0 and proc.returncode == 0, (j.stderr, host_err)
+    summary = json.loads(j.stdout)
+    assert summary["outcome"] in ("won", "lost") and summary["dice"] == "verified"
+    assert f"state_hash={summary['final_hash']}" in host_out
+
+
 def test_wrong_code_is_refused_by_the_join_command():
     proc, address, code = _host("--mode", "shamblers", "--seats", "1")
     try:

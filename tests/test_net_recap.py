@@ -52,7 +52,7 @@ async def recap_of(port: int) -> tuple[RecapMsg, bytes]:
     raw = bytearray()
     peer = await TrioPeer.connect("127.0.0.1", port, session)
     try:
-        with trio.fail_after(10):
+        with trio.fail_after(60):  # a safety net only: a loaded machine is slow, never wrong
             while True:
                 data = await peer.stream.receive_some(65536)
                 raw += data
@@ -87,7 +87,7 @@ async def test_the_recap_follows_play_and_forgets_what_was_taken_back():
     async with trio.open_nursery() as nursery:
         await nursery.start(host.serve)
         player = await TrioPeer.connect("127.0.0.1", host.port, PeerSession("Ann"))
-        with trio.fail_after(10):
+        with trio.fail_after(60):  # a safety net only: a loaded machine is slow, never wrong
             while player.session.my_prompt is None:
                 await player.receive()
             before = game.step

@@ -39,6 +39,8 @@ SETUPS = [
     (Setup(mode="shamblers", seed=2**63 - 1, difficulty="hard", players=2), {1: None}),
     (Setup(seed=0, investigators=["ada_whitlock", "mina_castellane"]), {}),
     (Setup(seed=5, players=3), {1: "random", 2: "heuristic"}),
+    (Setup(seed=8, advice="off"), {}),  # the house rule too
+    (Setup(seed=9, players=2), {1: "search"}),
 ]
 
 

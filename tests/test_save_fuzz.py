@@ -14,7 +14,7 @@ import pytest
 
 from cthulhu.core import Game, Setup
 from cthulhu.savegame import file as savefile
-from cthulhu.savegame import SaveError, SaveWriter, decode, load, seek, verify
+from cthulhu.savegame import SaveError, SaveWriter, decode, encode, load, seek, verify
 from saveplay import any_mode, play
 
 SCALARS = [0, 1, -1, 2**40, "", "x", "kind", None, True, False, b"\x00" * 16, 1.5, [], {}]
@@ -44,7 +44,8 @@ def _mutate(rng: random.Random, node):
 
 
 @pytest.fixture(scope="module")
-def body(tmp_path_factory, content):
+def autosaved(tmp_path_factory, content):
+    """The bytes the autosave left: a body and the records appended since."""
     path = tmp_path_factory.mktemp("fuzz") / "g.save"
     game = Game.new(Setup(mode=any_mode(), seed=31, players=2), content)
     writer = SaveWriter(path, game, snapshot_every=4)
@@ -52,23 +53,51 @@ def body(tmp_path_factory, content):
     return path.read_bytes()
 
 
+@pytest.fixture(scope="module")
+def body(autosaved):
+    """The same save written whole (no records: every byte is checked by the body's checksum)."""
+    return encode(decode(autosaved))
+
+
+def _edited(rng: random.Random, body: bytes) -> bytes:
+    data = bytearray(body)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.random()
+        pos = rng.randrange(len(data))
+        if op < 0.4:
+            data[pos] = rng.randrange(256)
+        elif op < 0.7:
+            del data[pos : pos + rng.randint(1, 50)]
+        else:
+            data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 20)))
+    return bytes(data)
+
+
+def test_random_byte_edits_of_an_autosave_give_save_errors_or_the_game_some_steps_earlier(autosaved):
+    """In the appended records only a cut at the very end passes (a kill mid-append leaves one):
+    then the save is the game at an earlier step, never a mix."""
+    rng = random.Random(5)
+    whole = decode(autosaved)
+    earlier = 0
+    for _ in range(600):
+        data = _edited(rng, autosaved)
+        try:
+            save = decode(data)
+        except SaveError:
+            continue
+        assert save.steps == whole.steps[: save.last_step] and save.header.step == save.last_step
+        earlier += save.last_step < whole.last_step
+    assert earlier, "no edit cut the last record"
+
+
 def test_random_byte_edits_only_ever_give_save_errors(body):
     rng = random.Random(7)
     for _ in range(400):
-        data = bytearray(body)
-        for _ in range(rng.randint(1, 4)):
-            op = rng.random()
-            pos = rng.randrange(len(data))
-            if op < 0.4:
-                data[pos] = rng.randrange(256)
-            elif op < 0.7:
-                del data[pos : pos + rng.randint(1, 50)]
-            else:
-                data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 20)))
-        if bytes(data) == body:
+        data = _edited(rng, body)
+        if data == body:
             continue
         with pytest.raises(SaveError):
-            decode(bytes(data))
+            decode(data)
 
 
 def test_random_bodies_behind_a_valid_checksum_only_ever_give_save_errors():

@@ -22,6 +22,7 @@ from cthulhu.savegame import (
     TruncatedSave,
     UnsupportedFormat,
     decode,
+    replay,
     default_saves_dir,
     encode,
     hash_token,
@@ -89,8 +90,9 @@ def _damaged_cases(data: bytes) -> dict[str, tuple[bytes, type, str]]:
     future[8:10] = (FORMAT_VERSION + 1).to_bytes(2, "big")
     ancient = bytearray(data)
     ancient[8:10] = (0).to_bytes(2, "big")
+    compact = encode(decode(data))  # the autosave's file has appended records; a cut in them is an earlier step
     return {
-        "truncated body": (data[: len(data) - 100], TruncatedSave, "truncated"),
+        "truncated body": (compact[: len(compact) - 100], TruncatedSave, "truncated"),
         "truncated preamble": (data[:20], TruncatedSave, "truncated"),
         "truncated magic": (data[:5], TruncatedSave, "truncated"),
         "flipped byte": (bytes(flipped), CorruptSave, "checksum"),
@@ -139,8 +141,34 @@ def test_damaged_file_gives_a_clear_typed_error_and_stays_unchanged(saved, tmp_p
 
 def test_every_truncation_point_is_an_error_never_a_crash(saved, tmp_path):
     path, _, _ = saved
-    data = path.read_bytes()
+    data = encode(load(path))
     for cut in range(0, len(data), max(1, len(data) // 300)):
+        with pytest.raises((TruncatedSave, NotASave)):
+            decode(data[:cut])
+
+
+def test_the_autosave_appends_and_a_cut_in_its_records_is_the_game_some_steps_earlier(saved, content):
+    """What a `kill -9` during an append leaves: the last record cut short. The file loads as the
+    game at the record before it (every hash checked by replay), never an error, never a mix; a cut
+    in the body before the records is an error as ever."""
+    path, game, _ = saved
+    data = path.read_bytes()
+    save = decode(data)
+    compact = encode(save)
+    assert save.last_step == game.step == 30
+    base = savefile._V1_PREAMBLE + int.from_bytes(data[10:18], "big")
+    assert base < len(data) and data[base : base + 2] == savefile.RECORD_MARK, "the autosave appended records"
+    assert len(data) < 2 * len(compact)  # rewritten whole once the records outweigh the body
+    firsts: dict[int, bytes] = {}
+    for cut in range(base, len(data)):
+        earlier = decode(data[:cut])
+        assert earlier.steps == save.steps[: earlier.last_step]
+        assert earlier.header.step == earlier.last_step
+        firsts.setdefault(earlier.last_step, data[:cut])
+    assert len(firsts) >= 2  # the body's step and at least one record after it
+    for step, cut_data in firsts.items():
+        replay(decode(cut_data), content, verify=True)
+    for cut in range(0, base, max(1, base // 100)):
         with pytest.raises((TruncatedSave, NotASave)):
             decode(data[:cut])
 
@@ -159,7 +187,7 @@ def test_every_single_bit_flip_in_the_preamble_and_a_sample_of_the_body_is_caugh
 
 def test_a_wrong_field_with_a_valid_checksum_is_a_structure_error(saved):
     path, _, _ = saved
-    body = msgpack.unpackb(path.read_bytes()[50:], strict_map_key=False)
+    body = msgpack.unpackb(encode(load(path))[50:], strict_map_key=False)
     body["header"]["step"] = "seven"
     with pytest.raises(BadStructure, match="header.step"):
         decode(savefile.frame(msgpack.packb(body)))
@@ -170,7 +198,7 @@ def test_a_wrong_field_with_a_valid_checksum_is_a_structure_error(saved):
 
 def test_a_stand_ins_line_outside_the_log_is_a_structure_error(saved):
     path, _, _ = saved
-    body = msgpack.unpackb(path.read_bytes()[50:], strict_map_key=False)
+    body = msgpack.unpackb(encode(load(path))[50:], strict_map_key=False)
     body["header"]["sealed"] = [body["header"]["step"]]
     assert decode(savefile.frame(msgpack.packb(body))).header.sealed == [body["header"]["step"]]
     for outside in (0, body["header"]["step"] + 1):
@@ -190,22 +218,22 @@ def test_missing_and_folder_paths_are_io_errors(tmp_path):
 
 
 def test_an_older_format_loads_through_its_migration(saved, monkeypatch):
-    """Pretend the current format is 3 and v2 files need a migration: it runs, in order."""
+    """Pretend the current format is 4 and v3 files need a migration: it runs, in order."""
     path, _, _ = saved
     data = path.read_bytes()
     ran = []
 
-    def v2_to_v3(body):
+    def v3_to_v4(body):
         ran.append(body["header"]["format"])
         body["header"]["summary"] = {**body["header"]["summary"], "migrated": True}
         return body
 
-    monkeypatch.setattr(savefile, "FORMAT_VERSION", 3)
-    monkeypatch.setitem(savefile.DECODERS, 3, savefile.DECODERS[2])
-    monkeypatch.setitem(savefile.MIGRATIONS, 2, v2_to_v3)
+    monkeypatch.setattr(savefile, "FORMAT_VERSION", 4)
+    monkeypatch.setitem(savefile.DECODERS, 4, savefile.DECODERS[3])
+    monkeypatch.setitem(savefile.MIGRATIONS, 3, v3_to_v4)
     save = decode(data)
-    assert ran == [2]
-    assert save.header.format == 3 and save.header.summary["migrated"] is True
+    assert ran == [3]
+    assert save.header.format == 4 and save.header.summary["migrated"] is True
 
 
 def test_a_format_1_save_from_before_dice_commitments_still_loads():
@@ -303,7 +331,7 @@ def test_checkout_detection_needs_the_cthulhu_pyproject(tmp_path):
 
 def test_listing_shows_good_and_damaged_saves_and_hides_temp_files(saved, tmp_path):
     path, _, _ = saved
-    (tmp_path / "broken.save").write_bytes(path.read_bytes()[:-3])
+    (tmp_path / "broken.save").write_bytes(encode(load(path))[:-3])
     (tmp_path / ".game.save.1.x.tmp").write_bytes(b"partial")
     (tmp_path / "notes.txt").write_text("not a save")
     entries = list_saves(tmp_path)

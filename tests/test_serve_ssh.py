@@ -36,15 +36,27 @@ def table(tmp_path_factory: pytest.TempPathFactory):
     assert "Traceback" not in host.stderr, host.stderr
 
 
-def command_lines() -> list[str]:
-    """Every process's command line, as `ps` shows it to anyone on this machine."""
+def command_lines(under: int | None = None) -> list[str]:
+    """Every process's command line, as `ps` shows it to anyone on this machine; with `under`, only that
+    process's descendants (other suites, or other pytest workers, may run the same test at once)."""
     lines = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            lines.append(cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-        except OSError:
+            if under is not None and under not in ancestors(int(proc.name)):
+                continue
+            lines.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except (OSError, ValueError):
             continue  # gone meanwhile
     return lines
+
+
+def ancestors(pid: int) -> set[int]:
+    found: set[int] = set()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state letter: the parent
+    return found
 
 
 def ssh_argv(host: HostProcess, home: Path, key: str | None, *extra: str, log_level: str = "ERROR") -> list[str]:
@@ -77,7 +89,7 @@ def test_two_players_play_resize_drop_and_return(table) -> None:
             term.wait_for(who, "Map")
         # Each player's interface is a process on the host; any user of the machine can read its command
         # line (ps), so the table code is not on it (it travels in the environment, which is the owner's only).
-        kiosks = [line for line in command_lines() if "--kiosk" in line and ("--name=alice" in line or "--name=bob" in line)]
+        kiosks = [line for line in command_lines(under=host.proc.pid) if "--kiosk" in line and ("--name=alice" in line or "--name=bob" in line)]
         assert len(kiosks) == 2 and not any(CODE in line for line in kiosks), kiosks
 
         def play(turns: int) -> None:

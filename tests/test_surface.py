@@ -22,3 +22,5 @@ def test_every_registered_mode_declares_its_contracts():
         assert mode.scramble is not None, f"{mode.name}: declare what is secret"
         assert callable(getattr(mode.rules(), "secret", None)), f"{mode.name}: name the hidden piles, or nothing can be taken back"
         assert "random" in mode.bot_kinds
+        if "search" in mode.bot_kinds:  # the search bot plays a mode by what it declares, nothing else
+            assert mode.search is not None, f"{mode.name}: a search bot needs Mode.search (worlds, a value, a policy)"

@@ -110,3 +110,48 @@ def test_a_joiner_gets_no_hint_while_waiting_for_the_table_or_for_another_player
             await host.stop()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_watcher_gets_no_hint_at_anyones_turn():
+    """Someone watching (by choice, or finding every seat taken) decides nothing, so is hinted at about
+    nothing: not at Ann's first action, nor at Bob's, nor at the Mythos card or Discovery between."""
+
+    async def main(watch: bool):
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="owl")))
+        port = await host.start()
+        ann = NetLink(JoinAs(host="127.0.0.1", port=port, name="Ann", code="owl", seats=(0,)))
+        bob = NetLink(JoinAs(host="127.0.0.1", port=port, name="Bob", code="owl", seats=(1,)))
+        await ann.open()
+        await bob.open()
+        try:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="owl", name="Cy", watch=watch))
+            async with app.run_test(size=(80, 24)) as pilot:
+                screen = await started(pilot)
+                bar = screen.query_one("#prompt")
+                assert screen.link.local_seats == frozenset() and bar.text.startswith("Waiting for Ann"), bar.text
+                shown = []
+                step = -1
+                for _ in range(400):  # Ann plays her turn (end actions, first option otherwise) until Bob acts
+                    prompt = ann._view()["prompt"]
+                    if prompt["seat"] == 1 and prompt["kind"] == "action":
+                        break
+                    if ann._view()["step"] != step:
+                        step = ann._view()["step"]
+                        await wait_for(pilot, lambda: screen.view.get("step") == step)
+                        shown.append(bar.text)
+                        pick = next((o for o in prompt["options"] if o["command"]["kind"] == "end_actions"), prompt["options"][0])
+                        await ann.send(prompt["seat"], pick["command"], prompt["version"])
+                    await asyncio.sleep(0.01)
+                await wait_for(pilot, lambda: screen.view["prompt"]["seat"] == 1)
+                shown.append(bar.text)
+                await pilot.press("ctrl+q")
+                return shown
+        finally:
+            await ann.close()
+            await bob.close()
+            await host.stop()
+
+    for watch in (True, False):
+        shown = asyncio.run(asyncio.wait_for(main(watch), 60))
+        assert len(shown) > 2 and shown[-1].startswith("Waiting for Bob"), shown
+        assert not any("Hint:" in text or "Your turn" in text for text in shown), shown

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.widgets import Static
 from tui_drive import SEED, choose, started, wait_for
 
@@ -182,26 +183,40 @@ def test_every_update_a_watcher_gets_carries_the_table():
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
-def test_a_joiner_is_told_the_host_closed_the_table_not_that_the_connection_was_lost(tmp_path):
+@pytest.mark.parametrize("saved", [False, True], ids=["unsaved", "saved"])
+def test_a_joiner_is_told_the_host_closed_the_table_not_that_the_connection_was_lost(tmp_path, saved):
+    """The bar then says plainly that the table closed and nothing more is played, not the question
+    that was pending "(no choices until then)"; with the game saved, the command that comes back."""
     from cthulhu.core import Game, Setup
-    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.net.table import SaveTo, TableSpec, open_table
     from cthulhu.tui.netlink import EmbeddedHost
 
     async def main():
-        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="sesame")))
+        save = SaveTo(file=tmp_path / "table.save") if saved else None
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="sesame", save=save)))
         port = await host.start()
         try:
             app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
             async with app.run_test(size=(100, 30)) as pilot:
                 screen = await started(pilot)
+                bar = screen.query_one("#prompt")
                 await host.stop()  # the hosting player quits
-                await wait_for(pilot, lambda: screen.link_status == "The host closed the table (q quits).", tries=500)
-                assert "The host closed the table." in _log(app)[-1]
+                await wait_for(pilot, lambda: "The host closed the table" in bar.text, tries=500)
+                assert "The host closed the table." in _log(app)[-1] or "The host closed the table;" in _log(app)[-1]
                 await pilot.pause(0.5)
                 assert not any("reconnecting" in line or "Lost the connection" in line for line in _log(app))
                 assert "reconnecting" not in str(screen.note)
+                shown = bar.text
                 await pilot.press("ctrl+q")
+                return shown, port
         finally:
             await host.stop()
 
+    shown, port = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "nothing more can be played" in shown, shown
+    assert "no choices until then" not in shown and "choose an action" not in shown, shown
+    if saved:
+        assert f"come back with: cthulhu join 127.0.0.1:{port} --code sesame" in shown, shown
+    else:
+        assert "(it is not saved)" in shown and "come back" not in shown, shown
     asyncio.run(asyncio.wait_for(main(), 60))

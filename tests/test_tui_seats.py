@@ -345,3 +345,53 @@ def test_a_host_restarted_with_load_keeps_the_saved_host_name(tmp_path):
             await pilot.press("ctrl+q")
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+SAVES = __import__("pathlib").Path(__file__).resolve().parent.parent / "saves"
+
+
+def test_loading_a_finished_hot_seat_game_says_nothing_about_it_beginning(tmp_path):
+    """`play --load` of a game that is over, both seats at this terminal: the Log tells the story
+    and the end, and nothing about seats filling or a game beginning (issue 22 leftover)."""
+    import shutil
+
+    shutil.copy(SAVES / "example-won-main.save", tmp_path / "won.save")
+
+    async def main():
+        from cthulhu.tui.screens.dialogs import GameOverScreen
+
+        app = CthulhuApp(PlayOptions(load=tmp_path / "won.save", saves_dir=tmp_path, seed=SEED))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen) and (app.screen.dice or "").startswith("Dice: every roll"))
+            screen = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+            log = _log(screen)
+            await pilot.press("q")
+            return log
+
+    log = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "The story so far" in log and "Every seat is taken" not in log and "begins" not in log, log
+
+
+def test_a_loaded_game_under_way_goes_on_when_its_last_seat_is_taken(tmp_path):
+    """Hosting a saved game half played: when Bo's seat is taken again the Log says the game goes on,
+    not that it begins."""
+    import shutil
+
+    shutil.copy(SAVES / "example-midgame-main.save", tmp_path / "mid.save")
+
+    async def main():
+        app = _hosting(tmp_path, load=tmp_path / "mid.save", players=None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await started(pilot)
+            await wait_for(pilot, lambda: bool(screen.link_status))
+            bob = await _joiner(screen.link.port, SeatStore(tmp_path / "bo" / "seats.json"), name="Bo")
+            try:
+                await wait_for(pilot, lambda: "Every seat is taken again: the game goes on." in _log(screen))
+                log = _log(screen)
+            finally:
+                await bob.close()
+            await pilot.press("ctrl+q")
+            return log
+
+    log = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "the game begins" not in log, log

@@ -28,7 +28,9 @@ class Update:
     notification when it is a `headline` (something not to miss). `status`
     is the link's state while it cannot play (reconnecting...): shown in place
     of the choices until an update without it arrives. `warning` is something
-    the player must not miss (the game is not being saved where they think).
+    the player must not miss (the game is not being saved where they think). `closed`: the
+    table is gone for good (its host closed it): `status` says so and how to come back, and
+    no question waits for an answer any more.
     `earlier` are events from before this link reached the table (a loaded game, a
     joiner or a player back from a dropped connection): the story so far, for the Log only.
     """
@@ -42,6 +44,7 @@ class Update:
     status: str | None = None
     warning: str | None = None
     headline: bool = False
+    closed: bool = False
 
 
 class SaveUnavailable(Exception):
@@ -94,6 +97,9 @@ class TableLink(Protocol):
     @property
     def lobby(self) -> TableLobby | None:
         """The table's seats, for the table dialog; None where there is no table to speak of."""
+    @property
+    def advice(self) -> bool:
+        """The table's house rule: may its players open the odds panel (`Setup.advice`)."""
 
     def seat_names(self) -> dict[int, str]:
         """Who sits at each seat as this terminal knows it: a person's name, or `who.BOT`; a seat

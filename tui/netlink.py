@@ -145,6 +145,12 @@ class NetLink(QueuedUpdates):
     def lobby(self) -> TableLobby:
         return self
 
+    @property
+    def advice(self) -> bool:
+        """The table's house rule, from the setup the host sent with its welcome (on unless it says off)."""
+        setup = self._conns[0].session.record.setup if self._conns else None
+        return not (isinstance(setup, dict) and setup.get("advice") == "off")
+
     # -- connecting -----------------------------------------------------------
 
     async def open(self) -> Update:
@@ -285,13 +291,22 @@ class NetLink(QueuedUpdates):
         elif refused is not None and refused.code == "host_closed":  # on purpose: nothing to reconnect to
             if primary:
                 self._put(notice=f"{refused.reason[:1].upper()}{refused.reason[1:]}.", headline=True,
-                          status="The host closed the table (q quits).")
+                          status=self._closed_line(saved="saved" in refused.details), closed=True)
             return False
         elif refused is not None:
             if primary:
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
             return False
         return await self._reconnect(conn, primary)
+
+    def _closed_line(self, *, saved: bool) -> str:
+        """The bar once the host has closed the table: that nothing more is played here, and how to
+        come back when the host saved it and this terminal knows the way (a seat token, a ticket)."""
+        back = self.comeback if saved else None
+        if back:
+            return f"The host closed the table (it is saved): nothing more can be played until it is open again. {back}  (q quits)"
+        kept = "it is saved" if saved else "it is not saved"
+        return f"The host closed the table ({kept}): nothing more can be played here.  (q quits)"
 
     def _deliver(self, conn: _Conn, messages: list[Any], primary: bool) -> None:
         session = conn.session
@@ -339,14 +354,22 @@ class NetLink(QueuedUpdates):
                 self._follow_start(msg.table, session.mirror.view)
                 for line in self._seat_news(msg.table):
                     self._put(notice=line)
-                if begins:
-                    self._put(notice="Every seat is taken: the game begins.")
+                said = self._begins(session.mirror.view or {}) if begins else None
+                if said:
+                    self._put(notice=said)
             elif isinstance(msg, GameOverMsg):
                 self.seed = msg.seed
                 self._put(notice=f"The game's seed was {msg.seed}: checking every roll against it...", source=session)
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _begins(self, view: dict[str, Any]) -> str | None:
+        """What the last seat taken means: a fresh game begins, a loaded one goes on; a game over, or a
+        table at this terminal alone (hot-seat, every seat ours), has nothing to say about it."""
+        if not self.chat_ok or view.get("outcome"):
+            return None
+        return "Every seat is taken again: the game goes on." if view.get("step") else "Every seat is taken: the game begins."
 
     def _recap(self, msg: RecapMsg) -> None:
         """The story so far, from the host: the steps this Log has not told yet (all of them on a first

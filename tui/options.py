@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cthulhu.core import Setup
+    from cthulhu.core.search import Thinking
     from cthulhu.net.table import TableSpec
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
-# (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom are taken).
-RESERVED = set("qsohlcuz")
+# (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom, a the odds are taken).
+RESERVED = set("qsohlcuza")
 OPTION_KEYS = "123456789" + "".join(c for c in "abcdefgijkmnprtuvwxyz" if c not in RESERVED)
 
 
@@ -99,6 +100,7 @@ class PlayOptions:
     token: str | None = None  # joining: a seat token given on the command line
     watch: bool = False
     bot_delay: float = 0.5  # seconds before each bot move, so people can follow them (0: at once)
+    thinking: Thinking | None = None  # how long search bots think per decision (None: the default second)
     hints: bool = True  # a line of help the first time each kind of decision comes up
     kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
     kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
@@ -127,6 +129,7 @@ class PlayOptions:
         """The table these choices describe (`cthulhu play`, the title screen): this terminal's seats,
         the last `bots` seats played by bots, autosaved into the saves folder (fsynced at the end)."""
         from cthulhu.core import modes
+        from cthulhu.core.search import Thinking
         from cthulhu.net.table import SaveTo, StandIns, TableSpec
 
         start: Setup | Path
@@ -149,4 +152,5 @@ class PlayOptions:
             code=self.code,
             keep_seats=self.hosting,
             bot_delay=self.bot_delay,
+            thinking=self.thinking or Thinking(),
         )

@@ -125,6 +125,7 @@ class ReplayLink(QueuedUpdates):
         self.name = name
         self.label = f"replay {name}".strip()
         self.seed: int | None = replayer.save.setup.seed
+        self.advice = replayer.save.setup.advice  # the game's house rule, shown in the header (the viewer has no odds panel)
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._closed = False
 

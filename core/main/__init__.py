@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..choices import Choice, SetupOption
+from ..choices import ADVICE, Choice, SetupOption
 from ..game import Game
 from ..modes import Mode
+from ..search import Searchable, SearchBot
 from ..setup import Setup
 from .content import MainContent, load_main
 from .events import MainEvent
+from . import sample, value
 from .heuristic import HeuristicBot
+from .policy import SearchPolicy
 from .prompts import PROMPTS
 from .rules import MainRules, resolve_setup
 from .state import MainState
@@ -54,6 +57,10 @@ def _scramble(state: MainState) -> None:
     state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
 
 
+def _policy(seed: int, content: Any) -> SearchPolicy:
+    return SearchPolicy(seed, content.part("main"))
+
+
 def _describe(main: MainContent) -> str:
     return (f"{len(main.episodes)} episode(s), {len(main.investigators)} investigator(s), "
             f"{len(main.enemies)} enemy kind(s), {len(main.skills)} skill(s)")
@@ -81,8 +88,16 @@ OPTIONS = (
                 lambda main: [main.rules.default_elder_one]),
     SetupOption("investigators", "Investigator", "investigator", "investigators", "investigators, one per seat", _investigators,
                 lambda main: sorted(main.investigators)[: main.rules.default_investigators], many=True, rows=4),
+    ADVICE,
 )
 
+
+ENDINGS = {
+    "elder_defeated": "{elder} is put down: its Final Stage is defeated.",
+    "died_before_summoning": "An investigator died before {elder} took the board.",
+    "all_dead": "Every investigator is dead.",
+    "track_end": "The Progression token reached the end of the summoning track.",
+}
 
 MODE = Mode(
     name="main",
@@ -92,11 +107,13 @@ MODE = Mode(
     events=MainEvent,
     prompts=PROMPTS,
     content=load_main,
-    bots={"heuristic": HeuristicBot},
+    bots={"heuristic": HeuristicBot, "search": SearchBot},
     summary=_summary,
     coverage=_coverage,
     scramble=_scramble,
     options=OPTIONS,
     describe=_describe,
+    search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
+    endings=ENDINGS,
 )

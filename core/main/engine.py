@@ -22,6 +22,7 @@ from . import actions, effects, fight, harm, turn
 from .events import Cause, CauseKind, MainEvent
 from .content import AnyOp, ElderOne, Half, MainContent, Mythos
 from .mods import held_half, investigator_mods, mods_of, skill_levels, skill_mods
+from .prepared import Prepared
 from .state import ELDER, Figure, Investigator, MainState
 from .tasks import CountTask, HeldCard, Roll, Task
 
@@ -31,15 +32,16 @@ Events = list[Event]
 class Engine:
     """Runs tasks against one state with one content; holds no state of its own."""
 
-    __slots__ = ("s", "c", "events", "adj", "memo")
+    __slots__ = ("s", "c", "p", "events", "adj", "memo")
 
-    def __init__(self, state: MainState, content: MainContent, adjacency: dict[str, list[str]], memo: dict[Any, Any] | None = None) -> None:
+    def __init__(self, state: MainState, prepared: Prepared) -> None:
         self.s = state
-        self.c = content
-        self.adj = adjacency
+        self.p = prepared  # the content this game reads, as plain values; shared by every game of its episode
+        self.c: MainContent = prepared.content
+        self.adj = prepared.adj
         self.events: Events = []
-        # Derived values that depend on content only (space names, modifier sums), kept per game.
-        self.memo = memo if memo is not None else {}
+        # Derived values that depend on content only (options' labels, modifier sums), shared like `p`.
+        self.memo = prepared.memo
 
     def emit(self, event: MainEvent) -> None:
         # Every event is a fresh literal with its type first: the event keeps it (`Event.of`).
@@ -47,7 +49,11 @@ class Engine:
 
     def push(self, *tasks: Task) -> None:
         """Push tasks so that the first one given runs first."""
-        self.s.stack.extend(reversed(tasks))
+        stack = self.s.stack
+        n = len(tasks)
+        while n:
+            n -= 1
+            stack.append(tasks[n])
 
     def ask(self, task: Task, kind: str, inv: int, text: str, options: list[tuple[Command, str]]) -> None:
         """Wait for a decision by the investigator's seat; the task stays on the stack."""
@@ -75,6 +81,7 @@ class Engine:
 
     def answer(self, command: Command) -> Events:
         s = self.s
+        self.events = []
         s.pending = None
         task = s.stack.pop()
         ANSWERS[task["k"]](self, task, command)
@@ -84,10 +91,10 @@ class Engine:
         return self.s.investigators[i]
 
     def name(self, i: int) -> str:
-        return self.c.investigators[self.s.investigators[i].id].name
+        return self.p.investigator_names[self.s.investigators[i].id]
 
     def enemy_name(self, f: Figure) -> str:
-        return self.elder().name if f.kind == ELDER else self.c.enemies[f.kind].name
+        return self.p.enemy_names[f.kind]
 
     def the_enemy(self, f: Figure) -> str:
         """'The Cultist' to open a sentence, or the Elder One's own name (a proper name takes no article)."""
@@ -95,19 +102,23 @@ class Engine:
 
     def enemy_health(self, f: Figure) -> int:
         if f.kind == ELDER:
-            return self.elder().stages[self.s.stage].health or 0
-        return self.c.enemies[f.kind].health
+            return self.p.elder.stages[self.s.stage].health or 0
+        return self.p.enemy_health[f.kind]
 
     def elder(self) -> ElderOne:
-        return self.c.elder_ones[self.s.elder_one]
+        return self.p.elder
 
     def mythos_card(self, card: str) -> Mythos:
-        deck, n = card.split(":")
-        source = self.elder().mythos if deck == "eo" else self.c.episodes[self.s.episode].mythos
-        return source[int(n)]
+        found = self.p.mythos.get(card)
+        if found is None:
+            deck, n = card.split(":")
+            source = self.elder().mythos if deck == "eo" else self.p.episode.mythos
+            return source[int(n)]
+        return found
 
     def half(self, held: HeldCard) -> Half:
-        return held_half(self.c, self.s.episode, held)
+        found = self.p.halves.get((held["card"], held["side"]))
+        return found if found is not None else held_half(self.c, self.s.episode, held)
 
     def cause(self, src: str | None) -> Cause | None:
         """What an effect's source is, for the Log: the card, Stage, episode, action or insanity it is printed on.
@@ -119,7 +130,7 @@ class Engine:
             return None
         kinds: dict[str, CauseKind] | None = self.memo.get("cause_kinds")
         if kinds is None:
-            ep = self.c.episodes[self.s.episode]
+            ep = self.p.episode
             eo = self.elder()
             kinds = {}
             for source_kind, names in (
@@ -149,10 +160,7 @@ class Engine:
         return self.cause(source)
 
     def space_name(self, space: str) -> str:
-        names: dict[str, str] | None = self.memo.get("names")
-        if names is None:
-            names = self.memo["names"] = {sp.id: sp.name for t in self.c.episodes[self.s.episode].map.tiles for sp in t.spaces}
-        return names.get(space, space)
+        return self.p.space_names.get(space, space)
 
     def safe(self, space: str) -> bool:
         return not any(f.space == space for f in self.s.figures)
@@ -192,14 +200,17 @@ class Engine:
         return hit
 
     def faces(self, die: str) -> list[str]:
-        return self.c.dice.standard if die == "standard" else self.c.dice.bonus
+        return self.p.standard if die == "standard" else self.p.bonus
 
     def tally(self, roll: Roll) -> dict[str, int]:
-        out = {"success": 0, "tentacle": 0, "elder": 0}
+        standard, bonus = self.p.standard_symbols, self.p.bonus_symbols
+        success = tentacle = elder = 0
         for die, face in roll["dice"]:
-            for sym in filter(None, self.faces(die)[face].split("+")):
-                out[sym] += 1
-        return out
+            a, b, c = (standard if die == "standard" else bonus)[face]
+            success += a
+            tentacle += b
+            elder += c
+        return {"success": success, "tentacle": tentacle, "elder": elder}
 
     def mod_sources(self, i: int, key: str) -> list[str]:
         """The names of the skills (at their levels) and held cards that give investigator `i` the modifier `key`."""
@@ -234,7 +245,7 @@ class Engine:
         return near if who == "here" else [i for i in near if i != subject]
 
     def place(self, subject: int, at: str) -> str:
-        m = self.c.episodes[self.s.episode].map
+        m = self.p.episode.map
         if at == "here":
             return self.s.investigators[subject].space
         if at == "start":

@@ -16,10 +16,24 @@ if TYPE_CHECKING:
 _ZERO = Modifiers().model_dump()
 # Keyed by id(content); the entry keeps the content alive so the id is never reused.
 _CACHE: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[MainContent, dict[str, Any]]] = {}
+# id(modifiers) -> (the modifiers, the ones that are not zero): content lives for the process, and
+# reading a pydantic model field by field is much dearer than a tuple of pairs.
+_PLAIN: dict[int, tuple[Modifiers, tuple[tuple[str, Any], ...]]] = {}
+
+
+def plain(mods: Modifiers) -> tuple[tuple[str, Any], ...]:
+    """The modifiers that are not zero (or False), as (name, value) pairs."""
+    hit = _PLAIN.get(id(mods))
+    if hit is None or hit[0] is not mods:
+        if len(_PLAIN) > 4096:
+            _PLAIN.clear()
+        hit = _PLAIN[id(mods)] = (mods, tuple((k, v) for k, v in mods.model_dump().items() if v))
+    return hit[1]
 
 
 def _combine(total: dict[str, Any], mods: Modifiers) -> None:
-    for key, value in mods:
+    """Add `mods` to `total`: numbers add up, flags are or-ed (a zero or False changes nothing)."""
+    for key, value in plain(mods):
         if isinstance(value, bool):
             total[key] = total[key] or value
         else:
@@ -55,11 +69,22 @@ def mods_of(content: MainContent, levels: dict[str, int]) -> dict[str, Any]:
 
 def held_half(content: MainContent, episode: str, held: HeldCard) -> Half:
     """The side of a Discovery card an investigator holds."""
+    key = (id(content), episode, held["card"], held["side"])
+    hit = _HALVES.get(key)
+    if hit is not None and hit[0] is content:
+        return hit[1]
     card = content.episodes[episode].discovery[int(held["card"])]
     half = card.left if held["side"] == "left" else card.right
     if half is None:
         raise ValueError(f"Discovery card {held['card']} has no {held['side']} half to hold")
+    if len(_HALVES) > 4096:
+        _HALVES.clear()
+    _HALVES[key] = (content, half)
     return half
+
+
+# (id(content), episode, card, side) -> (the content, the half): kept alive by the entry, like `_CACHE`.
+_HALVES: dict[tuple[int, str, str, str], tuple[MainContent, Half]] = {}
 
 
 def grants(content: MainContent, episode: str, inv: Investigator) -> dict[str, list[str]]:
@@ -87,6 +112,5 @@ def investigator_mods(content: MainContent, episode: str, inv: Investigator) -> 
         return mods_of(content, inv.levels)
     total = dict(mods_of(content, skill_levels(content, episode, inv)))
     for held in inv.cards:
-        for k, value in held_half(content, episode, held).mods:
-            total[k] = (total[k] or value) if isinstance(value, bool) else total[k] + value
+        _combine(total, held_half(content, episode, held).mods)
     return total

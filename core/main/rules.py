@@ -10,6 +10,7 @@ from ..rng import Rng
 from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
+from .prepared import Prepared
 from .prompts import option_data
 from .view import MainView
 from .state import Figure, Investigator, MainState
@@ -50,23 +51,23 @@ def resolve_setup(setup: Setup, c: MainContent) -> tuple[str, str, list[str]]:
     return episode, elder, investigators
 
 
-# (id(content), episode, Elder One) -> (the content, the map's adjacency, the memo every game of them shares).
-# The memo holds what depends on the content alone and never leaves the engine (space names, causes,
-# modifier sums, options' commands and labels): worked out in the first game, not in every `Game.new`.
-# Nothing in it is handed out in a view. The entry keeps the content alive, so its id is never reused.
-_PREPARED: dict[tuple[int, str, str], tuple[MainContent, dict[str, list[str]], dict[Any, Any]]] = {}
+# (id(content), episode, Elder One) -> what every game of them shares (`Prepared`: plain copies of the
+# content the engine reads, the map's adjacency, and a memo of what depends on the content alone: options'
+# commands and labels, modifier sums). Nothing in it is handed out in a view. It keeps the content alive,
+# so its id is never reused.
+_PREPARED: dict[tuple[int, str, str], Prepared] = {}
 
 
-def _prepared(c: MainContent, episode: str, elder_one: str) -> tuple[dict[str, list[str]], dict[Any, Any]]:
+def _prepared(c: MainContent, episode: str, elder_one: str) -> Prepared:
     key = (id(c), episode, elder_one)
     hit = _PREPARED.get(key)
-    if hit is None or hit[0] is not c:
+    if hit is None or hit.content is not c:
         if len(_PREPARED) > 256:
             _PREPARED.clear()
-        hit = _PREPARED[key] = (c, c.adjacency(episode), {})
-    if len(hit[2]) > 8192:  # modifier sums of many hands of cards: start again rather than grow
-        hit[2].clear()
-    return hit[1], hit[2]
+        hit = _PREPARED[key] = Prepared(c, episode, elder_one)
+    if len(hit.memo) > 8192:  # modifier sums of many hands of cards: start again rather than grow
+        hit.memo.clear()
+    return hit
 
 
 _option = tuple.__new__  # an `Option` made without its Python-level __new__: one per option of every prompt
@@ -79,15 +80,22 @@ class MainRules:
 
     def __init__(self) -> None:
         self.c: MainContent | None = None
-        self.adj: dict[str, list[str]] = {}
-        self.memo: dict[Any, Any] = {}
+        self.prepared: Prepared | None = None
+        # The engine of the last state asked about (a prompt, then its answer): made once, not per call.
+        self._engine: Engine | None = None
         # This game's own: the parts its views share from step to step. Never shared between games,
         # so a view changed by whoever holds it (a test making a hostile host's view) spoils no other game.
         self.view_memo: dict[Any, Any] = {}
 
+    @property
+    def adj(self) -> dict[str, list[str]]:
+        assert self.prepared is not None, "rules used before new_state/from_canonical"
+        return self.prepared.adj
+
     def bind(self, content: Any, state: MainState) -> None:
         self.c = _main(content)
-        self.adj, self.memo = _prepared(self.c, state.episode, state.elder_one)
+        self.prepared = _prepared(self.c, state.episode, state.elder_one)
+        self._engine = None
         self.view_memo = {}
 
     def new_state(self, setup: Setup, content: Any) -> MainState:
@@ -143,32 +151,36 @@ class MainRules:
         return state
 
     def engine(self, state: MainState) -> Engine:
-        assert self.c is not None, "rules used before new_state/from_canonical"
-        return Engine(state, self.c, self.adj, self.memo)
+        engine = self._engine
+        if engine is None or engine.s is not state:
+            assert self.prepared is not None, "rules used before new_state/from_canonical"
+            engine = self._engine = Engine(state, self.prepared)
+        return engine
 
     def start(self, state: MainState) -> list[Event]:
-        return self.engine(state).run()
+        engine = self.engine(state)
+        engine.events = []
+        return engine.run()
 
     def prompt(self, state: MainState) -> Prompt | None:
         p = state.pending
         if p is None or state.result is not None:
             return None
         kind, engine = p["kind"], self.engine(state)
-        return Prompt(
-            seat=p["seat"],
-            kind=kind,
-            text=p["text"],
-            options=[_option(Option, (cmd, label, None)) for cmd, label in p["options"]],  # Option(cmd, label, None)
-            actor=p["inv"],
-            describe=lambda cmd: option_data(engine, kind, cmd),
-        )
+        new, option = _option, Option
+        options = [new(option, (cmd, label, None)) for cmd, label in p["options"]]  # Option(cmd, label, None)
+        return Prompt(p["seat"], kind, p["text"], options, 0, p["inv"], None, lambda cmd: option_data(engine, kind, cmd))
 
     def resolve(self, state: MainState, command: Command) -> list[Event]:
         return self.engine(state).answer(command)
 
     def view(self, state: MainState, seat: int | None) -> MainView:
-        assert self.c is not None
-        return build_view(state, self.c, self.adj, seat, self.view_memo)
+        assert self.prepared is not None
+        return build_view(state, self.prepared, seat, self.view_memo)
+
+    def projection(self, state: MainState, seat: int | None) -> None:
+        """Every seat, and a spectator, sees the same table (`build_view` does not look at the seat)."""
+        return None
 
     def outcome(self, state: MainState) -> str | None:
         return state.result

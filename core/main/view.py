@@ -8,227 +8,37 @@ same table; the seat is kept for modes and cards that hide more.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
-from ..command import PromptWire
 from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
 from .events import Cause
 from .mods import grants, held_half, investigator_mods, skill_levels
+from .prepared import Prepared
 from .state import Investigator, MainState
 from .tasks import HeldCard
-
-# ---------------------------------------------------------------------- the declared view
-
-
-class SpaceRef(TypedDict):
-    id: str
-    name: str
-
-
-class TileView(TypedDict):
-    id: str
-    name: str
-    pos: list[int]  # column, row on the table
-    spaces: list[SpaceRef]
-
-
-class RequirementView(TypedDict):
-    at: list[str]
-    safe: bool
-    fire_here: bool
-    space_token: str | None
-    tokens: dict[str, int]
-
-
-class EpisodeActionView(TypedDict):
-    name: str
-    text: str
-    requires: RequirementView
-    advances: bool  # moves the ritual on (bots aim for these)
-
-
-class EpisodeView(TypedDict):
-    id: str
-    name: str
-    blurb: str
-    tiles: list[TileView]
-    adjacent: dict[str, list[str]]
-    staircases: list[str]
-    tunnels: list[str]
-    gates: dict[str, str]  # color -> space
-    start: str
-    actions: list[EpisodeActionView]
-
-
-class SkillView(TypedDict):
-    """A skill on the board at the level the rules use: the investigator's own plus one per held card granting it."""
-
-    id: str
-    name: str
-    unique: bool
-    levels: list[str]  # the text of each level
-    level: int  # the level in effect (`mods.skill_levels`)
-    own: int  # the investigator's own level (0: a skill only a held card gives)
-    granted: list[str]  # the held cards that add a level, by name
-
-
-class CardView(TypedDict):
-    """A claimed Discovery half; Companions add their wounds and health."""
-
-    card: str
-    name: str
-    kind: Literal["item", "companion", "condition"]
-    text: str
-    side: Literal["left", "right"]
-    wounds: NotRequired[int]
-    health: NotRequired[int | None]
-
-
-class InsanityView(TypedDict):
-    name: str
-    text: str
-
-
-class InvestigatorView(TypedDict):
-    index: int
-    id: str
-    name: str
-    title: str
-    seat: int
-    space: str
-    alive: bool
-    cause: str | None  # "killed" or "madness"
-    wounds: int
-    health: int
-    stress: int
-    stress_max: int
-    sanity: int
-    skull: int
-    thresholds: list[int]
-    bonus_thresholds: list[int]
-    reached: list[int]
-    bonus: int
-    fire: int
-    skills: list[SkillView]
-    mods: dict[str, int | bool]  # the modifiers in effect (skills at their held levels, held cards) that are not zero
-    tokens: dict[str, int]
-    cards: list[CardView]
-    insanity: InsanityView | None
-    kept: list[str]  # names of the Mythos cards kept by an insanity
-
-
-class EnemyView(TypedDict):
-    id: str
-    kind: str
-    name: str
-    space: str
-    wounds: int
-    health: int
-
-
-class ReferenceView(TypedDict):
-    name: str
-    category: Literal["cultist", "monster"]
-    health: int
-    standard: int
-    bonus: int
-    ability: str | None
-
-
-class StageView(TypedDict):
-    name: str
-    text: str
-    health: int | None
-    standard: int
-    bonus: int
-    revealed: bool
-    defeated: bool
-    wounds: int
-
-
-class ElderOneView(TypedDict):
-    id: str
-    name: str
-    minion: str
-    track: int  # the last space of the summoning track
-    first_red: int
-    position: int
-    summoned: bool
-    stage: int  # index into stages (0 = Stage 1)
-    space: str | None
-    stages: list[StageView]
-
-
-class MythosCardView(TypedDict):
-    name: str
-    text: str
-    summoning: bool
-
-
-class MythosView(TypedDict):
-    deck: int
-    discard: list[MythosCardView]
-    summoning: int  # summoning symbols in the discard
-
-
-class DiscoveryView(TypedDict):
-    deck: int
-    discard: int
-
-
-class RitualView(TypedDict):
-    name: str
-    text: str
-    needed: int
-    progress: int
-    disrupted: bool
-
-
-class RollView(TypedDict):
-    inv: int
-    name: str  # the investigator who rolls, or is rolled against
-    purpose: str  # "attack", "defend", "check", "fire"
-    dice: list[list[str]]  # [die ("standard" or "bonus"), face ("success+tentacle", "" for blank)]
-    deciding: bool  # a keep-or-reroll choice on these dice is being made now (the fields below are for it)
-    enemy: str | None  # defend: the enemy attacking
-    target_names: list[str]  # attack: the enemies attacked
-    need: int | None  # check: the successes needed
-    cause: Cause | None  # check: the card (or Stage) asking; fire: the Fire
-    free: int  # rerolls left that cost no stress
-
-
-class MainView(TypedDict):
-    """`Game.view(seat)` of the main game. The façade fills `step`, `outcome` and `prompt`."""
-
-    mode: Literal["main"]
-    episode: EpisodeView
-    investigators: list[InvestigatorView]
-    enemies: list[EnemyView]
-    reference: dict[str, ReferenceView]
-    reserve: dict[str, int]
-    fire: dict[str, int]
-    fire_reserve: int
-    wound_tokens: int
-    space_tokens: dict[str, dict[str, int]]
-    tokens: dict[str, str]  # token id -> name
-    elder_one: ElderOneView
-    mythos: MythosView
-    discovery: DiscoveryView
-    ritual: RitualView
-    turn: int
-    active: int
-    phase: str
-    actions_left: int
-    last_roll: RollView | None
-    cause: str | None
-    step: int
-    outcome: str | None
-    prompt: PromptWire | None
-
-
-# ---------------------------------------------------------------------- building it
+from .viewtypes import (  # declared apart: see `viewtypes`
+    SpaceRef as SpaceRef,
+    TileView as TileView,
+    RequirementView as RequirementView,
+    EpisodeActionView as EpisodeActionView,
+    EpisodeView as EpisodeView,
+    SkillView as SkillView,
+    CardView as CardView,
+    InsanityView as InsanityView,
+    InvestigatorView as InvestigatorView,
+    EnemyView as EnemyView,
+    ReferenceView as ReferenceView,
+    StageView as StageView,
+    ElderOneView as ElderOneView,
+    MythosCardView as MythosCardView,
+    MythosView as MythosView,
+    DiscoveryView as DiscoveryView,
+    RitualView as RitualView,
+    RollView as RollView,
+    MainView as MainView,
+)
 
 
 class _SkillRef(TypedDict):
@@ -317,64 +127,99 @@ def _half(c: MainContent, s: MainState, held: HeldCard) -> CardView:
     return out
 
 
+class _Hand:
+    """The parts of an investigator's view that follow from who they are and what they hold (levels,
+    cards, insanity, kept Mythos cards): worked out again only when one of those changes."""
+
+    __slots__ = ("key", "name", "title", "health", "stress_max", "skull", "thresholds", "bonus_thresholds", "skills", "mods",
+                 "cards", "insanity", "kept")
+
+    def __init__(self, key: Any, c: MainContent, s: MainState, inv: Investigator, skills: dict[str, _SkillRef]) -> None:
+        ref = c.investigators[inv.id]
+        insanity = c.insanity.get(inv.insanity) if inv.insanity else None
+        granted = grants(c, s.episode, inv) if inv.cards else {}
+        levels = skill_levels(c, s.episode, inv) if granted else inv.levels
+        self.key = key
+        self.name = ref.name
+        self.title = ref.title
+        self.health = ref.health
+        self.stress_max = ref.stress
+        self.skull = ref.sanity
+        self.thresholds = list(ref.thresholds)
+        self.bonus_thresholds = list(ref.bonus_thresholds)
+        self.skills: list[SkillView] = [
+            {"id": sk, "name": skills[sk]["name"], "unique": skills[sk]["unique"], "levels": skills[sk]["levels"], "level": levels[sk],
+             "own": inv.levels.get(sk, 0), "granted": granted.get(sk, [])}
+            for sk in [*ref.skills, *[sk for sk in granted if sk not in ref.skills]]
+        ]
+        self.mods: dict[str, int | bool] = {k: v for k, v in investigator_mods(c, s.episode, inv).items() if v}
+        self.cards = [_half(c, s, h) for h in inv.cards]
+        self.insanity: InsanityView | None = {"name": insanity.name, "text": insanity.text} if insanity else None
+        self.kept = [_mythos(c, s, k)["name"] for k in inv.kept]
+
+
 def _investigator_cached(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef],
                          memo: dict[Any, Any]) -> InvestigatorView:
     """The view of investigator `n`, rebuilt only when something it shows changed: the key is
     every field of `inv` that `_investigator` reads (the rest is content). Views are read-only,
     so two views may share it (and a diff skips it by identity)."""
-    key = (inv.id, inv.seat, inv.space, inv.alive, inv.cause, inv.wounds, inv.stress, inv.sanity, tuple(inv.reached),
-           inv.bonus, inv.fire, inv.fire_wounds, tuple(inv.levels.items()), tuple(inv.tokens.items()),
-           tuple((h["card"], h["side"], h["wounds"]) for h in inv.cards), inv.insanity, tuple(inv.kept))
+    hand = (inv.id, tuple(inv.levels.items()), tuple([(h["card"], h["side"], h["wounds"]) for h in inv.cards]), inv.insanity,
+            tuple(inv.kept))
+    key = (hand, inv.seat, inv.space, inv.alive, inv.cause, inv.wounds, inv.stress, inv.sanity, tuple(inv.reached),
+           inv.bonus, inv.fire, inv.fire_wounds, tuple(inv.tokens.items()))
     last = memo.get(("investigator_view", n))
     if last is not None and last[0] == key:
         return last[1]  # type: ignore[no-any-return]
-    view = _investigator(c, s, n, inv, skills)
+    held: _Hand | None = memo.get(("investigator_hand", n))
+    if held is None or held.key != hand:
+        held = memo[("investigator_hand", n)] = _Hand(hand, c, s, inv, skills)
+    view = _investigator(n, inv, held)
     memo[("investigator_view", n)] = (key, view)
     return view
 
 
-def _investigator(c: MainContent, s: MainState, n: int, inv: Investigator, skills: dict[str, _SkillRef]) -> InvestigatorView:
-    ref = c.investigators[inv.id]
-    insanity = c.insanity.get(inv.insanity) if inv.insanity else None
-    granted = grants(c, s.episode, inv) if inv.cards else {}
-    levels = skill_levels(c, s.episode, inv) if granted else inv.levels
+def _investigator(n: int, inv: Investigator, held: _Hand) -> InvestigatorView:
     return {
         "index": n,
         "id": inv.id,
-        "name": ref.name,
-        "title": ref.title,
+        "name": held.name,
+        "title": held.title,
         "seat": inv.seat,
         "space": inv.space,
         "alive": inv.alive,
         "cause": inv.cause,
         "wounds": inv.wounds,
-        "health": ref.health,
+        "health": held.health,
         "stress": inv.stress,
-        "stress_max": ref.stress,
+        "stress_max": held.stress_max,
         "sanity": inv.sanity,
-        "skull": ref.sanity,
-        "thresholds": list(ref.thresholds),
-        "bonus_thresholds": list(ref.bonus_thresholds),
+        "skull": held.skull,
+        "thresholds": held.thresholds,
+        "bonus_thresholds": held.bonus_thresholds,
         "reached": list(inv.reached),
         "bonus": inv.bonus,
         "fire": inv.fire + inv.fire_wounds,
-        "skills": [
-            {"id": sk, "name": skills[sk]["name"], "unique": skills[sk]["unique"], "levels": skills[sk]["levels"], "level": levels[sk],
-             "own": inv.levels.get(sk, 0), "granted": granted.get(sk, [])}
-            for sk in [*ref.skills, *(sk for sk in granted if sk not in ref.skills)]
-        ],
-        "mods": {k: v for k, v in investigator_mods(c, s.episode, inv).items() if v},
+        "skills": held.skills,
+        "mods": held.mods,
         "tokens": dict(inv.tokens),
-        "cards": [_half(c, s, h) for h in inv.cards],
-        "insanity": {"name": insanity.name, "text": insanity.text} if insanity else None,
-        "kept": [_mythos(c, s, k)["name"] for k in inv.kept],
+        "cards": held.cards,
+        "insanity": held.insanity,
+        "kept": held.kept,
     }
 
 
-def _elder(c: MainContent, s: MainState, stages: list[_StageRef]) -> ElderOneView:
+def _elder(c: MainContent, s: MainState, stages: list[_StageRef], memo: dict[Any, Any]) -> ElderOneView:
+    figure = None
+    for f in s.figures:
+        if f.kind == "elder_one":
+            figure = f
+            break
+    key = (s.track, s.summoned, s.stage, None if figure is None else figure.space, None if figure is None else figure.wounds)
+    last = memo.get("elder_view")
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
     eo = c.elder_ones[s.elder_one]
-    figure = next((f for f in s.figures if f.kind == "elder_one"), None)
-    return {
+    view: ElderOneView = {
         "id": s.elder_one,
         "name": eo.name,
         "minion": eo.minion,
@@ -398,16 +243,19 @@ def _elder(c: MainContent, s: MainState, stages: list[_StageRef]) -> ElderOneVie
             for n, st in enumerate(stages)
         ],
     }
+    memo["elder_view"] = (key, view)
+    return view
 
 
-def build_view(s: MainState, c: MainContent, adj: dict[str, list[str]], seat: int | None, memo: dict[Any, Any] | None = None) -> MainView:
+def build_view(s: MainState, prepared: Prepared, seat: int | None, memo: dict[Any, Any] | None = None) -> MainView:
     """The seat's view. Parts that never change in a game are built once and shared between
     views (so a diff can skip them by identity): treat every view as read-only."""
     memo = {} if memo is None else memo
+    c = prepared.content
     static = memo.get("view_static")
     if static is None:
-        static = memo["view_static"] = _static_parts(s, c, adj)
-    return _dynamic(s, c, static, memo)
+        static = memo["view_static"] = _static_parts(s, c, prepared.adj)
+    return _dynamic(s, prepared, static, memo)
 
 
 def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _Static:
@@ -438,10 +286,12 @@ def _static_parts(s: MainState, c: MainContent, adj: dict[str, list[str]]) -> _S
     }
 
 
-def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]) -> MainView:
+def _dynamic(s: MainState, prepared: Prepared, static: _Static, memo: dict[Any, Any]) -> MainView:
+    """The parts that change; each is made again only when what it shows changed (compared with the
+    last one made, kept in `memo`), so consecutive views share what stayed the same."""
+    c = prepared.content
     roll: RollView | None = None
     if s.last_roll is not None:
-        faces = {"standard": c.dice.standard, "bonus": c.dice.bonus}
         last = s.last_roll
         deciding = s.pending is not None and s.pending["kind"] == "reroll" and len(s.stack) >= 2
         enemy: str | None = None
@@ -452,12 +302,13 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
             from .engine import Engine  # the engine's questions about the table, asked of this state
             from .fight import roll_context
 
-            enemy, targets, need, cause = roll_context(Engine(s, c, {}, memo), s.stack[-2])
+            enemy, targets, need, cause = roll_context(Engine(s, prepared), s.stack[-2])
+        standard, bonus = prepared.standard, prepared.bonus
         roll = {
             "inv": last["inv"],
-            "name": c.investigators[s.investigators[last["inv"]].id].name,
+            "name": prepared.investigator_names[s.investigators[last["inv"]].id],
             "purpose": last["purpose"],
-            "dice": [[d, faces[d][f]] for d, f in last["dice"]],
+            "dice": [[d, (standard if d == "standard" else bonus)[f]] for d, f in last["dice"]],
             "deciding": deciding,
             "enemy": enemy,
             "target_names": targets,
@@ -465,51 +316,22 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
             "cause": cause,
             "free": last["free"],
         }
-    cards = memo.get("mythos_views")  # one read-only view per Mythos card of this episode and Elder One
-    if cards is None:
-        cards = memo["mythos_views"] = {}
-    discard = []
-    for card in s.mythos_discard:
-        shown = cards.get(card)
-        if shown is None:
-            shown = cards[card] = _mythos(c, s, card)
-        discard.append(shown)
     return {
         "mode": "main",
         "episode": static["episode"],
         "investigators": [_investigator_cached(c, s, n, inv, static["skills"], memo) for n, inv in enumerate(s.investigators)],
-        "enemies": [
-            {
-                "id": f.id,
-                "kind": f.kind,
-                "name": c.elder_ones[s.elder_one].name if f.kind == "elder_one" else c.enemies[f.kind].name,
-                "space": f.space,
-                "wounds": f.wounds,
-                "health": (c.elder_ones[s.elder_one].stages[s.stage].health or 0) if f.kind == "elder_one" else c.enemies[f.kind].health,
-            }
-            for f in s.figures
-        ],
+        "enemies": _enemies(s, prepared, memo),
         "reference": static["reference"],
-        "reserve": dict(s.reserve),
-        "fire": dict(s.fire),
+        "reserve": _copied(memo, "reserve", s.reserve),
+        "fire": _copied(memo, "fire", s.fire),
         "fire_reserve": s.fire_reserve,
         "wound_tokens": s.wound_tokens,
-        "space_tokens": {sp: dict(t) for sp, t in s.space_tokens.items()},
+        "space_tokens": _space_tokens(memo, s.space_tokens),
         "tokens": static["tokens"],
-        "elder_one": _elder(c, s, static["stages"]),
-        "mythos": {
-            "deck": len(s.mythos_deck),
-            "discard": discard,
-            "summoning": sum(1 for d in discard if d["summoning"]),
-        },
+        "elder_one": _elder(c, s, static["stages"], memo),
+        "mythos": _mythos_view(c, s, memo),
         "discovery": {"deck": len(s.discovery_deck), "discard": len(s.discovery_discard)},
-        "ritual": {
-            "name": static["ritual"]["name"],
-            "text": static["ritual"]["text"],
-            "needed": static["ritual"]["needed"],
-            "progress": s.ritual,
-            "disrupted": s.disrupted,
-        },
+        "ritual": _ritual(s, static, memo),
         "turn": s.turn,
         "active": s.active,
         "phase": s.phase,
@@ -520,3 +342,64 @@ def _dynamic(s: MainState, c: MainContent, static: _Static, memo: dict[Any, Any]
         "outcome": None,
         "prompt": None,
     }
+
+
+def _copied(memo: dict[Any, Any], name: str, now: dict[str, int]) -> dict[str, int]:
+    """A copy of `now`: the last one made while it still holds the same."""
+    last: dict[str, int] | None = memo.get(name)
+    if last is None or last != now:
+        last = memo[name] = dict(now)
+    return last
+
+
+def _space_tokens(memo: dict[Any, Any], now: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    last: dict[str, dict[str, int]] | None = memo.get("space_tokens")
+    if last is None or last != now:
+        last = memo["space_tokens"] = {sp: dict(t) for sp, t in now.items()}
+    return last
+
+
+def _enemies(s: MainState, prepared: Prepared, memo: dict[Any, Any]) -> list[EnemyView]:
+    key = (s.stage, [(f.id, f.kind, f.space, f.wounds) for f in s.figures])
+    last = memo.get("enemies")
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
+    elder_health = prepared.elder.stages[s.stage].health or 0
+    names, health = prepared.enemy_names, prepared.enemy_health
+    view: list[EnemyView] = [
+        {"id": f.id, "kind": f.kind, "name": names[f.kind], "space": f.space, "wounds": f.wounds,
+         "health": elder_health if f.kind == "elder_one" else health[f.kind]}
+        for f in s.figures
+    ]
+    memo["enemies"] = (key, view)
+    return view
+
+
+def _mythos_view(c: MainContent, s: MainState, memo: dict[Any, Any]) -> MythosView:
+    key = (len(s.mythos_deck), tuple(s.mythos_discard))
+    last = memo.get("mythos_view")
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
+    cards = memo.get("mythos_views")  # one read-only view per Mythos card of this episode and Elder One
+    if cards is None:
+        cards = memo["mythos_views"] = {}
+    discard = []
+    for card in s.mythos_discard:
+        shown = cards.get(card)
+        if shown is None:
+            shown = cards[card] = _mythos(c, s, card)
+        discard.append(shown)
+    view: MythosView = {"deck": len(s.mythos_deck), "discard": discard, "summoning": sum(1 for d in discard if d["summoning"])}
+    memo["mythos_view"] = (key, view)
+    return view
+
+
+def _ritual(s: MainState, static: _Static, memo: dict[Any, Any]) -> RitualView:
+    key = (s.ritual, s.disrupted)
+    last = memo.get("ritual_view")
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[no-any-return]
+    ritual = static["ritual"]
+    view: RitualView = {"name": ritual["name"], "text": ritual["text"], "needed": ritual["needed"], "progress": s.ritual, "disrupted": s.disrupted}
+    memo["ritual_view"] = (key, view)
+    return view

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from ..choices import Choice, SetupOption
+from typing import Any
+
+from ..choices import ADVICE, Choice, SetupOption
 from ..game import Game
 from ..modes import Mode
+from ..search import Searchable, SearchBot
 from .content import ShamblersContent, load_shamblers
 from .events import ShamblersEvent
+from . import sample, value
 from .heuristic import HeuristicBot
 from .prompts import PROMPTS
 from .rules import ShamblerRules
@@ -34,6 +38,10 @@ def _scramble(state: ShamblerState) -> None:
     state.rng.counters = {k: v + 1 for k, v in state.rng.counters.items()}
 
 
+def _policy(seed: int, content: Any) -> HeuristicBot:
+    return HeuristicBot(seed)
+
+
 def _describe(sh: ShamblersContent) -> str:
     levels = ", ".join(f"{lv.id} (default)" if lv.id == sh.default_difficulty else lv.id for lv in sh.levels)
     return f"{len(sh.towns)} Town Cards, difficulty levels {levels}"
@@ -46,8 +54,16 @@ def _levels(content: ShamblersContent) -> list[Choice]:
 OPTIONS = (
     SetupOption("difficulty", "Difficulty", "difficulty", "difficulty levels", "a difficulty level", _levels,
                 lambda content: [content.default_difficulty]),
+    ADVICE,
 )
 
+
+ENDINGS = {
+    "banished": "Enough Shamblers of every color are banished.",
+    "shambler_mat_full": "The Shambler Mat holds too many tentacles of one color.",
+    "delirium": "A Delirium track is full.",
+    "shambler_track_empty": "A Shambler was due, and the Shambler Track was empty.",
+}
 
 MODE = Mode(
     name="shamblers",
@@ -57,10 +73,12 @@ MODE = Mode(
     events=ShamblersEvent,
     prompts=PROMPTS,
     content=load_shamblers,
-    bots={"heuristic": HeuristicBot},
+    bots={"heuristic": HeuristicBot, "search": SearchBot},
     summary=_summary,
     scramble=_scramble,
     options=OPTIONS,
     describe=_describe,
+    search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
+    endings=ENDINGS,
 )

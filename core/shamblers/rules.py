@@ -411,6 +411,10 @@ class ShamblerRules:
     def view(self, state: ShamblerState, seat: int | None) -> ShamblersView:
         return build_view(state, seat)
 
+    def projection(self, state: ShamblerState, seat: int | None) -> None:
+        """Every seat, and a spectator, sees the same table (`build_view` does not look at the seat)."""
+        return None
+
     def outcome(self, state: ShamblerState) -> str | None:
         return state.outcome
 

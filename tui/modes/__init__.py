@@ -57,6 +57,7 @@ class TuiMode:
     defaults: Callable[[Any], dict[str, Any]] = field(default=lambda content: {})  # option name -> the value first selected
     stable_keys: frozenset[str] = frozenset()  # prompt kinds asked again and again whose options keep their keys
     hints: dict[str, str] = field(default_factory=dict)  # prompt kind, or "event:<type>" -> a first-game hint
+    odds: Callable[[Any, Any], list[str]] = field(default=lambda view, content: [])  # (view, content) -> the odds panel's roll lines
     beat: Callable[[Any, Any], Beat | None] = field(default=lambda ev, view: None)  # (event, view) -> its part in a moment
     # The event types a game's story is told with (`cthulhu replay FILE`): what changed the game, not every roll;
     # a mode that names none is told by its narrator's "end" lines (deaths, summonings, the outcome).

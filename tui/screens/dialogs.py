@@ -30,6 +30,7 @@ Keys
   z  zoom the focused pane and back      l  the whole Log and back
   s  save now (the game also saves itself after every move)
   c  chat (networked games)              L  the table: code, seats
+  a  the odds: the roll being decided, and the search bot's win chances
   q  save and quit (asks first)          ctrl+q  quit at once
   ? or f1  this help    ctrl+p  command palette    escape  close a dialog
 """
@@ -161,6 +162,12 @@ class GameOverScreen(ModalScreen[OverChoice]):
                 yield Static(self._summary(), id="summary")
                 yield Static(plain(self.dice or ""), id="dice")
             yield Static("\nn  new game     q  quit     Enter / escape  see the board", classes="keys")
+
+    def on_mount(self) -> None:
+        # A verdict or a play-again line that came between compose and mount found no widget to update:
+        # show what is known now, so nothing the host sent is lost to that moment.
+        self.query_one("#summary", Static).update(self._summary())
+        self.query_one("#dice", Static).update(plain(self.dice or ""))
 
     def _summary(self) -> Text:
         body = summary_text(self.view)

@@ -91,6 +91,7 @@ class GameScreen(Screen[None]):
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
         Binding("L", "lobby", "Table"),
+        Binding("a", "odds", "Odds", show=False),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "quit_menu", "Quit"),
         Binding("enter", "summary", "Summary", show=False),
@@ -109,6 +110,7 @@ class GameScreen(Screen[None]):
         self.side = "investigators"
         self.note: Text | None = None
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
+        self.table_closed = False  # the host closed the table: no choices ever again
         self.updates_seen = 0
         self._version: int | None = None
         self.hints = Hints()
@@ -427,6 +429,7 @@ class GameScreen(Screen[None]):
             self.show_moments()
         self.note = None
         self.link_status = update.status
+        self.table_closed = self.table_closed or update.closed
         if update.status:
             self.note = Text(update.status, style="bold bright_yellow")
         if update.rejected:
@@ -466,7 +469,7 @@ class GameScreen(Screen[None]):
         for pane in (MapPane, StoryPane, InvestigatorsPane):
             self.query_one(pane).show(view)
         self.fit_rows()
-        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status),
+        self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status), closed=self.table_closed,
                                           hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
         if self.moments.items:
             self.place_card()  # the bar may have grown or shrunk under it
@@ -483,6 +486,8 @@ class GameScreen(Screen[None]):
             status.append(f"  {self.title_text}", style="dim")
         if self.link.seed is not None:
             status.append(f"  seed {self.link.seed}")
+        if not self.link.advice:
+            status.append("  no advice (house rule)", style="dim")
         if status != self._status:
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
@@ -573,6 +578,18 @@ class GameScreen(Screen[None]):
     def action_chat(self) -> None:
         if self.chat_ok:
             self.query_one(ChatInput).open()
+
+    def action_odds(self) -> None:
+        """The odds panel: this roll's chances and the search bot's win chances, from this seat's view."""
+        if not self.view:
+            return
+        if not self.link.advice:
+            self.say("info", "This table plays without advice (a house rule it was created with): no odds panel.")
+            return
+        from .odds import OddsScreen
+
+        content = cast("CthulhuApp", self.app).content  # typed as any App: see the note on CthulhuApp above
+        self.app.push_screen(OddsScreen(self.view, content, list(self.query_one(PromptBar).keys)))
 
     def action_lobby(self) -> None:
         """Who sits where, the table code and the open seats (networked games)."""

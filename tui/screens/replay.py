@@ -47,7 +47,7 @@ class ReplayScreen(GameScreen):
         self.over_shown = True  # the summary on Enter only, not as soon as the last step shows
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("save", "choices", "chat", "new_game"):
+        if action in ("save", "choices", "chat", "new_game", "odds"):
             return False
         return super().check_action(action, parameters)
 

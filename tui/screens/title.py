@@ -135,8 +135,8 @@ class TitleScreen(Screen[PlayOptions]):
             line.append(f" < {shown} >" if selected and row.key != "seed" else f"   {shown}", style="reverse" if selected else "")
             out.append_text(line)
             out.append("\n")
-        out.append("\nEnter start   up/down choose   left/right change   digits type the seed\n", style="dim")
-        out.append("r new seed   l load a save   v replay a save   ? help   q quit", style="dim")
+        out.append("\nEnter start  up/down choose  left/right change  digits type the seed\n", style="dim")  # one line at 80 columns
+        out.append("r new seed  l load a save  v replay a save  ? help  q quit", style="dim")
         self.query_one("#title-form", Static).update(out)
 
     def action_move(self, step: int) -> None:

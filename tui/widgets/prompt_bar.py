@@ -17,8 +17,8 @@ from ..options import OPTION_KEYS, OptionKeys
 from ..safe import safe_text
 from ..who import characters, player, playing
 
-# What `PromptBar.show` was given: the view, the local seats, a note, paused, the hint line, who sits where.
-Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, Text | None, Mapping[int, str]]
+# What `PromptBar.show` was given: the view, the local seats, a note, paused, closed, the hint line, who sits where.
+Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, bool, Text | None, Mapping[int, str]]
 
 
 class PromptBar(Static):
@@ -79,12 +79,13 @@ class PromptBar(Static):
         return self.keys.index(char) if char and char in self.keys else None
 
     def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False,
-             hint: Text | None = None, names: Mapping[int, str] | None = None, *, again: bool = False) -> None:
+             closed: bool = False, hint: Text | None = None, names: Mapping[int, str] | None = None, *, again: bool = False) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
         down (the note says why); the prompt is shown without its choices. `hint`: a first-game hint
-        line. `names`: who sits at the other seats (`TableLink.seat_names`). `again`: the same bar,
+        line. `names`: who sits at the other seats (`TableLink.seat_names`). `closed`: the table is gone
+        for good (the note says so): no question is shown, it will never be answered. `again`: the same bar,
         redrawn (at a new width)."""
-        shown: Shown = (view, local_seats, note, paused, hint, names or {})
+        shown: Shown = (view, local_seats, note, paused or closed, closed, hint, names or {})
         self._last = shown
         width = max(20, (self.size.width or self.app.size.width) - 2)
         prompt = view.get("prompt")
@@ -111,7 +112,7 @@ class PromptBar(Static):
     @staticmethod
     def compose_bar(shown: Shown, width: int, keys: list[str] | None, flash: Text | None = None) -> tuple[Text, list[dict[str, Any]], bool]:
         """The bar's text for `shown` at `width` (with a `flash`), the options its keys pick, and whether this terminal decides."""
-        view, local_seats, note, paused, hint, names = shown
+        view, local_seats, note, paused, closed, hint, names = shown
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
@@ -126,6 +127,8 @@ class PromptBar(Static):
         local = False
         if view.get("outcome"):
             out.append(f"The game is over: {view['outcome']}.  Enter: summary   n: new game   q: quit", style="bold")
+        elif closed:
+            out.rstrip()  # the note says it all: the pending question will never be answered
         elif prompt is None:
             out.append("Waiting for the table...", style="dim")
         elif paused:

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
+from cthulhu.core import modes
 from cthulhu.core.main.view import MainView
 
 from .. import TuiMode
@@ -13,6 +14,7 @@ from .help import HINTS, rules_in_brief
 from .map import render_legend, render_map_and_overflow
 from .moments import beat
 from .narrate import tell
+from .odds import roll_lines
 from .panes import render_investigators, render_story
 from .prompt import dice_line, option_labels
 
@@ -28,17 +30,9 @@ def _whose_turn(view: MainView) -> str | None:
     return next((i["name"] for i in view["investigators"] if i["index"] == view["active"]), None)
 
 
-ENDINGS = {
-    "elder_defeated": "{elder} is put down: its Final Stage is defeated.",
-    "died_before_summoning": "An investigator died before {elder} took the board.",
-    "all_dead": "Every investigator is dead.",
-    "track_end": "The Progression token reached the end of the summoning track.",
-}
-
-
 def _summary(view: MainView) -> Text:
     out = Text()
-    ending = ENDINGS.get(view["cause"] or "")
+    ending = modes.get("main").endings.get(view["cause"] or "")
     if ending:
         out.append(ending.format(elder=view["elder_one"]["name"]), style="bold")
     for inv in view["investigators"]:
@@ -63,6 +57,7 @@ TUI = TuiMode(
     help=rules_in_brief,
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
+    odds=roll_lines,
     beat=beat,
     story_events=frozenset({
         "ritual_progress", "ritual_disrupted", "elder_advanced", "elder_summoned", "stage_revealed", "stage_defeated",

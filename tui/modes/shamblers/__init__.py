@@ -8,6 +8,7 @@ from .. import TuiMode
 from .help import HINTS, rules_in_brief
 from .moments import beat
 from .narrate import tell
+from .odds import banish_lines
 from .render import dice_line, render_mats, render_shambler_story, render_towns, short_labels, summary
 
 
@@ -30,6 +31,7 @@ TUI = TuiMode(
     defaults=lambda content: {"difficulty": content.shamblers.default_difficulty},
     stable_keys=frozenset({"feed", "banish"}),
     hints=HINTS,
+    odds=banish_lines,
     beat=beat,
     story_events=frozenset({"banished", "delirium", "game_won", "game_lost"}),
 )

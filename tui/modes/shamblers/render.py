@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from cthulhu.core import modes
 from cthulhu.core.shamblers.view import ColorView, ShamblersView, TownView
 
 from ...english import plural
@@ -568,13 +569,7 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
 def summary(view: ShamblersView) -> Text:
     """The game-over dialog's lines: why it ended, the Shambler Mat and the Player Mats."""
     out = Text()
-    endings = {
-        "banished": "Enough Shamblers of every color are banished.",
-        "shambler_mat_full": "The Shambler Mat holds too many tentacles of one color.",
-        "delirium": "A Delirium track is full.",
-        "shambler_track_empty": "A Shambler was due, and the Shambler Track was empty.",
-    }
-    ending = endings.get(view["cause"] or "")
+    ending = modes.get("shamblers").endings.get(view["cause"] or "")
     if ending:
         out.append(ending, style="bold")
     mat = view["shambler_mat"]
