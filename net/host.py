@@ -45,6 +45,7 @@ import trio
 from cthulhu.core import Command, Rejected, modes
 from cthulhu.core.bots import make_bot
 from cthulhu.core.search import SearchBot
+from cthulhu.savegame import STAND_IN_LINE
 
 from .autosave import HostSave
 from .broadcast import Views
@@ -257,6 +258,9 @@ class Host:
         self.told = game.step  # the step every peer has been told of (so on disk): what a server's lobby lists
         self.started = trio.Event()
         self.finished = trio.Event()
+        # Unset while a step is applied but not yet saved and told: welcomes wait for it (`_told`).
+        self._settled = trio.Event()
+        self._settled.set()
         self.port: int | None = None
         self.crashes = 0  # connections that ended with an unexpected exception (tests assert 0)
         self.closing = False  # `close_table` has begun: the connections ending now are not seat news
@@ -424,12 +428,21 @@ class Host:
     async def _apply(self, seat: int, command: Command, version: int | None, *, stand_in: bool = False) -> None:
         """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk.
         `stand_in`: a bot decided for an away player, who may not take that back on return."""
+        self._settled = trio.Event()
+        try:
+            await self._apply_and_tell(seat, command, version, stand_in)
+        finally:
+            self._settled.set()
+
+    async def _apply_and_tell(self, seat: int, command: Command, version: int | None, stand_in: bool) -> None:
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
         if stand_in:
-            self.game.seal_undo("a bot decided for this seat while its player was away")
+            self.game.seal_undo(STAND_IN_LINE)
         wire = command.wire()
         try:
             self.log.append(seat, wire, self.game.state_hash())
+            if stand_in:
+                self.log.seal(self.game.step)  # in the same write: a reload draws the same line
         except Exception:  # a log that cannot follow the game is a bug: say so, keep playing
             log.exception("could not record step %d in the command log", self.game.step)
         else:
@@ -446,6 +459,14 @@ class Host:
         """A take-back from the deciding seat: the game decides whether it may; the log follows."""
         if peer.gone or peer.seat is None or self.seats[peer.seat].peer is not peer:
             return
+        self._settled = trio.Event()
+        try:
+            await self._undo_and_tell(peer, msg)
+        finally:
+            self._settled.set()
+
+    async def _undo_and_tell(self, peer: Peer, msg: Undo) -> None:
+        assert peer.seat is not None
         try:
             events = self.game.undo(peer.seat, 1, msg.version)
         except Rejected as exc:
@@ -569,6 +590,12 @@ class Host:
             if peer is not None:
                 self._drop(peer)
 
+    async def _told(self) -> None:
+        """Until the game is where every peer has been told it is: a welcome (built without a
+        checkpoint from here on) never shows a step whose save is still being written."""
+        while not self._settled.is_set():
+            await self._settled.wait()
+
     async def _send_now(self, stream: trio.abc.Stream, frame: bytes) -> None:
         """Before a peer has a queue, a fatal refusal: sent directly, then the connection is closed."""
         await refuse(stream, frame)
@@ -592,6 +619,7 @@ class Host:
             await self._refuse_now(stream, refusal)
             return None
         decoder.limits = self.limits.peer_frame  # trusted a little more from now on
+        await self._told()
         peer, seat_changed = self._admit(hello, address)
         return peer, decoder, seat_changed
 

@@ -20,6 +20,8 @@ class CommandLog(Protocol):
         """The log as (seat, command wire) pairs: a peer that joins mid-game is sent them."""
     def set_players(self, players: list[dict[str, Any]]) -> None:
         """Who sits where (names, token hashes, bots), for a save to give the seats back."""
+    def seal(self, step: int) -> None:
+        """A stand-in bot decided `step`: no take-back crosses it, after a reload too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +37,20 @@ class MemoryLog:
 
     entries: list[LogEntry] = field(default_factory=list)
     players: list[dict[str, Any]] = field(default_factory=list)
+    sealed: list[int] = field(default_factory=list)
 
     def append(self, seat: int, command: dict[str, Any], state_hash: str) -> None:
         self.entries.append(LogEntry(seat, dict(command), state_hash))
 
     def truncate(self, step: int) -> None:
         del self.entries[step:]
+        self.sealed = [k for k in self.sealed if k <= step]
 
     def commands(self) -> list[tuple[int, dict[str, Any]]]:
         return [(e.seat, e.command) for e in self.entries]
 
     def set_players(self, players: list[dict[str, Any]]) -> None:
         self.players = list(players)
+
+    def seal(self, step: int) -> None:
+        self.sealed.append(step)

@@ -27,6 +27,7 @@ from .lock import SaveLocked, hold, release
 from .file import (
     FORMAT_VERSION,
     MIGRATIONS,
+    STAND_IN_LINE,
     SUFFIX,
     BadStructure,
     ContentMismatch,
@@ -54,6 +55,7 @@ from .writer import Chunk, SaveWriter, hash_token, put, save_game, sweep_temp_fi
 __all__ = [
     "FORMAT_VERSION",
     "MIGRATIONS",
+    "STAND_IN_LINE",
     "SUFFIX",
     "BadStructure",
     "ContentMismatch",

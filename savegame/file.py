@@ -121,6 +121,9 @@ class SaveIOError(SaveError):
 # -- the validated model ----------------------------------------------------------------------------
 
 
+STAND_IN_LINE = "a bot decided for this seat while its player was away"  # why `SaveHeader.sealed` steps are lines
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -155,6 +158,9 @@ class SaveHeader(_Model):
     # listing never has to replay. Informative only; replay is the truth.
     summary: dict[str, str | int | bool | None] = Field(default_factory=dict)
     table: str | None = None  # the table id a host served the game as (hosted games only)
+    # Steps a host's stand-in bot decided for an away player: no take-back crosses them (`STAND_IN_LINE`).
+    # Not in the rules' state, yet in every view (the prompt's take-back count), so a reload must know them.
+    sealed: list[int] = Field(default_factory=list)
 
     def bot_seats(self) -> dict[int, str]:
         """The seats a bot played, by kind: a loaded game seats its bots again."""
@@ -166,6 +172,8 @@ class SaveHeader(_Model):
         out["players"] = [p.wire() for p in self.players]
         if out["table"] is None:
             del out["table"]
+        if not out["sealed"]:
+            del out["sealed"]
         return out
 
 
@@ -444,6 +452,9 @@ def _check_consistent(save: SaveFile) -> None:
     for k in save.snapshots:
         if not 0 <= k <= len(save.steps):
             raise BadStructure(f"a snapshot is at step {k}, outside the log (0..{len(save.steps)})")
+    for k in h.sealed:
+        if not 1 <= k <= len(save.steps):
+            raise BadStructure(f"a stand-in's line is at step {k}, outside the log (1..{len(save.steps)})")
 
 
 def decode(data: bytes) -> SaveFile:

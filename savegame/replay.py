@@ -16,7 +16,7 @@ from typing import Any
 from cthulhu.core import Command, Event, Game, Rejected
 
 from .dice import opens
-from .file import ContentMismatch, DiceMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
+from .file import STAND_IN_LINE, ContentMismatch, DiceMismatch, HashMismatch, ReplayRejected, SaveError, SaveFile
 
 
 def _short(h: str) -> str:
@@ -126,10 +126,7 @@ def verify(save: SaveFile, content: Any = None, *, allow_other_content: bool = F
     content = _content(content)
     if not allow_other_content:
         check_content(save, content)
-    game = _start(save, content)
-    for step, entry in enumerate(save.steps, start=1):
-        _apply(game, step, entry.seat, entry.command)
-        _check(game, step, entry.hash)
+    game = _replay_to(save, _start(save, content), save.last_step)
     for step, snap in save.snapshots.items():
         _from_snapshot(save, step, snap, content)
     check_dice(save)
@@ -160,13 +157,32 @@ def seek(save: SaveFile, step: int, content: Any = None, *, allow_other_content:
         check_content(save, content)
     if not 0 <= step <= save.last_step:
         raise SaveError(f"there is no step {step}: the save has steps 0 to {save.last_step}", step=step)
-    base = max((k for k in save.snapshots if k <= step), default=None)
-    game = _start(save, content) if base is None else _from_snapshot(save, base, save.snapshots[base], content)
+    # A game rebuilt from a snapshot knows no decision before it, so its take-back line is the
+    # snapshot at least; the views it gives are the live game's only if the true line (a reveal,
+    # another seat's decision) lies after the snapshot. Otherwise an earlier snapshot is tried.
+    for base in sorted((k for k in save.snapshots if 0 < k <= step), reverse=True):
+        game = _from_snapshot(save, base, save.snapshots[base], content)
+        _replay_to(save, game, step)
+        if game.history.floor > base:
+            return game
+    return _replay_to(save, _start(save, content), step)
+
+
+def _replay_to(save: SaveFile, game: Game, step: int) -> Game:
+    """`game` moved on to `step`, every hash checked, with the lines a host's stand-ins drew."""
+    sealed = set(save.header.sealed)
     for n in range(game.step + 1, step + 1):
-        entry = save.steps[n - 1]
-        _apply(game, n, entry.seat, entry.command)
-        _check(game, n, entry.hash)
+        _step(game, n, save, sealed)
     return game
+
+
+def _step(game: Game, n: int, save: SaveFile, sealed: set[int]) -> list[Event]:
+    entry = save.steps[n - 1]
+    events = _apply(game, n, entry.seat, entry.command)
+    _check(game, n, entry.hash)
+    if n in sealed:
+        game.seal_undo(STAND_IN_LINE)
+    return events
 
 
 def replay(
@@ -201,10 +217,9 @@ def steps_told(save: SaveFile, content: Any = None, *, upto: int | None = None,
         check_content(save, content)
     game = _start(save, content)
     yield game, list(game.start_events)
-    for step, entry in enumerate(save.steps[: save.last_step if upto is None else upto], start=1):
-        events = _apply(game, step, entry.seat, entry.command)
-        _check(game, step, entry.hash)
-        yield game, events
+    sealed = set(save.header.sealed)
+    for step in range(1, save.last_step + 1 if upto is None else min(upto, save.last_step) + 1):
+        yield game, _step(game, step, save, sealed)
 
 
 def resume(save: SaveFile, content: Any = None) -> Game:

@@ -262,6 +262,7 @@ class SaveWriter:
         if self.dice.seed != game.setup.seed:
             raise ValueError("the dice commitment is for another seed than this game's")
         self.hashes: list[str] = []
+        self.sealed: list[int] = []  # steps a stand-in bot decided (`SaveHeader.sealed`)
         self._steps: list[bytes] = []
         self._snapshots: list[tuple[int, bytes]] = []
         self._disk: Chunk | None = None  # the last chunk known written (None: rewrite the whole file next)
@@ -304,6 +305,7 @@ class SaveWriter:
             self._disk = None
         del self._steps[step:]
         del self.hashes[step:]
+        self.sealed = [k for k in self.sealed if k <= step]
         self._snapshots = [(k, packed) for k, packed in self._snapshots if k <= step]
         if self.autosave:
             self.write()
@@ -321,6 +323,11 @@ class SaveWriter:
     @property
     def step(self) -> int:
         return len(self._steps)
+
+    def seal(self, step: int) -> None:
+        """A stand-in bot decided step `step` (already appended): a reload draws the take-back line there
+        too; saved on the next write (the host writes before anyone hears of the step)."""
+        self.sealed.append(step)
 
     def keep(self) -> None:
         """Worth a file from now on, before the first command (a seat another terminal holds a token for)."""
@@ -351,6 +358,8 @@ class SaveWriter:
         }
         if self.table is not None:
             header["table"] = self.table
+        if self.sealed:
+            header["sealed"] = list(self.sealed)
         return header
 
     def to_bytes(self) -> bytes:
@@ -435,6 +444,7 @@ class SaveWriter:
         )
         writer.content_version = save.header.content_version
         writer.table = save.header.table
+        writer.sealed = list(save.header.sealed)
         writer._steps = [pack_step(s.seat, s.command, s.hash) for s in save.steps]
         writer.hashes = [s.hash for s in save.steps]
         writer._snapshots = [(k, pack_snapshot(k, v)) for k, v in sorted(save.snapshots.items())]

@@ -13,9 +13,12 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+import trio.testing
 
 from cthulhu.net.client import TrioPeer
-from cthulhu.net.table import StandIns, TableSpec
+from cthulhu.net.delta import view_hash
+from cthulhu.net.table import SaveTo, StandIns, TableSpec
+from cthulhu.savegame import load, resume, seek
 
 from memory_net import MemoryTable, memory_table, play_to_the_end, until
 from net_games import make_game
@@ -55,11 +58,7 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_player_returns(autojump
     async with _table(seed=3, players=2, code="c") as table:
         host = table.host
         game = host.game
-        a = await table.connect("Ann", code="c")
-        b = await table.connect("Bob", code="c")
-        token = b.session.token
-        await _play_until_away_seat_decides(a, 1)
-        await b.aclose()
+        a, token = await _bob_leaves_as_his_turn_comes(table)
         await until(a, lambda: _seat(a, 1).name == "Bob" and not _seat(a, 1).connected)
         step = game.step
         assert game.prompt.seat == 1  # the table waits for Bob...
@@ -141,36 +140,49 @@ async def test_the_same_token_from_a_second_connection_takes_the_seat_and_tells_
         assert host.seats[0].peer.name == "Ann" and not host.seats[0].away
 
 
+async def _bob_leaves_as_his_turn_comes(table: MemoryTable) -> tuple[TrioPeer, str]:
+    """Ann and Bob sit down, Ann plays until Bob decides, Bob's connection closes: (Ann, Bob's token)."""
+    a = await table.connect("Ann", code="c")
+    b = await table.connect("Bob", code="c")
+    token = b.session.token
+    await _play_until_away_seat_decides(a, 1)
+    await b.aclose()
+    return a, token
+
+
+async def _stand_in_begins_bobs_run(table: MemoryTable) -> tuple[str, int]:
+    """Bob leaves as his turn comes and a stand-in begins a Run for him
+    (no die rolled, nothing drawn: Bob's own Run could be taken back), then leaves the seat to him.
+    Returns Bob's token and the step before the Run."""
+    host = table.host
+    game = host.game
+    a, token = await _bob_leaves_as_his_turn_comes(table)
+    assert game.prompt.kind == "action"
+    await until(a, lambda: not _seat(a, 1).connected)
+    while not host.seats[1].away:  # the host has let go of Bob's connection
+        await trio.sleep(0.01)  # virtual time
+
+    class RunOnce:
+        """Begins a Run for Bob, then leaves the seat."""
+
+        def choose(self, g, seat):
+            host.seats[1].stand_in = None
+            return next(o.command for o in g.prompt.options if o.command.kind == "run")
+
+    step = game.step
+    host.seats[1].stand_in = RunOnce()
+    host._wake()
+    await until(a, lambda: a.session.mirror.view["step"] > step)
+    assert game.prompt.seat == 1 and game.prompt.kind != "action"
+    return token, step
+
+
 async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided(autojump_clock):
     """A stand-in bot's decisions are the table's, not its player's to undo: Bob comes back to a Run
-    his stand-in began (no die rolled, nothing drawn, so Bob's own Run could be taken back) and is
-    offered no take-back; one he asks for anyway is refused, naming why."""
+    his stand-in began and is offered no take-back; one he asks for anyway is refused, naming why."""
     async with _table(seed=3, players=2, code="c") as table:
-        host = table.host
-        game = host.game
-        a = await table.connect("Ann", code="c")
-        b = await table.connect("Bob", code="c")
-        token = b.session.token
-        await _play_until_away_seat_decides(a, 1)
-        assert game.prompt.kind == "action"
-        await b.aclose()
-        await until(a, lambda: not _seat(a, 1).connected)
-        while not host.seats[1].away:  # the host has let go of Bob's connection
-            await trio.sleep(0.01)  # virtual time
-
-        class RunOnce:
-            """Begins a Run for Bob, then leaves the seat."""
-
-            def choose(self, g, seat):
-                host.seats[1].stand_in = None
-                return next(o.command for o in g.prompt.options if o.command.kind == "run")
-
-        step = game.step
-        host.seats[1].stand_in = RunOnce()
-        host._wake()
-        await until(a, lambda: a.session.mirror.view["step"] > step)
-        assert game.prompt.seat == 1 and game.prompt.kind != "action"
-
+        game = table.host.game
+        token, step = await _stand_in_begins_bobs_run(table)
         b = await table.connect("Bob", code="c", token=token)
         assert b.session.seat == 1 and b.session.my_prompt["undo"] == 0
         with pytest.raises(Exception, match="a bot decided for this seat while its player was away"):
@@ -179,6 +191,25 @@ async def test_a_returning_player_cannot_take_back_what_their_stand_in_decided(a
         await b.flush()
         await until(b, lambda: bool(b.session.rejections))
         assert "a bot decided for this seat" in b.session.rejections[-1].reason and game.step == step + 1
+
+
+async def test_a_stand_ins_line_is_saved_so_a_host_killed_and_loaded_shows_the_same_views(tmp_path):
+    """The line under a stand-in's decisions is in the save as soon as the step is: a host killed
+    then and loaded again (a full replay) or a seek gives every seat the view the peers were shown,
+    and Bob still cannot take his stand-in's Run back. (On the real clock: the save is written in a
+    worker thread, which an autojump clock cannot see.)"""
+    path = tmp_path / "table.save"
+    async with _table(seed=3, players=2, code="c", save=SaveTo(file=path, fsync=False)) as table:
+        game = table.host.game
+        await _stand_in_begins_bobs_run(table)
+        shown = [view_hash(game.view(seat)) for seat in (0, 1)]
+        assert game.view(1)["prompt"]["undo"] == 0
+        save = load(path)  # what is on disk now, with Ann told of the step
+        assert save.last_step == game.step
+        for again in (resume(save), seek(save, save.last_step)):
+            assert [view_hash(again.view(seat)) for seat in (0, 1)] == shown
+            with pytest.raises(Exception, match="a bot decided for this seat while its player was away"):
+                again.undo(1)
 
 
 async def test_the_last_player_to_sit_down_is_welcomed_to_a_game_under_way(autojump_clock):
@@ -191,3 +222,35 @@ async def test_the_last_player_to_sit_down_is_welcomed_to_a_game_under_way(autoj
         b = await table.connect("Bob", code="c")
         assert b.session.table.started is True and host.started.is_set()
         await until(a, lambda: a.session.table.started)
+
+
+async def test_a_welcome_never_shows_a_step_still_being_saved(tmp_path):
+    """A step is told only once it is on disk (a host killed then must not lose it), welcomes too:
+    a spectator who arrives while Ann's step is being written (the disk held up: the test holds the
+    save's write lock) is welcomed with the game as the save holds it, never a step ahead of it.
+    (On the real clock: the save is written in a worker thread, which an autojump clock cannot see.)"""
+    path = tmp_path / "table.save"
+    async with _table(seed=3, players=1, code="c", save=SaveTo(file=path, fsync=False)) as table:
+        host = table.host
+        a = await table.connect("Ann", code="c")
+        await until(a, lambda: a.session.my_prompt is not None)
+        step = host.game.step
+        seen: list[tuple[int, int]] = []  # (the welcome's step, the last step on disk when it came)
+
+        async def watch() -> None:
+            w = await table.connect("Cy", code="c", watch=True)
+            seen.append((w.session.mirror.view["step"], load(path).last_step))
+            await w.aclose()
+
+        with host.saves._lock:  # the disk is slow: the write of Ann's step waits
+            a.session.send_command(a.session.my_prompt["options"][0]["command"])
+            await a.flush()
+            while host.game.step == step:  # applied, not yet saved nor told
+                await trio.sleep(0.01)
+            table.nursery.start_soon(watch)
+            await trio.testing.wait_all_tasks_blocked()
+        await until(a, lambda: a.session.mirror.view["step"] > step)
+        while not seen:
+            await trio.sleep(0.01)
+        ((told, on_disk),) = seen
+        assert told <= on_disk, f"welcomed at step {told} with step {on_disk} on disk"

@@ -8,6 +8,7 @@ import pytest
 
 from cthulhu.core import Game, Setup
 from cthulhu.savegame import file as savefile
+from cthulhu.net.delta import view_hash
 from cthulhu.net.log import MemoryLog
 from cthulhu.savegame import (
     ContentMismatch,
@@ -65,6 +66,29 @@ def test_seek_to_every_step_matches_a_replay_from_the_start(tmp_path, content, m
     for step in range(len(log) + 1):
         assert seek(save, step, content).state_hash() == expected[step]
         assert replay(save, content, verify=False, seek=step).step == step
+
+
+@pytest.mark.parametrize("mode", mode_params())
+def test_seek_to_every_step_gives_every_seat_the_view_it_was_shown(tmp_path, content, mode):
+    """A view tells the deciding seat how many of its decisions it may take back, and that count
+    runs back past the last snapshot: a seek must give the very view the live game gave (a peer's
+    view after a host was killed is checked against one), not one cut short at the snapshot."""
+    every = 3
+    game = Game.new(Setup(mode=mode, seed=5, players=2), content)
+    writer = SaveWriter(tmp_path / "g.save", game, snapshot_every=every)
+    shown = [[game.view(seat) for seat in (0, 1)]]
+
+    def step(seat: int, wire: dict, state_hash: str) -> None:
+        writer.append(seat, wire, state_hash)
+        shown.append([game.view(s) for s in (0, 1)])
+
+    play(game, step, steps=80)
+    reaching_back = [n for n, views in enumerate(shown) if (views[0]["prompt"] or {}).get("undo", 0) > n % every]
+    assert reaching_back, "no take-back in this game reaches past a snapshot: the test would prove nothing"
+    save = load(tmp_path / "g.save")
+    for n, views in enumerate(shown):
+        at = seek(save, n, content)
+        assert [view_hash(at.view(seat)) for seat in (0, 1)] == [view_hash(v) for v in views], f"step {n}"
 
 
 def test_seek_outside_the_log_names_the_range(tmp_path, content):

@@ -196,6 +196,17 @@ def test_a_wrong_field_with_a_valid_checksum_is_a_structure_error(saved):
         decode(savefile.frame(msgpack.packb(body)))
 
 
+def test_a_stand_ins_line_outside_the_log_is_a_structure_error(saved):
+    path, _, _ = saved
+    body = msgpack.unpackb(encode(load(path))[50:], strict_map_key=False)
+    body["header"]["sealed"] = [body["header"]["step"]]
+    assert decode(savefile.frame(msgpack.packb(body))).header.sealed == [body["header"]["step"]]
+    for outside in (0, body["header"]["step"] + 1):
+        body["header"]["sealed"] = [outside]
+        with pytest.raises(BadStructure, match=f"stand-in's line is at step {outside}, outside the log"):
+            decode(savefile.frame(msgpack.packb(body)))
+
+
 def test_missing_and_folder_paths_are_io_errors(tmp_path):
     with pytest.raises(SaveIOError, match="no such file"):
         load(tmp_path / "nope.save")
