@@ -92,7 +92,7 @@ def test_the_game_over_dialog_shows_the_line_and_it_rebuilds_the_game():
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await started(pilot)
             await press_option(pilot, screen, last)
-            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen) and bool(app.screen.query("#summary")))
             summary = str(app.screen.query_one("#summary").render())
             await pilot.press("q")
         line = summary.split("Play the same game again with:\n", 1)[1].strip()
@@ -191,7 +191,8 @@ def test_a_loaded_finished_game_shows_its_ending_and_the_link_survives(tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
             dialog = app.screen
-            await wait_for(pilot, lambda: "every roll verified" in str(dialog.query_one("#dice").render()))
+            # The dialog's lines exist once it is mounted (on a quiet machine the screen is current first).
+            await wait_for(pilot, lambda: any("every roll verified" in str(line.render()) for line in dialog.query("#dice")))
             game = app.screen_stack[-2]
             log = "\n".join(game.query_one("#log").lines_plain)
             assert "cannot show" not in log and "No connection" not in log, log

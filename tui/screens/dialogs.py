@@ -154,20 +154,20 @@ class GameOverScreen(ModalScreen[OverChoice]):
         self.view = view
         self.again = again  # the `cthulhu play` line that starts this table again (`TableLink.play_again`)
         self.dice = dice
+        # The lines a later message updates, kept from compose on: a verdict that comes between compose
+        # and mount (a query finds nothing then) still reaches its line.
+        self._summary_line: Static | None = None
+        self._dice_line: Static | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("The game is over", classes="title")
             with VerticalScroll(classes="dialog-body"):
-                yield Static(self._summary(), id="summary")
-                yield Static(plain(self.dice or ""), id="dice")
+                self._summary_line = Static(self._summary(), id="summary")
+                self._dice_line = Static(plain(self.dice or ""), id="dice")
+                yield self._summary_line
+                yield self._dice_line
             yield Static("\nn  new game     q  quit     Enter / escape  see the board", classes="keys")
-
-    def on_mount(self) -> None:
-        # A verdict or a play-again line that came between compose and mount found no widget to update:
-        # show what is known now, so nothing the host sent is lost to that moment.
-        self.query_one("#summary", Static).update(self._summary())
-        self.query_one("#dice", Static).update(plain(self.dice or ""))
 
     def _summary(self) -> Text:
         body = summary_text(self.view)
@@ -179,14 +179,14 @@ class GameOverScreen(ModalScreen[OverChoice]):
         """The line to play it again, once the host has revealed the seed (networked games)."""
         if again is not None and again != self.again:
             self.again = again
-            for summary in self.query("#summary").results(Static):  # none yet before the dialog is composed
-                summary.update(self._summary())
+            if self._summary_line is not None:  # none yet before the dialog is composed (compose shows `again`)
+                self._summary_line.update(self._summary())
 
     def show_dice(self, text: str) -> None:
         """The peer's own check of every roll, once it is done (networked games)."""
         self.dice = text
-        for line in self.query("#dice").results(Static):  # none yet before the dialog is composed (compose shows `dice`)
-            line.update(plain(text))  # names what the host sent: never markup
+        if self._dice_line is not None:  # none yet before the dialog is composed (compose shows `dice`)
+            self._dice_line.update(plain(text))  # names what the host sent: never markup
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)  # type: ignore[arg-type]  # the bindings above name only the declared choices
