@@ -44,8 +44,6 @@ class TableStats:
     peers: int
     sent: dict[int, float] = field(default_factory=dict)
     arrivals: dict[int, list[float]] = field(default_factory=dict)
-    delta_bytes: list[int] = field(default_factory=list)
-    view_bytes: list[int] = field(default_factory=list)
 
     def latencies(self) -> list[float]:
         out = []
@@ -56,10 +54,9 @@ class TableStats:
         return out
 
 
-async def _peer(port: int, stats: TableStats, think: float, seed: int, measure_sizes: bool, table: str | None = None) -> None:
-    """A bot peer (`table`: one of a server's tables, bench/server_scale.py)."""
+async def _peer(port: int, stats: TableStats, think: float, seed: int, table: str | None = None) -> None:
+    """A random-bot peer timing its commands (`table`: one of the server's tables; None: a lone host)."""
     from cthulhu.net.client import PeerSession, TrioPeer, ViewBot
-    from cthulhu.net.frames import encode_frame
     from cthulhu.net.messages import Delta
 
     session = PeerSession(f"b{seed}", table_id=table)
@@ -75,9 +72,6 @@ async def _peer(port: int, stats: TableStats, think: float, seed: int, measure_s
             for m in msgs:
                 if isinstance(m, Delta):
                     stats.arrivals.setdefault(m.seq, []).append(now)
-                    if measure_sizes:
-                        stats.delta_bytes.append(len(encode_frame(m.wire())))
-                        stats.view_bytes.append(len(encode_frame({"t": "snapshot", "seq": m.seq, "view": session.mirror.view, "hash": m.hash})))
             prompt = session.my_prompt
             if prompt is not None and prompt["version"] != answered and session.table and session.table.started:
                 answered = prompt["version"]
@@ -255,7 +249,7 @@ def _active(process, data: Path, tables: int, think: float, window: float) -> di
             async with trio.open_nursery() as nursery:
                 for t, table in enumerate(ids):
                     for s in range(3):
-                        nursery.start_soon(_peer, port, stats[t], think, 7000 + t * 3 + s, False, table)
+                        nursery.start_soon(_peer, port, stats[t], think, 7000 + t * 3 + s, table)
 
     trio.run(main)
     peers_cpu = time.process_time() - started
