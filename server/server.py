@@ -126,6 +126,11 @@ class TableEvents:
     def changed(self) -> None:
         self.server._changed(self.table)
 
+    def seen(self, hello: Hello) -> int | None:
+        identity = self.server.people.find(hello.ident)
+        seen = self.server.people.seen.get((identity.id, self.table.id)) if identity is not None else None
+        return seen.step if seen is not None else None
+
 
 class TableServer:
     """The tables of one data folder, their lobby and their store. Run with `run` (its own tasks)
@@ -323,7 +328,7 @@ class TableServer:
         who = table.identities.pop(peer.id, None)
         host = table.host
         if who is not None and host is not None:
-            seen = Seen(who, table.id, host.game.step, self.now())
+            seen = Seen(who, table.id, host.told, self.now())  # what their interface was told: "since you left" starts after it
             self.people.seen[(who, table.id)] = seen
             self._changes.seen[(who, table.id)] = seen
         if host is not None and not host.peers:
