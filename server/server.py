@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from cthulhu.core import Setup, modes
+from cthulhu.net.clock import MoveBegins, StandInMove
 from cthulhu.net.frames import encode_frame
 from cthulhu.net.gate import Gate, Refusal
 from cthulhu.net.host import Host
@@ -125,6 +126,12 @@ class TableEvents:
 
     def changed(self) -> None:
         self.server._changed(self.table)
+
+    def move_begins(self, move: MoveBegins) -> None:
+        self.server._move_begins(self.table, move)
+
+    def stood_in(self, move: StandInMove) -> None:
+        self.server._stood_in(self.table, move)
 
     def seen(self, hello: Hello) -> int | None:
         identity = self.server.people.find(hello.ident)
@@ -338,6 +345,15 @@ class TableServer:
     def _changed(self, table: ServerTable) -> None:
         self._dirty.add(table)
         self._poke()
+
+    def _move_begins(self, table: ServerTable, move: MoveBegins) -> None:
+        """A person's move began at `table` (its deadline goes to the store with the record)."""
+        self._dirty.add(table)
+        self._poke(soon=move.deadline is not None)  # a running clock's deadline outlives a crash
+
+    def _stood_in(self, table: ServerTable, move: StandInMove) -> None:
+        """A stand-in (or a clock's skip) decided for `move.seat` at `table`."""
+        log.info("table %s: a stand-in decided step %d for seat %d (%s)", table.id, move.step, move.seat + 1, move.why)
 
     # -- creating ----------------------------------------------------------------------------------
 
