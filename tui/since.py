@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.text import Text
 
-from .english import cap, plural
+from .english import plural
 from .link import SinceLeft
 from .narrate import KIND_STYLES, tell
 from .safe import plain
@@ -23,7 +23,7 @@ from .who import playing
 
 SHOWN_LINES = 30  # lines told in full, the newest
 SUMMED_TURNS = 5  # older turns summed up a line each; more than this, all in one line
-STAND_IN = "[stand-in] "
+STAND_IN = "[stand-in] "  # a bot decided this for the player who was away (or whose clock ran out)
 
 
 @dataclass
@@ -41,6 +41,7 @@ def turns(since: SinceLeft, view: dict[str, Any]) -> list[Turn]:
     out: list[Turn] = []
     for step, events in since.entries:
         seat = since.stand_in.get(step)
+        mark = seat is not None  # the step's first line is the decision: marked; what came of it is not
         for ev in events:
             kind, sentence = tell(ev, view)
             if ev.get("type") == "turn_started":
@@ -49,9 +50,13 @@ def turns(since: SinceLeft, view: dict[str, Any]) -> list[Turn]:
                 continue
             if not out:
                 out.append(Turn(None))
-            if seat is not None:
-                sentence = f"{STAND_IN}{cap(playing(view, seat))} (a stand-in bot): {sentence}"
+            if mark:
+                sentence, mark = STAND_IN + sentence, False
             out[-1].lines.append((kind, sentence))
+        if mark and seat is not None:  # a decision that told nothing of its own (a skipped turn)
+            if not out:
+                out.append(Turn(None))
+            out[-1].lines.append(("info", f"{STAND_IN}A stand-in bot decided for {playing(view, seat)}."))
     if out and out[0].heading is None:  # the turn the player left in: the one before the next, or now's
         later = next((t.number for t in out if t.number is not None), None)
         out[0].number = later - 1 if later is not None else view.get("turn") if isinstance(view.get("turn"), int) else None
@@ -93,7 +98,7 @@ def since_text(since: SinceLeft, view: dict[str, Any], shown: int = SHOWN_LINES)
         if turn.heading is not None:
             out.append(plain(turn.heading[1], KIND_STYLES["turn"]))
         else:
-            out.append(plain(f"Turn {turn.number} (the one you left in), on:" if turn.number is not None else "The turn you left in, on:",
+            out.append(plain(f"Turn {turn.number}, after you left:" if turn.number is not None else "The turn you left in, after you left:",
                              KIND_STYLES["turn"]))
         lines = turn.lines
         if len(lines) > shown:  # one turn longer than the dialog shows: its newest lines
