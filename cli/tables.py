@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--bots", type=int, default=0, help="with --create: seats played by bots (the last N)")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS", help="with --create: a pause before each bot move (default 0.5)")
     p.add_argument("--private", action="store_true", help="with --create: listed only to its players; joiners need the code printed")
+    p.add_argument("--notify", metavar="URL", help="with --create: POST a small JSON there when a player's move begins "
+                                                    "(the server's operator says which addresses: server --notify-allow)")
     p.set_defaults(func=run)
 
 
@@ -60,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
             problem = "--bots must be at most --seats"
         if problem is not None:
             return refuse("tables", problem)
-    elif any(getattr(args, name) not in (None, False) for name in ("private",)) or given_choices(args):
-        return refuse("tables", "the set-up options, --seats, --bots and --private go with --create")
+    elif any(getattr(args, name) not in (None, False) for name in ("private", "notify")) or given_choices(args):
+        return refuse("tables", "the set-up options, --seats, --bots, --private and --notify go with --create")
     return trio.run(_talk, host, port, args)
 
 
@@ -104,7 +106,8 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
         async with open_lobby(host, port, args.name or default_name(), ident) as lobby:
             if args.create:
                 answer = await lobby.create(mode=args.mode, options=given_choices(args), seats=args.seats, bots=args.bots,
-                                            bot=args.bot, bot_delay_ms=round(args.bot_delay * 1000), private=args.private)
+                                            bot=args.bot, bot_delay_ms=round(args.bot_delay * 1000), private=args.private,
+                                            notify=args.notify)
                 if isinstance(answer, Rejected):
                     return refuse("tables", f"the server refused: {answer.reason} ({answer.code})")
                 join = join_command(args.address, answer.code, table=answer.id)

@@ -194,6 +194,7 @@ class CreateTable(_Msg):
     private: bool = False
     turn_time: Annotated[int, Field(ge=1, le=60 * 86_400)] | None = None  # seconds per decision; None: live
     on_timeout: OnTimeout = "stand-in"
+    notify: Annotated[str, Field(min_length=1, max_length=1000)] | None = None  # a URL POSTed to when a person's move begins
 
 
 class CommandMsg(_Msg):

@@ -44,10 +44,14 @@ MIGRATIONS: list[tuple[int, str]] = [
             identity_id TEXT NOT NULL REFERENCES identities (id), table_id TEXT NOT NULL REFERENCES tables (id),
             step INTEGER NOT NULL, at TEXT NOT NULL, PRIMARY KEY (identity_id, table_id));
     """),
+    # 3 is the turn clocks' (issue 27, i27a); 4: a table's notification address (NULL: none)
+    (4, """
+        ALTER TABLE tables ADD COLUMN notify TEXT;
+    """),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _TABLE_COLUMNS = ("id", "mode", "setup", "settings", "created", "save", "created_by", "private", "code", "about", "seats",
-                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived")
+                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived", "notify")
 _JSON = {"setup", "settings", "seats", "to_move"}
 
 

@@ -51,6 +51,7 @@ class TableRecord:
     last_move: str | None = None
     updated: str = ""
     archived: str | None = None  # when it was archived (None: live)
+    notify: str | None = None  # where a POST goes when a person's move begins (`server.notify`); never listed
 
 
 @dataclass(slots=True)

@@ -1,8 +1,11 @@
-"""Players at a server's table over real TCP, for the "since you left" tests: sit, make moves,
-leave, come back, and read what a welcome brought."""
+"""A server on real TCP and its players, for the "since you left" and notification tests: serve
+a data folder, sit, make moves, leave, come back, and read what a welcome brought."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -11,7 +14,25 @@ from cthulhu.core.bots import make_bot
 from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.messages import Delta, Pong, RecapMsg, SinceMsg
 
+from cthulhu.server import TableServer, open_server
+
 from memory_net import until
+
+
+@asynccontextmanager
+async def serving(data: Path, **kw: Any) -> AsyncIterator[tuple[TableServer, int]]:
+    """`open_server(data, **kw)` on 127.0.0.1, port 0; its port. Stopped (saves and store written) on leaving."""
+    server = open_server(data, **kw)
+    try:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(server.serve, 0)
+            yield server, port
+            nursery.cancel_scope.cancel()
+    finally:
+        server.store.close()
+        from cthulhu.savegame import release
+
+        release(data / "server.db")
 
 
 async def sit(port: int, name: str, **session: Any) -> TrioPeer:

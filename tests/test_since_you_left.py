@@ -6,9 +6,7 @@ return with nothing new is told nothing. A plain host does the same by seat toke
 from __future__ import annotations
 
 import sqlite3
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 import trio
@@ -17,28 +15,13 @@ from cthulhu.core import Setup
 from cthulhu.net.lobbyclient import Lobby, LobbyClient
 from cthulhu.net.messages import Created, SinceMsg
 from cthulhu.net.table import TableSpec, open_table
-from cthulhu.server import TableServer, open_server
+from cthulhu.server import TableServer
 from cthulhu.tui.link import SinceLeft
 from cthulhu.tui.since import since_text, turns
 
-from since_play import after, deciding, play_until, sit, started, told, welcome_news
+from since_play import after, deciding, play_until, serving, sit, started, told, welcome_news
 
 pytestmark = pytest.mark.trio
-
-
-@asynccontextmanager
-async def serving(data: Path) -> AsyncIterator[tuple[TableServer, int]]:
-    server = open_server(data)
-    try:
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(server.serve, 0)
-            yield server, port
-            nursery.cancel_scope.cancel()
-    finally:
-        server.store.close()
-        from cthulhu.savegame import release
-
-        release(data / "server.db")
 
 
 async def _table(port: int) -> str:
