@@ -19,7 +19,7 @@ import logging
 import re
 import ssl
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from fnmatch import fnmatchcase
@@ -138,9 +138,6 @@ async def post_json(url: str, body: bytes, timeout: float) -> int:
         await trio.aclose_forcefully(stream)
 
 
-Post = Callable[[str, bytes, float], Awaitable[int]]
-
-
 @dataclass
 class _Notice:
     url: str
@@ -157,14 +154,13 @@ class Notifier:
     """The server's notifications: a bounded queue and `senders` tasks (`run`) posting from it."""
 
     def __init__(self, policy: NotifyPolicy, *, queue: int = QUEUE, senders: int = SENDERS, attempts: int = ATTEMPTS,
-                 backoff: float = BACKOFF, timeout: float = TIMEOUT, post: Post = post_json) -> None:
+                 backoff: float = BACKOFF, timeout: float = TIMEOUT) -> None:
         self.policy = policy
         self.limit = queue
         self.senders = senders
         self.attempts = attempts
         self.backoff = backoff
         self.timeout = timeout
-        self.post = post
         self.sent = self.failed = self.dropped = 0
         self._queue: deque[_Notice] = deque()
         self._busy: set[str] = set()  # hosts a sender is posting to now
@@ -232,7 +228,7 @@ class Notifier:
             log.warning("notifications: not sent to a table's address any more allowed (%s)", exc)
             return
         try:
-            status = await self.post(notice.url, notice.body, self.timeout)
+            status = await post_json(notice.url, notice.body, self.timeout)
             problem = None if 200 <= status < 300 else f"the answer was HTTP {status}"
             final = problem is None or (400 <= status < 500 and status not in (408, 429))
         except (OSError, trio.TooSlowError, trio.BrokenResourceError, ssl.SSLError, ValueError) as exc:

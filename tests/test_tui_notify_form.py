@@ -35,7 +35,7 @@ def test_the_create_form_sends_a_notification_address_the_server_checks(tmp_path
                     await pilot.press("n")
                     await wait_for(pilot, lambda: isinstance(app.screen, NotifyScreen))
                     await pilot.press(*url, "enter")
-                    await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and form.notify == url)
+                    await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and form.notify_url == url)
                     assert url in screen_text(app)
                     await pilot.press("enter")
                     if made:

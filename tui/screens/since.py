@@ -30,7 +30,7 @@ class SinceScreen(ModalScreen[None]):
             yield Static("Since you left", classes="title")
             with VerticalScroll(classes="dialog-body"):
                 yield Static(safe_text(since_text(self.since, self.view)), id="since-body")
-            yield Static("\nEnter / escape  to the table     arrows, PgUp, PgDn  scroll     (l at the table: the whole Log)", classes="keys")
+            yield Static("\nEnter / escape  to the table     arrows, PgUp, PgDn  scroll", classes="keys")
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

@@ -281,13 +281,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         Binding("down", "move(1)", "Down", show=False),
         Binding("left", "change(-1)", "Change", show=False),
         Binding("right", "change(1)", "Change"),
-        Binding("n", "notify", "Notify address"),
+        Binding("n", "notify_address", "Notify address"),
     ]
 
     def __init__(self, content: Any) -> None:
         super().__init__()
         self.content = content
-        self.notify: str | None = None  # a URL the server POSTs to when a move begins (it must allow it)
+        self.notify_url: str | None = None  # a URL the server POSTs to when a move begins (it must allow it)
         self.mode_row = Row("mode", "Mode", list(mode_titles()))
         self.seats = Row("seats", "Seats", [(n, str(n)) for n in range(1, 6)], index=3)
         self.bots = Row("bots", "Bots", [(n, str(n) + (" (the last seats)" if n else "")) for n in range(0, 5)])
@@ -313,7 +313,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     def redraw(self) -> None:
         out = draw_rows(self.rows, self.cursor)
         out.append("\nNotify  ", style="bold")
-        out.append(Text(clean_text(self.notify)) if self.notify else Text("none (n: an address the server allows, POSTed to when a move begins)", style="dim"))
+        out.append(Text(clean_text(self.notify_url)) if self.notify_url else Text("none (n: an address the server allows, POSTed to when a move begins)", style="dim"))
         out.append("\nEnter make it and sit down   up/down choose   left/right change   n notify   escape back", style="dim")
         self.query_one("#create-form", Static).update(out)
 
@@ -335,15 +335,15 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         mode = core_modes.get(self.mode_row.value)
         return {"mode": mode.name, "options": setup_chosen(mode, self.option_rows), "seats": self.seats.value,
                 "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value,
-                "notify": self.notify}
+                "notify": self.notify_url}
 
-    def action_notify(self) -> None:
+    def action_notify_address(self) -> None:
         def given(url: str | None) -> None:
             if url is not None:
-                self.notify = url or None
+                self.notify_url = url or None
                 self.redraw()
 
-        self.app.push_screen(NotifyScreen(self.notify), given)
+        self.app.push_screen(NotifyScreen(self.notify_url), given)
 
     def action_make(self) -> None:
         self.dismiss(self.form())
