@@ -97,6 +97,6 @@ def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch)
         [row] = [t for t in tables(server.address, "--mine", home=home)]  # the same identity, from the command line
         assert row["id"] == made and row["mode"] == "shamblers" and row["setup"] == {"difficulty": "normal"}
         assert [(s["name"], s["status"]) for s in row["seats"]] == [("Ann", "away"), ("heuristic bot", "bot")]
-        assert row["to_move"] == [1]  # Ann's move: her seat waits for her
+        assert row["moving"] == [1] and row["to_move"] is True and row["pace"] == "live"  # Ann's move: her seat waits for her
     finally:
         assert server.stop()[0] == 0

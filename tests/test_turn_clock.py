@@ -77,7 +77,7 @@ async def _ann_plays_until_bob_decides(a: TrioPeer) -> None:
             await a.flush()
             await until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
         else:
-            await a.receive()
+            assert await a.receive(), "the host closed the connection"
 
 
 async def _read_for(peer: TrioPeer, seconds: float) -> list[Any]:
@@ -85,8 +85,9 @@ async def _read_for(peer: TrioPeer, seconds: float) -> list[Any]:
     got: list[Any] = []
     with trio.move_on_after(seconds):
         while True:
-            got += await peer.receive()
-            await peer.flush()  # pongs
+            batch = await peer.receive()  # (it answers pings)
+            assert batch, "the host closed the connection"
+            got += batch
     return got
 
 
@@ -99,7 +100,9 @@ async def _listen(peer: TrioPeer) -> None:
 async def _stand_in_deltas(peer: TrioPeer, count: int) -> list[Delta]:
     marked: list[Delta] = []
     while len(marked) < count:
-        marked += [m for m in await peer.receive() if isinstance(m, Delta) and m.stand_in]
+        got = await peer.receive()
+        assert got, "the host closed the connection"
+        marked += [m for m in got if isinstance(m, Delta) and m.stand_in]
     return marked
 
 

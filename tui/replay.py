@@ -171,6 +171,12 @@ class ReplayLink(QueuedUpdates):
     async def undo(self, seat: int, version: int | None) -> None:
         return None  # no seat is local to a replay (`local_seats` is empty), so nothing is ever taken back
 
+    def clock(self) -> None:
+        return None  # a replay has no clock running
+
+    async def back(self) -> None:
+        return None
+
     async def chat(self, text: str) -> None:
         return None
 
