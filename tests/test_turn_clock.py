@@ -298,3 +298,29 @@ def test_a_pace_is_kept_in_a_tables_settings_and_refuses_nonsense():
     with pytest.raises(ValueError):
         Pace(turn_time=5, on_timeout="explode")  # type: ignore[arg-type]
     assert Command.of("end_actions").kind in modes.get("main").skips
+
+
+@pytest.mark.trio
+async def test_a_clocks_stand_in_move_is_marked_in_the_save_and_the_replay(tmp_path):
+    """On the real clock (the save is written in a worker thread, which an autojump clock cannot
+    see), a short turn time: the step the stand-in made is a sealed line in the save, a reload
+    cannot take it back, and the replay viewer says who decided it."""
+    from cthulhu.net.table import SaveTo
+    from cthulhu.savegame import load, resume
+    from cthulhu.tui.replay import Replayer
+
+    path = tmp_path / "table.save"
+    async with memory_table(TableSpec(start=make_game("main", seed=3, players=1), pace=Pace(turn_time=0.2),
+                                      save=SaveTo(file=path, fsync=False))) as table:
+        a = await table.connect("Ann")
+        with trio.fail_after(30):
+            marked = (await _stand_in_deltas(a, 1))[0]
+    save = load(path)
+    assert marked.step in save.header.sealed
+    with pytest.raises(Exception, match="a bot decided for this seat"):
+        resume(save).undo(0, 1)
+    replay = Replayer(save)
+    replay.go(marked.step)
+    assert replay.describe().endswith("(a stand-in bot decided it)")
+    if marked.step > 1:
+        assert "stand-in" not in replay.describe(marked.step - 1)
