@@ -48,11 +48,11 @@ def format_duration(seconds: float) -> str:
     hours, s = divmod(s, 3_600)
     minutes, s = divmod(s, 60)
     if days:
-        return f"{days}d {hours}h"
+        return f"{days}d {hours}h" if hours else f"{days}d"
     if hours:
-        return f"{hours}h {minutes:02d}m"
+        return f"{hours}h {minutes:02d}m" if minutes else f"{hours}h"
     if minutes:
-        return f"{minutes}m {s:02d}s"
+        return f"{minutes}m {s:02d}s" if s else f"{minutes}m"
     return f"{s}s"
 
 

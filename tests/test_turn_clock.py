@@ -111,7 +111,8 @@ def test_durations_read_as_people_write_them():
     for bad in ("", "90", "1.5h", "30m1h", "1h1h", "-5s", "0s", "61d", "soon", "1h 30m"):
         with pytest.raises(ValueError):
             parse_duration(bad)
-    assert [format_duration(s) for s in (0, 44.2, 90, 5_400, 216_000)] == ["0s", "45s", "1m 30s", "1h 30m", "2d 12h"]
+    assert [format_duration(s) for s in (0, 44.2, 90, 5_400, 216_000, 259_200, 3_600, 600)] == [
+        "0s", "45s", "1m 30s", "1h 30m", "2d 12h", "3d", "1h", "10m"]
 
 
 @pytest.mark.trio

@@ -375,8 +375,8 @@ class NetLink(QueuedUpdates):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
                 self._clock_at = time.monotonic()
-                if msg.table.clock is not None:
-                    self._put()  # the header shows whose clock runs
+                if msg.table.clock is not None and self._view():
+                    self._put()  # the header shows whose clock runs (before the first view, the first update will)
                 begins = self._waiting is not None and msg.table.started
                 self._follow_start(msg.table, session.mirror.view)
                 for line in self._seat_news(msg.table):

@@ -306,11 +306,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         mode = core_modes.get(self.mode_row.value)
         self.option_rows = setup_rows(mode, self.content, chosen)
         self.bot_row = bot_row(mode, bot)
-        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private, self.pace, self.timeout]
+        # (what happens out of time is asked only of a turn-based table: the form fits 80x24 either way)
+        clock = [self.timeout] if self.pace.value is not None else []
+        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private, self.pace, *clock]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("A new table", classes="title")
+            yield Static("A new table", classes="title", id="create-title")
             yield Static(id="create-form")
 
     def on_mount(self) -> None:
@@ -318,7 +320,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
 
     def redraw(self) -> None:
         out = draw_rows(self.rows, self.cursor)
-        out.append("\nEnter make it and sit down   up/down choose   left/right change   escape back", style="dim")
+        out.append("Enter make it   up/down choose   left/right change   escape back", style="dim")
         self.query_one("#create-form", Static).update(out)
 
     def action_move(self, step: int) -> None:
@@ -329,8 +331,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         row = self.rows[self.cursor]
         if row.values:
             row.index = (row.index + step) % len(row.values)
-        if row is self.mode_row:
-            self._rows({}, self.bot_row.value)
+        if row in (self.mode_row, self.pace):
+            self._rows({} if row is self.mode_row else setup_chosen(core_modes.get(self.mode_row.value), self.option_rows), self.bot_row.value)
         if row in (self.seats, self.bots) and self.bots.value > self.seats.value:  # bots fit at the table
             select_in(self.bots, self.seats.value)
         self.redraw()
