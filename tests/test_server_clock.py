@@ -10,31 +10,19 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 import trio
-import trio.testing
 
 from cthulhu.net.messages import Created, Rejected, TablesPage
 from cthulhu.savegame import load
 from cthulhu.server import ServerLimits
 
-from server_net import memory_server
+from server_net import clock, create, memory_server  # noqa: F401 (clock: a fixture)
 
 pytestmark = pytest.mark.trio
 WALL = datetime(2030, 1, 1, tzinfo=timezone.utc)
 
 
-@pytest.fixture
-def clock() -> trio.testing.MockClock:
-    """Virtual time that jumps once nothing happened for a moment of real time (saves and the
-    store are written in worker threads: see test_server_core)."""
-    return trio.testing.MockClock(autojump_threshold=0.05)
-
-
 async def _create(lobby, **kw) -> Created:
-    args = dict(mode="main", options={}, seats=2, bots=0, bot="heuristic", bot_delay_ms=0)
-    args.update(kw)
-    created = await lobby.create(**args)
-    assert isinstance(created, Created), created
-    return created
+    return await create(lobby, **{"bots": 0, "bot": "heuristic", **kw})
 
 
 async def _row(lobby, table: str, **kw):

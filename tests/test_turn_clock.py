@@ -22,7 +22,7 @@ from cthulhu.net.client import TrioPeer
 from cthulhu.net.messages import Delta
 from cthulhu.net.table import Pace, TableSpec
 
-from memory_net import MemoryTable, memory_table, until
+from memory_net import MemoryTable, memory_table, play_until_seat_decides, until
 from net_games import make_game
 
 
@@ -65,19 +65,14 @@ def _heard(table: MemoryTable) -> Heard:
     return table.host.events
 
 
-async def _ann_plays_until_bob_decides(a: TrioPeer) -> None:
-    """Ann answers her prompts at once (her first option) until Bob's seat must decide."""
-    while True:
-        prompt = a.session.mirror.prompt
-        if prompt is not None and prompt["seat"] == 1 and not a.session.mirror.stale:
-            return
-        if a.session.my_prompt is not None:
-            version = a.session.my_prompt["version"]
-            a.session.send_command(a.session.my_prompt["options"][0]["command"])
-            await a.flush()
-            await until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
-        else:
-            assert await a.receive(), "the host closed the connection"
+async def _bob_must_decide(table: MemoryTable) -> tuple[TrioPeer, TrioPeer]:
+    """Ann and Bob sit down (Bob's interface reads and answers pings, nothing more); Ann plays
+    until Bob's seat must decide. (Ann, Bob)."""
+    a = await table.connect("Ann")
+    b = await table.connect("Bob")
+    table.nursery.start_soon(_listen, b)
+    await play_until_seat_decides(a, 1)
+    return a, b
 
 
 async def _read_for(peer: TrioPeer, seconds: float) -> list[Any]:
@@ -119,10 +114,7 @@ def test_durations_read_as_people_write_them():
 async def test_a_silent_player_gets_a_stand_in_when_the_clock_runs_out_and_takes_the_seat_back(autojump_clock):
     async with _table(60) as table:
         host, game = table.host, table.host.game
-        a = await table.connect("Ann")
-        b = await table.connect("Bob")
-        table.nursery.start_soon(_listen, b)
-        await _ann_plays_until_bob_decides(a)
+        a, b = await _bob_must_decide(table)
         step = game.step
         await until(a, lambda: a.session.table.clock is not None and a.session.table.clock.seat == 1)
         clock = a.session.table.clock
@@ -176,7 +168,7 @@ async def test_skip_passes_the_decision_over_where_the_rules_offer_a_pass(autoju
         host, game = table.host, table.host.game
         a = await table.connect("Ann")
         await table.connect("Bob")
-        await _ann_plays_until_bob_decides(a)
+        await play_until_seat_decides(a, 1)
         prompt = game.prompt
         assert prompt.seat == 1 and prompt.kind == "action"
         step = game.step
@@ -215,10 +207,7 @@ async def test_skip_falls_back_to_the_stand_in_for_one_decision_the_rules_cannot
 async def test_pause_stops_the_clock_and_the_table_waits_for_the_player(autojump_clock):
     async with _table(20, "pause") as table:
         host, game = table.host, table.host.game
-        a = await table.connect("Ann")
-        b = await table.connect("Bob")
-        table.nursery.start_soon(_listen, b)
-        await _ann_plays_until_bob_decides(a)
+        a, b = await _bob_must_decide(table)
         step = game.step
         await until(a, lambda: a.session.table.clock is not None and a.session.table.clock.paused)
         clock = a.session.table.clock
