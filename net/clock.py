@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from .messages import OnTimeout
+from .messages import OnTimeout, TableRow
 
 ON_TIMEOUT: tuple[OnTimeout, ...] = ("stand-in", "skip", "pause")
 
@@ -48,12 +48,29 @@ def format_duration(seconds: float) -> str:
     hours, s = divmod(s, 3_600)
     minutes, s = divmod(s, 60)
     if days:
-        return f"{days}d {hours}h"
+        return f"{days}d {hours}h" if hours else f"{days}d"
     if hours:
-        return f"{hours}h {minutes:02d}m"
+        return f"{hours}h {minutes:02d}m" if minutes else f"{hours}h"
     if minutes:
-        return f"{minutes}m {s:02d}s"
+        return f"{minutes}m {s:02d}s" if s else f"{minutes}m"
     return f"{s}s"
+
+
+def pace_words(row: TableRow, now: datetime) -> str:
+    """A lobby row's pace and time left as a listing says it: `, 12h a move, 3h 05m left` (a
+    live table: nothing; a paused clock: `, paused`)."""
+    if row.pace != "turn-based" or row.turn_time is None:
+        return ""
+    words = f", {format_duration(row.turn_time)} a move"
+    if row.finished:
+        return words
+    if row.deadline is not None:
+        try:
+            left = (datetime.fromisoformat(row.deadline) - now).total_seconds()
+        except ValueError:
+            return words
+        return words + f", {format_duration(left)} left"
+    return words
 
 
 @dataclass(frozen=True, slots=True)

@@ -395,7 +395,7 @@ ToPeer = Annotated[
 
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
-_HOST_TYPES = {"hello", "command", "undo", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
+_HOST_TYPES = {"hello", "command", "undo", "back", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
 _PEER_TYPES = {"welcome", "history", "recap", "since", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
                "lobby_welcome", "tables", "created"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
