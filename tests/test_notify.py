@@ -63,6 +63,25 @@ async def test_one_post_per_move_that_begins(tmp_path):
 
 
 @pytest.mark.trio
+async def test_a_turn_based_table_says_when_the_clock_runs_out(tmp_path):
+    sink = Sink()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(sink.serve)
+        noon = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+        async with serving(tmp_path / "data", notifier=Notifier(allowed(LOCAL)), wall=lambda: noon) as (server, port):
+            made = await _create(port, sink.url, seats=1, bots=0, turn_time=3600)
+            assert isinstance(made, Created)
+            ann = await sit(port, "Ann", table_id=made.id, ident="key-ann")
+            await started(ann)
+            await sink.until(lambda: len(sink.posts) >= 1)
+            body = sink.posts[0]["json"]
+            assert body["deadline"] == "2026-12-01T13:00:00Z"  # an hour from the move's start, in UTC
+            assert body["text"].endswith("; their clock runs out at 2026-12-01 13:00 UTC.")
+            await ann.aclose()
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.trio
 async def test_an_address_that_hangs_or_refuses_never_holds_the_table_up(tmp_path):
     hang = Sink(hang=True)
     async with trio.open_nursery() as nursery:
