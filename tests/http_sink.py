@@ -4,6 +4,8 @@ answers each with `status`, or (`hang`) accepts and never reads nor answers."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +63,16 @@ class Sink:
         """Wait until `done()` (news comes with every connection and every POST)."""
         while not done():
             await self._news.wait()
+
+
+@asynccontextmanager
+async def serving_sinks(*sinks: Sink) -> AsyncIterator[trio.Nursery]:
+    """The sinks listening (their ports set) until the block ends; a nursery for the test's own tasks."""
+    async with trio.open_nursery() as nursery:
+        for sink in sinks:
+            await nursery.start(sink.serve)
+        yield nursery
+        nursery.cancel_scope.cancel()
 
 
 async def closed_port() -> int:

@@ -16,7 +16,7 @@ from cthulhu.net.messages import Created, Rejected
 from cthulhu.server import Notifier
 from cthulhu.server.notify import allowed, move_notice
 
-from http_sink import Sink, closed_port
+from http_sink import Sink, closed_port, serving_sinks
 from server_proc import CLI, ServerProcess, tables
 from since_play import deciding, move, play_until, serving, sit, started
 
@@ -36,8 +36,7 @@ async def _create(port: int, notify: str | None, name: str = "Ann", **kw) -> Cre
 @pytest.mark.trio
 async def test_one_post_per_move_that_begins(tmp_path):
     sink = Sink()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(sink.serve)
+    async with serving_sinks(sink):
         async with serving(tmp_path / "data", notifier=Notifier(allowed(LOCAL))) as (server, port):
             made = await _create(port, sink.url, name="Ann<b>@here")  # her name, as the server keeps it
             assert isinstance(made, Created)
@@ -59,14 +58,12 @@ async def test_one_post_per_move_that_begins(tmp_path):
                 await move(ann)
                 moves += 1
             await ann.aclose()
-        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.trio
 async def test_a_turn_based_table_says_when_the_clock_runs_out(tmp_path):
     sink = Sink()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(sink.serve)
+    async with serving_sinks(sink):
         noon = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
         async with serving(tmp_path / "data", notifier=Notifier(allowed(LOCAL)), wall=lambda: noon) as (server, port):
             made = await _create(port, sink.url, seats=1, bots=0, turn_time=3600)
@@ -78,14 +75,12 @@ async def test_a_turn_based_table_says_when_the_clock_runs_out(tmp_path):
             assert body["deadline"] == "2026-12-01T13:00:00Z"  # an hour from the move's start, in UTC
             assert body["text"].endswith("; their clock runs out at 2026-12-01 13:00 UTC.")
             await ann.aclose()
-        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.trio
 async def test_an_address_that_hangs_or_refuses_never_holds_the_table_up(tmp_path):
     hang = Sink(hang=True)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hang.serve)
+    async with serving_sinks(hang):
         refused = f"http://127.0.0.1:{await closed_port()}/hook"
         notifier = Notifier(allowed(LOCAL), timeout=3600, backoff=0.01)
         async with serving(tmp_path / "data", notifier=notifier) as (server, port):
@@ -105,14 +100,12 @@ async def test_an_address_that_hangs_or_refuses_never_holds_the_table_up(tmp_pat
                 await trio.sleep(0.01)
             await ann.aclose()
             await bea.aclose()
-        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.trio
 async def test_an_address_outside_the_operators_patterns_is_refused_and_never_contacted(tmp_path):
     sink = Sink()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(sink.serve)
+    async with serving_sinks(sink):
         data = tmp_path / "data"
         async with serving(data) as (server, port):  # no --notify-allow: notifications are off
             off = await _create(port, sink.url)
@@ -136,14 +129,12 @@ async def test_an_address_outside_the_operators_patterns_is_refused_and_never_co
                 await trio.sleep(0.01)
             await ann.aclose()
         assert sink.connections == 0  # never contacted
-        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.trio
 async def test_a_full_queue_lets_the_oldest_go_and_counts_them():
     sink = Sink()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(sink.serve)
+    async with serving_sinks(sink) as nursery:
         notifier = Notifier(allowed(LOCAL), queue=3, senders=1)
         for n in range(5):  # nothing sends yet: the queue fills
             notifier.notify(sink.url, move_notice("t", 0, "Ann", n, None))
@@ -153,27 +144,22 @@ async def test_a_full_queue_lets_the_oldest_go_and_counts_them():
         while notifier.sent < 3:  # (counted once the answer is read)
             await trio.sleep(0.01)
         assert [p["json"]["turn"] for p in sink.posts] == [2, 3, 4] and notifier.sent == 3
-        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.trio
 async def test_a_failing_address_is_tried_four_times_with_back_off_then_given_up():
-    sink = Sink(status=503)
-    async with trio.open_nursery() as nursery:
-        await nursery.start(sink.serve)
+    sink, refused = Sink(status=503), Sink(status=404)  # a 4xx other than 408/429 is final: one try
+    async with serving_sinks(sink, refused) as nursery:
         notifier = Notifier(allowed(LOCAL), backoff=0.01)
         await nursery.start(notifier.run)
         notifier.notify(sink.url, move_notice("t", 0, "Ann", 1, None))
         while notifier.failed < 1:
             await trio.sleep(0.01)
         assert len(sink.posts) == 4 and notifier.sent == 0
-        refused = Sink(status=404)  # a 4xx other than 408/429 is final: one try
-        await nursery.start(refused.serve)
         notifier.notify(refused.url, move_notice("t", 0, "Ann", 1, None))
         while notifier.failed < 2:
             await trio.sleep(0.01)
         assert len(refused.posts) == 1
-        nursery.cancel_scope.cancel()
 
 
 def test_the_notice_names_the_deadline_in_utc_and_cleans_the_name():
