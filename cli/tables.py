@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS", help="with --create: a pause before each bot move (default 0.5)")
     p.add_argument("--private", action="store_true", help="with --create: listed only to its players; joiners need the code printed")
     add_pace_options(p, "with --create: ")
+    p.add_argument("--notify", metavar="URL", help="with --create: POST a small JSON there when a player's move begins "
+                                                    "(the server's operator says which addresses: server --notify-allow)")
     p.set_defaults(func=run)
 
 
@@ -67,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
             args.pace = pace_of(args)
         except ValueError as exc:
             return refuse("tables", str(exc))
-    elif any(getattr(args, name) not in (None, False) for name in ("private", "turn_time", "on_timeout")) or given_choices(args):
-        return refuse("tables", "the set-up options, --seats, --bots, --private, --turn-time and --on-timeout go with --create")
+    elif any(getattr(args, name) not in (None, False) for name in ("private", "turn_time", "on_timeout", "notify")) or given_choices(args):
+        return refuse("tables", "the set-up options, --seats, --bots, --private, --turn-time, --on-timeout and --notify go with --create")
     return trio.run(_talk, host, port, args)
 
 
@@ -120,7 +122,8 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
                 pace = args.pace
                 answer = await lobby.create(mode=args.mode, options=given_choices(args), seats=args.seats, bots=args.bots,
                                             bot=args.bot, bot_delay_ms=round(args.bot_delay * 1000), private=args.private,
-                                            turn_time=None if pace.turn_time is None else int(pace.turn_time), on_timeout=pace.on_timeout)
+                                            turn_time=None if pace.turn_time is None else int(pace.turn_time), on_timeout=pace.on_timeout,
+                                            notify=args.notify)
                 if isinstance(answer, Rejected):
                     return refuse("tables", f"the server refused: {answer.reason} ({answer.code})")
                 join = join_command(args.address, answer.code, table=answer.id)

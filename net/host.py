@@ -185,6 +185,10 @@ class HostEvents(Protocol):
     def stood_in(self, move: StandInMove) -> None:
         """A bot decided for a person's seat (their stand-in, or their clock's skip)."""
 
+    def seen(self, hello: Hello) -> int | None:
+        """The last step this hello's person was told at this table (None: not known here; the
+        host's memory of a seat token is used)."""
+
 
 @dataclass(eq=False)
 class Seat:
@@ -197,6 +201,7 @@ class Seat:
     bot_kind: str | None = None
     peer: Peer | None = None
     stand_in: Any = None  # a bot playing this away player's turns until they come back
+    seen: int | None = None  # the step its player had been told when their connection ended
     away_since: float | None = None  # trio clock; for `away_bot`
     clocked_out: bool = False  # its turn clock ran out: `stand_in` plays it, connected or not, until its player is back
 
@@ -247,7 +252,7 @@ class Host:
         record = self.log.commands()
         self.record: Record | None = Record(record) if len(record) == game.step else None
         # The story so far, for every welcome: replayed from the commands (a loaded game), else from now on.
-        self.recap = Recap.replayed(game, self.record) if self.record is not None else Recap()
+        self.recap = Recap.replayed(game, self.record, sealed=self.log.sealed) if self.record is not None else Recap()
         self._recap_frame: tuple[tuple[int, int], bytes] | None = None  # ((recap version, step), its frame)
         self.limits = spec.limits
         self.gate = gate if gate is not None else Gate(self.limits, trio.current_time)
@@ -483,7 +488,7 @@ class Host:
         if self.record is not None:
             self.record.append(seat, wire)
         told = [e.wire() for e in events]
-        self.recap.add(self.game.step, told)
+        self.recap.add(self.game.step, told, stand_in=seat if stand_in is not None else None)
         self._broadcast_delta(told, [seat, wire], stand_in=stand_in is not None)
         if stand_in is not None and self.events is not None:
             self.events.stood_in(StandInMove(seat, self.seats[seat].name, self.game.step, wire, stand_in))
@@ -831,6 +836,9 @@ class Host:
         for frame in self.record.frames() if self.record is not None else ():
             peer.push(frame)
         peer.push(self._recap())
+        seen = self._seen(hello, seat)
+        if seen is not None and seen < self.told:
+            peer.push(encode_frame(self.recap.since(seen, self.told).wire()))
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
@@ -845,6 +853,14 @@ class Host:
             log.debug("peer %d (%s) at %s watches", peer.id, name, address)
         return peer, seat_changed
 
+    def _seen(self, hello: Hello, seat: Seat | None) -> int | None:
+        """The last step this hello's player saw here: the server's record of the person, else the
+        seat's (its token came back), else None (new here: the recap is all the story there is)."""
+        seen = self.events.seen(hello) if self.events is not None else None
+        if seen is None and seat is not None and hello.token is not None:
+            seen = seat.seen
+        return seen
+
     def _drop(self, peer: Peer) -> None:
         peer.gone = True
         if peer in self.peers:
@@ -854,6 +870,7 @@ class Host:
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
                 self.seats[peer.seat].away_since = trio.current_time()
+                self.seats[peer.seat].seen = self.told
                 if self.game.outcome is None and not self.closing:
                     log.info("%s left seat %d; it waits for them", peer.name, peer.seat + 1)
             self._broadcast_lobby()
@@ -891,7 +908,7 @@ class Host:
         """Give an away player's seat up: their token stops working, a new joiner may take it."""
         seat = self._away_seat(index)
         log.info("seat %d (%s) freed for a new player", index, seat.name)
-        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since = "open", None, None, None, None, None
+        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since, seat.seen = "open", None, None, None, None, None, None
         seat.clocked_out = False
         self._broadcast_lobby()
         self._wake()  # the game loop writes the seats down

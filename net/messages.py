@@ -194,6 +194,7 @@ class CreateTable(_Msg):
     private: bool = False
     turn_time: Annotated[int, Field(ge=1, le=60 * 86_400)] | None = None  # seconds per decision; None: live
     on_timeout: OnTimeout = "stand-in"
+    notify: Annotated[str, Field(min_length=1, max_length=1000)] | None = None  # a URL POSTed to when a person's move begins
 
 
 class CommandMsg(_Msg):
@@ -285,6 +286,19 @@ class RecapMsg(_Msg):
     entries: list[list[Any]]
 
 
+class SinceMsg(_Msg):
+    """After the `recap`, to a player back at the table: the last step they saw (`seen`, up to `step`
+    now), how many steps after it the recap does not carry (`older`), and the steps after it a
+    stand-in bot decided, as `[step, seat]` pairs, so their interface can say what happened since
+    they left. Sent only when something did."""
+
+    t: Literal["since"] = "since"
+    seen: int
+    step: int
+    older: int = 0
+    stand_in: list[list[int]] = Field(default_factory=list)
+
+
 class Lobby(_Msg):
     t: Literal["lobby"] = "lobby"
     table: Table
@@ -374,7 +388,7 @@ class GameOverMsg(_Msg):
 
 ToHost = Annotated[Union[Hello, CommandMsg, Undo, Back, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable], Field(discriminator="t")]
 ToPeer = Annotated[
-    Union[Welcome, History, RecapMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
+    Union[Welcome, History, RecapMsg, SinceMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
           Created],
     Field(discriminator="t"),
 ]
@@ -382,7 +396,7 @@ ToPeer = Annotated[
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
 _HOST_TYPES = {"hello", "command", "undo", "back", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
-_PEER_TYPES = {"welcome", "history", "recap", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
+_PEER_TYPES = {"welcome", "history", "recap", "since", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
                "lobby_welcome", "tables", "created"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
 

@@ -49,6 +49,7 @@ from cthulhu.net.messages import PROTOCOL_VERSION, Created, CreateTable, Error, 
 from cthulhu.net.table import Opened, Pace, resolve
 from cthulhu.net.textclean import clean_text
 
+from .notify import Notifier, NotifyPolicy, NotifyRefused, move_notice
 from .people import People
 from .store import Changes, Loaded, Seen, Store, TableRecord
 from .table import ServerTable, setup_words
@@ -133,19 +134,25 @@ class TableEvents:
     def stood_in(self, move: StandInMove) -> None:
         self.server._stood_in(self.table, move)
 
+    def seen(self, hello: Hello) -> int | None:
+        identity = self.server.people.find(hello.ident)
+        seen = self.server.people.seen.get((identity.id, self.table.id)) if identity is not None else None
+        return seen.step if seen is not None else None
+
 
 class TableServer:
     """The tables of one data folder, their lobby and their store. Run with `run` (its own tasks)
     and hand it connections (`handle`), or `serve` on TCP."""
 
     def __init__(self, data: Path, store: Store, loaded: Loaded, *, name: str = "cthulhu",
-                 limits: ServerLimits = ServerLimits(), wall: Any = None) -> None:
+                 limits: ServerLimits = ServerLimits(), wall: Any = None, notifier: Notifier | None = None) -> None:
         self.data = data
         self.folder = data / "tables"
         self.store = store
         self.name = name
         self.limits = limits
         self.wall = wall or (lambda: datetime.now(timezone.utc))
+        self.notifier = notifier or Notifier(NotifyPolicy())  # no address allowed: notifications off
         self.gate = Gate(limits.table, trio.current_time)
         self.tables: dict[str, ServerTable] = {r.id: ServerTable(r, self.folder) for r in loaded.tables}
         self.people = People(loaded.identities, loaded.links, loaded.seen, limits.identities, trio.current_time)
@@ -184,6 +191,8 @@ class TableServer:
                 self._nursery = nursery
                 nursery.start_soon(self._writer)
                 nursery.start_soon(self._sweeper)
+                if self.notifier.policy.on:
+                    await nursery.start(self.notifier.run)
                 for table in self.tables.values():
                     if table.record.clock and table.record.clock.get("deadline") and not table.record.finished:
                         nursery.start_soon(self._reopen, table)  # its clock must run out even if nobody comes
@@ -341,7 +350,7 @@ class TableServer:
         who = table.identities.pop(peer.id, None)
         host = table.host
         if who is not None and host is not None:
-            seen = Seen(who, table.id, host.game.step, self.now())
+            seen = Seen(who, table.id, host.told, self.now())  # what their interface was told: "since you left" starts after it
             self.people.seen[(who, table.id)] = seen
             self._changes.seen[(who, table.id)] = seen
         if host is not None and not host.peers:
@@ -353,7 +362,10 @@ class TableServer:
         self._poke()
 
     def _move_begins(self, table: ServerTable, move: MoveBegins) -> None:
-        """A person's move began at `table` (its deadline goes to the store with the record)."""
+        """A person's move began at `table` (its deadline goes to the store with the record); the
+        table's notification address, if it has one, is told (queued: it never waits)."""
+        if table.record.notify is not None:
+            self.notifier.notify(table.record.notify, move_notice(table.id, move.seat, move.name, move.turn, move.deadline))
         self._dirty.add(table)
         self._poke(soon=move.deadline is not None)  # a running clock's deadline outlives a crash
 
@@ -365,6 +377,11 @@ class TableServer:
 
     async def create(self, msg: CreateTable, identity: Identity | None, address: str) -> Created:
         """A new table from the lobby's form, open at once; `Refused` with one line otherwise."""
+        if msg.notify is not None:
+            try:
+                self.notifier.policy.check(msg.notify)
+            except NotifyRefused as exc:
+                raise Refused(exc.code, exc.reason) from None
         bucket = self._creates.get(address)
         now = trio.current_time()
         if bucket is None:
@@ -403,6 +420,7 @@ class TableServer:
             created=wall, save=f"{table_id}.save", created_by=identity.id if identity is not None else None,
             private=msg.private, code=new_table_code() if msg.private else None, about=about,
             seats=[{"seat": n, "name": None, "status": "open"} for n in range(msg.seats)], updated=wall,
+            notify=msg.notify,
         )
         table = ServerTable(record, self.folder)
         try:

@@ -49,10 +49,14 @@ MIGRATIONS: list[tuple[int, str]] = [
     (3, """
         ALTER TABLE tables ADD COLUMN clock TEXT;
     """),
+    # A table's notification address (NULL: none), POSTed to when a person's move begins.
+    (4, """
+        ALTER TABLE tables ADD COLUMN notify TEXT;
+    """),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _TABLE_COLUMNS = ("id", "mode", "setup", "settings", "created", "save", "created_by", "private", "code", "about", "seats",
-                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived", "clock")
+                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived", "clock", "notify")
 _JSON = {"setup", "settings", "seats", "to_move", "clock"}
 
 

@@ -99,7 +99,8 @@ class ServerTable:
         start: Setup | Path = self.save_path if self.save_path.exists() else Setup.model_validate(self.record.setup)
         return TableSpec(
             start=start,
-            bots={int(seat): kind for seat, kind in (settings.get("bots") or {}).items()} if not isinstance(start, Path) else {},
+            # The bots' seats, loaded save or not: a table saved before anyone sat has them in no save.
+            bots={int(seat): kind for seat, kind in (settings.get("bots") or {}).items()},
             stand_ins=StandIns(kind=settings.get("bot")),
             save=SaveTo(file=self.save_path, fsync=True),
             code=self.record.code,

@@ -311,3 +311,14 @@ async def test_a_table_the_store_cannot_keep_is_refused_not_made(tmp_path, clock
         monkeypatch.setattr(store, "commit", real)
         created = await _create(lobby)
         assert [r.id for r in await _rows(lobby)] == [created.id]
+
+
+async def test_a_table_nobody_sat_at_keeps_its_bots_across_a_restart(tmp_path, clock):
+    data = tmp_path / "data"
+    async with memory_server(data) as ms:
+        lobby = await ms.lobby()
+        made = await _create(lobby, mode="shamblers", seats=2, bots=1)  # made, never sat at
+    async with memory_server(data) as ms:
+        peer = await ms.peer(made.id, "Ada", ident="key-ada")
+        assert [s.kind for s in peer.session.table.seats] == ["human", "bot"]
+        assert peer.session.table.started  # the bot is there: the game begins with the one person

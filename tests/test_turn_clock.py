@@ -49,6 +49,9 @@ class Heard:
     def stood_in(self, move: StandInMove) -> None:
         self.stood.append(move)
 
+    def seen(self, hello: Any) -> int | None:
+        return None  # no records of people: the host's own memory of a seat token answers
+
 
 @asynccontextmanager
 async def _table(turn_time: float, on_timeout: str = "stand-in", *, seed: int = 3, players: int = 2, **spec: Any) -> AsyncIterator[MemoryTable]:

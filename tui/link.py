@@ -19,6 +19,20 @@ from cthulhu.net.messages import Clock
 
 
 @dataclass(frozen=True, slots=True)
+class SinceLeft:
+    """What happened at the table since this player last saw it (step `seen`, now `step`): the
+    events of each step after it that the host's recap carried, oldest first, as `[step, events]`;
+    `stand_in`: the steps a stand-in bot decided, and for which seat; `older`: the steps before
+    those that the recap no longer carried (said, never dropped silently)."""
+
+    seen: int
+    step: int
+    entries: list[list[Any]]
+    stand_in: dict[int, int] = field(default_factory=dict)
+    older: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Update:
     """What the table looks like now, and why it changed.
 
@@ -34,6 +48,7 @@ class Update:
     no question waits for an answer any more.
     `earlier` are events from before this link reached the table (a loaded game, a
     joiner or a player back from a dropped connection): the story so far, for the Log only.
+    `since`: a player back at the table is shown what happened since they last saw it.
     """
 
     view: dict[str, Any]
@@ -46,6 +61,7 @@ class Update:
     warning: str | None = None
     headline: bool = False
     closed: bool = False
+    since: SinceLeft | None = None
 
 
 class SaveUnavailable(Exception):

@@ -33,11 +33,11 @@ import trio
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, RecapMsg, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, RecapMsg, Rejected, SinceMsg, Snapshot, Table, Welcome
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
-from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, TableLobby, TurnClock, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, SinceLeft, TableLobby, TurnClock, Update, save_trouble_notice
 from .who import BOT, characters, playing
 
 if TYPE_CHECKING:
@@ -142,6 +142,9 @@ class NetLink(QueuedUpdates):
         self._opened: Update | None = None
         self._told_step = -1  # the last step whose events reached the Log (a recap tells only those after it)
         self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
+        self._recap_seen: tuple[RecapMsg, int] | None = None  # the last recap, and the step this Log had told before it
+        self._since: SinceLeft | None = None  # "since you left", when it came before `open()` gave its first update
+        self._welcomes = 0  # of the first connection: "since you left" follows only the first
         self._clock_at = time.monotonic()  # when the table (and its turn clock) was last told
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
@@ -189,6 +192,7 @@ class NetLink(QueuedUpdates):
         view = self._view()
         opening = list(self._conns[0].opening)
         earlier, self._earlier = self._earlier, []
+        since, self._since = self._since, None
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
             self._opened = Update(view, opening, earlier=earlier, warning=self.warning)
             return self._opened
@@ -201,7 +205,8 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
+        self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning,
+                              status=self._status, since=since)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -344,6 +349,7 @@ class NetLink(QueuedUpdates):
                 self._seat_local()
                 self._remember(session, msg)
                 if primary:
+                    self._welcomes += 1
                     news = self._seat_news(msg.table)
                     if back:
                         self._status = None
@@ -369,6 +375,8 @@ class NetLink(QueuedUpdates):
                     self._put(notice=f"(A stand-in bot decided that for {self._playing([int(msg.cmd[0])])}; it cannot be taken back.)")
             elif isinstance(msg, RecapMsg):
                 self._recap(msg)
+            elif isinstance(msg, SinceMsg):
+                self._since_left(msg)
             elif isinstance(msg, Snapshot):
                 self._put()
             elif isinstance(msg, Chat):
@@ -402,6 +410,7 @@ class NetLink(QueuedUpdates):
         """The story so far, from the host: the steps this Log has not told yet (all of them on a first
         welcome; after a dropped connection, those played while we were away)."""
         told = self._told_step
+        self._recap_seen = (msg, told)
         earlier = [event for entry in msg.entries if len(entry) == 2 and isinstance(entry[0], int) and entry[0] > told
                    and isinstance(entry[1], list) for event in entry[1] if isinstance(event, dict)]
         self._told_step = max(told, msg.step)
@@ -409,6 +418,27 @@ class NetLink(QueuedUpdates):
             self._earlier = earlier  # goes out with the first update, before anything else is told
         elif earlier:
             self._put(earlier=earlier)
+
+    def _since_left(self, msg: SinceMsg) -> None:
+        """A player back at the table: what happened since they last saw it, from the recap just
+        received, shown with the first update. Only on coming back (this link's first welcome): after
+        a dropped connection the Log tells what was missed ("While you were away"), and a dialog
+        popping up mid-game would take the keys the player was pressing."""
+        if self._welcomes != 1 or self._recap_seen is None or self._recap_seen[0].step != msg.step:
+            return  # a reconnect, or not the recap it follows: nothing to show it from
+        recap, told = self._recap_seen
+        after = max(msg.seen, told)
+        entries = [[entry[0], [e for e in entry[1] if isinstance(e, dict)]] for entry in recap.entries
+                   if len(entry) == 2 and isinstance(entry[0], int) and entry[0] > after and isinstance(entry[1], list)]
+        stand_in = {pair[0]: pair[1] for pair in msg.stand_in if len(pair) == 2 and pair[0] > after}
+        older = max(0, msg.older - (after - msg.seen))
+        if not entries and not older:
+            return
+        since = SinceLeft(seen=after, step=msg.step, entries=entries, stand_in=stand_in, older=older)
+        if self._opened is None:
+            self._since = since  # goes out with the first update
+        else:
+            self._put(since=since)
 
     def _follow_start(self, table: Table, view: dict[str, Any] | None) -> None:
         """Until every seat is taken nobody may act: the bar says so in place of choices the host

@@ -469,6 +469,10 @@ class GameScreen(Screen[None]):
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
             self.action_summary()
+        if update.since is not None:  # over everything else: what was missed comes first, then the prompt (or the verdict)
+            from .since import SinceScreen
+
+            self.app.push_screen(SinceScreen(update.since, view))
 
     def redraw(self) -> None:
         view = self.view

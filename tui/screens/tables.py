@@ -276,8 +276,9 @@ class TablesScreen(Screen[None]):
 
 
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
-    """A new table: the mode, every set-up choice it declares, seats, bots, open or private.
-    Dismisses with what the lobby's `create` takes (None: not now)."""
+    """A new table: the mode, every set-up choice it declares, seats, bots, open or private, and
+    (n) an address to notify when a move begins. Dismisses with what the lobby's `create` takes
+    (None: not now)."""
 
     BINDINGS = [
         Binding("enter", "make", "Make the table"),
@@ -286,11 +287,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         Binding("down", "move(1)", "Down", show=False),
         Binding("left", "change(-1)", "Change", show=False),
         Binding("right", "change(1)", "Change"),
+        Binding("n", "notify_address", "Notify address"),
     ]
 
     def __init__(self, content: Any) -> None:
         super().__init__()
         self.content = content
+        self.notify_url: str | None = None  # a URL the server POSTs to when a move begins (it must allow it)
         self.mode_row = Row("mode", "Mode", list(mode_titles()))
         self.seats = Row("seats", "Seats", [(n, str(n)) for n in range(1, 6)], index=3)
         self.bots = Row("bots", "Bots", [(n, str(n) + (" (the last seats)" if n else "")) for n in range(0, 5)])
@@ -320,7 +323,9 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
 
     def redraw(self) -> None:
         out = draw_rows(self.rows, self.cursor)
-        out.append("Enter make it   up/down choose   left/right change   escape back", style="dim")
+        out.append("Notify  ", style="bold")
+        out.append(Text(clean_text(self.notify_url)) if self.notify_url else Text("none (n: a URL the server allows)", style="dim"))
+        out.append("\nEnter make it   up/down choose   left/right change   n notify   escape back", style="dim")
         self.query_one("#create-form", Static).update(out)
 
     def action_move(self, step: int) -> None:
@@ -341,10 +346,45 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         mode = core_modes.get(self.mode_row.value)
         return {"mode": mode.name, "options": setup_chosen(mode, self.option_rows), "seats": self.seats.value,
                 "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value,
-                "turn_time": self.pace.value, "on_timeout": self.timeout.value}
+                "turn_time": self.pace.value, "on_timeout": self.timeout.value,
+                "notify": self.notify_url}
+
+    def action_notify_address(self) -> None:
+        def given(url: str | None) -> None:
+            if url is not None:
+                self.notify_url = url or None
+                self.redraw()
+
+        self.app.push_screen(NotifyScreen(self.notify_url), given)
 
     def action_make(self) -> None:
         self.dismiss(self.form())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NotifyScreen(ModalScreen[str | None]):
+    """The new table's notification address: a URL (empty: none). The server checks it."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def __init__(self, url: str | None) -> None:
+        super().__init__()
+        self.url = url
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Notify an address", classes="title")
+            yield Static("When a player's move begins, the server POSTs a small JSON to this URL (a chat webhook takes "
+                         "its `text`); only to addresses its operator allows. Empty: none.")
+            yield Input(value=self.url or "", placeholder="https://...", id="notify-url")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip()[:1000])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
