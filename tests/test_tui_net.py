@@ -220,3 +220,34 @@ def test_a_joiner_is_told_the_host_closed_the_table_not_that_the_connection_was_
     else:
         assert "(it is not saved)" in shown and "come back" not in shown, shown
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_after_the_host_closes_the_table_the_last_mover_is_offered_no_undo(tmp_path):
+    """A take-back needs a host to take it: once the table is closed the Footer leaves Undo out."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import EmbeddedHost
+    from test_tui_undo import footer_offers_undo
+
+    async def main():
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="sesame")))
+        port = await host.start()
+        bob = NetLink(JoinAs(host="127.0.0.1", port=port, name="Bob", code="sesame"))
+        try:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="sesame", name="Ann"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                screen = await started(pilot)
+                await bob.open()  # every seat taken: the game starts, Ann (Ada Whitlock) to play
+                await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options) and not screen.link_status)
+                await choose(pilot, screen, "Run")
+                await wait_for(pilot, lambda: footer_offers_undo(app))
+                await host.stop()
+                await wait_for(pilot, lambda: screen.table_closed)
+                await wait_for(pilot, lambda: not footer_offers_undo(app))
+                assert not screen.check_action("undo", ())
+                await pilot.press("ctrl+q")
+        finally:
+            await bob.close()
+            await host.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -197,7 +197,7 @@ class NetLink(QueuedUpdates):
         full = not self.local_seats and not self.watch
         if full:
             notice = f"Joined {where}. Every seat is taken, so you are watching."
-        if self.visitor:
+        if self.visitor and self.local_seats:  # the door's way back is to a seat: a watcher has none
             notice += f" {self.visitor}"
         self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
         return self._opened
@@ -543,7 +543,7 @@ class NetLink(QueuedUpdates):
         elif self.visitor is not None:  # the loopback address and `cthulhu join` mean nothing to them
             info["address"] = info["join"] = None
             info["visitor"] = True
-            info["comeback"] = self.visitor
+            info["comeback"] = self.visitor if self.local_seats else None
         elif session is not None and session.token:
             kept = f" (the seat token is kept in {self.store.path})" if self.store is not None else ""
             info["comeback"] = f"run the same command again to take your seat back{kept}:\n  {join_command(self.address, self.code, table=self.join.table)}"
@@ -557,7 +557,7 @@ class NetLink(QueuedUpdates):
         if self.embedded is not None:
             return self.embedded.save_hint if session is not None and session.game_over is None and self.embedded.host.saves.started else None
         if self.visitor is not None:
-            return self.visitor if session is not None and session.game_over is None else None
+            return self.visitor if session is not None and session.game_over is None and self.local_seats else None
         if session is not None and session.token and session.game_over is None:
             return f"Your seat waits for you; come back with: {join_command(self.address, self.code, table=self.join.table)}"
         return None
