@@ -83,6 +83,8 @@ def test_a_visitor_who_finds_every_seat_taken_is_not_told_of_a_seat_to_come_back
             seated = [await link.open() for link in links]
             for update, link in zip(seated[:2], links):
                 assert back in update.notice and link.lobby_info()["comeback"] == back and link.comeback == back
+            seats = links[2].lobby_info()["table"]["seats"]  # plain data, as the table dialog reads it
+            assert [(s["name"], s["connected"]) for s in seats] == [("ann", True), ("bob", True)], seats
             watching = seated[2]
             assert "Every seat is taken, so you are watching." in watching.notice, watching.notice
             assert "return ticket" not in watching.notice and "your seat" not in watching.notice, watching.notice

@@ -529,7 +529,7 @@ class NetLink(QueuedUpdates):
             "join": join_command(address, self.code, table=self.join.table),
             "hosting": self.hosting,
             "local_seats": sorted(self.local_seats),
-            "table": session.table if session is not None else None,
+            "table": session.table.model_dump() if session is not None and session.table is not None else None,
             "characters": {s.seat: characters(view, s.seat) for s in session.table.seats} if session is not None and session.table else {},
             "step": view.get("step"),
             "status": self._status if self._status != self._waiting else None,  # the dialog says who is missing itself
