@@ -37,6 +37,22 @@ def test_a_bad_id_is_one_line_naming_it_and_the_valid_ones(command, options, lin
     assert captured.out == ""
 
 
+@pytest.mark.parametrize(("command", "flags"), [
+    ("play", ["--seed", "3"]), ("play", ["--elder-one", "hastur"]), ("play", ["--mode", "shamblers"]), ("play", ["--players", "2"]),
+    ("play", ["--bots", "1"]), ("play", ["--advice", "off"]), ("host", ["--seats", "2"]), ("host", ["--bots", "1"]),
+    ("host", ["--episode", "wexley_mill"]), ("host", ["--seed", "3"]),
+])
+def test_a_set_up_flag_given_with_load_is_one_line_naming_it(command, flags, tmp_path, capsys):
+    """A loaded game keeps the set-up it was saved with: a set-up flag with `--load` is refused by
+    name (exit 2) before the save is even looked for, never silently ignored."""
+    extra = ["--headless", "--no-save", "--port", "0"] if command == "host" else []
+    assert cli.main([command, "--load", str(tmp_path / "game.save"), *flags, *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"cthulhu {command}: {flags[0]} cannot be used with --load: a loaded game keeps the set-up it was saved with"], captured.err
+    assert captured.out == ""
+
+
 @pytest.mark.parametrize("command", ["play", "sim", "host"])
 def test_every_investigator_is_checked(command, capsys):
     extra = ["--headless", "--no-save", "--port", "0"] if command == "host" else []
