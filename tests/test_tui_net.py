@@ -251,3 +251,44 @@ def test_after_the_host_closes_the_table_the_last_mover_is_offered_no_undo(tmp_p
             await host.stop()
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_crash_of_the_embedded_host_is_said_with_its_first_line_and_q_quits(tmp_path):
+    """`cthulhu play`'s host runs in a thread of this process: when its loop raises, the table has
+    stopped for good. The Log and the bar say so with the error's first line and offer to quit,
+    instead of waiting (or reconnecting) for a host that will never answer."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import embedded_link
+
+    host = open_table(TableSpec(start=Game.new(Setup(seed=SEED))))
+    calls = []
+    play_bots = host._play_bots
+
+    async def crashing_play_bots() -> None:  # the loop calls it at the start and after every command
+        calls.append(1)
+        if len(calls) > 1:
+            raise RuntimeError("the rules broke at step 1\n(a second line that is not shown)")
+        await play_bots()
+
+    host._play_bots = crashing_play_bots
+
+    async def factory(options):
+        return await embedded_link(options, host)
+
+    async def main():
+        app = CthulhuApp(PlayOptions(skip_title=True, saves_dir=tmp_path), link_factory=factory)
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await started(pilot)
+            bar = screen.query_one("#prompt")
+            await choose(pilot, screen, "Run")
+            await wait_for(pilot, lambda: "The table stopped" in bar.text)
+            assert "the rules broke at step 1" in bar.text and "q quits" in bar.text and "second line" not in bar.text, bar.text
+            assert any("The table stopped: the rules broke at step 1" in line for line in _log(app)), _log(app)
+            assert not bar.options and not screen.check_action("undo", ())
+            assert not any("reconnecting" in line for line in _log(app)), _log(app)
+            await pilot.press("q")  # the quit menu, as ever
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))

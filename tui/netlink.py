@@ -143,6 +143,7 @@ class NetLink(QueuedUpdates):
         self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
+        self._host_stopped: str | None = None  # the embedded host's loop raised: its first line (no host comes back)
 
     verifies_dice = True  # every peer replays the game from the revealed seed at the end
 
@@ -163,9 +164,10 @@ class NetLink(QueuedUpdates):
         (a served visitor's link is opened before the app draws anything, then by the game screen)."""
         if self._opened is not None:
             return self._opened
-        self._loop = asyncio.get_running_loop()
+        self._loop = loop = asyncio.get_running_loop()
         if self.embedded is not None:
             self.embedded.host.saves.on_trouble = self._save_trouble
+            self.embedded.on_crash = lambda line: loop.call_soon_threadsafe(self._crashed, line)
         for n, wanted in enumerate(self._wanted):
             name = self._names[n] if self._names else self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
@@ -300,6 +302,8 @@ class NetLink(QueuedUpdates):
         session = conn.session
         if self._closed or session.game_over is not None or not conn.was_up:
             return False  # done, or refused before we ever sat down (open() reports that)
+        if self.embedded is not None and not await self.embedded.survives():
+            return False  # our own host's loop ended (it raised): `_crashed` says so, nothing to reconnect to
         refused = session.closed
         if refused is not None and refused.code == "bad_token" and session.token:
             # The host no longer keeps our seat (it was freed): come back as a new player.
@@ -317,6 +321,15 @@ class NetLink(QueuedUpdates):
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
             return False
         return await self._reconnect(conn, primary)
+
+    def _crashed(self, line: str) -> None:
+        """The embedded host's loop raised (`line`: the error's first line): the table has stopped for
+        good. Said once, in the Log and the bar, which offers to quit instead of waiting."""
+        if self._host_stopped is not None or self._closed:
+            return
+        self._host_stopped = line
+        self._put(notice=f"The table stopped: {line}", headline=True, closed=True,
+                  status=f"The table stopped ({line}): nothing more can be played here.  (q quits)")
 
     def _closed_line(self, *, saved: bool) -> str:
         """The bar once the host has closed the table: that nothing more is played here, and how to
@@ -578,7 +591,7 @@ class NetLink(QueuedUpdates):
             if primary:
                 self._put(status=f"Connection lost: reconnecting to {self.address} (attempt {attempt})...")
             await asyncio.sleep(delay)
-            if self._closed:
+            if self._closed or self._host_stopped is not None:
                 return False
             conn.session.restart()
             try:
@@ -713,6 +726,18 @@ class NetLink(QueuedUpdates):
         await self._queue.put(None)
 
 
+SURVIVAL_CHECK = 1.0  # seconds a dropped link waits to see whether its own host's thread is ending
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line for a person: the one error inside trio's groups, its message's first
+    line, else its type's name."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class EmbeddedHost:
     """A table's `Host` (built by `open_table`) in a thread of its own, listening on `bind`:`port`.
 
@@ -730,6 +755,8 @@ class EmbeddedHost:
         self.doors = doors
         self.port: int | None = None
         self.error: BaseException | None = None
+        self.on_crash: Callable[[str], None] | None = None
+        """Called from the host's thread with the error's first line when its loop raises after it started."""
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
@@ -761,17 +788,26 @@ class EmbeddedHost:
 
         try:
             trio.run(main)
-        except BaseException as exc:  # reported to the app by start(); the thread just ends
+        except BaseException as exc:  # before it listens: start() reports it; after: `on_crash`
             self.error = exc
+            if self.port is not None and self.on_crash is not None:
+                self.on_crash(first_line(exc))
         finally:
             self._ready.set()
+
+    async def survives(self) -> bool:
+        """Whether the host's thread is still running once it has had a moment to end (a connection
+        of ours that dropped may be the first sign of its loop raising)."""
+        if self._thread.is_alive():
+            await asyncio.to_thread(self._thread.join, SURVIVAL_CHECK)
+        return self._thread.is_alive() or self.error is None
 
     async def start(self) -> int:
         self._thread.start()
         await asyncio.to_thread(self._ready.wait, 10)
         if self.port is None:
             error = self.error
-            if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
                 error = error.exceptions[0]
             if isinstance(error, OSError):
                 raise LinkError(f"cannot listen on {self.bind}:{self.wanted_port}: {error.strerror or error}")
