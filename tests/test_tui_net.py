@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from textual.widgets import Static
-from tui_drive import SEED, choose, started, wait_for
+from tui_drive import SEED, choose, press_option, started, wait_for
 
 from cthulhu.net.delta import view_hash
 from cthulhu.tui.app import CthulhuApp
@@ -290,5 +290,52 @@ def test_a_crash_of_the_embedded_host_is_said_with_its_first_line_and_q_quits(tm
             await pilot.press("q")  # the quit menu, as ever
             await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
             await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_back_at_the_table_is_told_after_the_story_of_what_was_played_meanwhile(tmp_path):
+    """A joiner whose connection dropped while another seat played: the Log tells what happened
+    meanwhile, then "Back at the table", so the strip's last line says where they are (the notice
+    came first and a long recap scrolled it out of the two-line strip)."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import EmbeddedHost
+
+    async def main():
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="owl")))
+        port = await host.start()
+        bob = NetLink(JoinAs(host="127.0.0.1", port=port, name="Bob", code="owl"))
+        try:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code="owl", name="Ann"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                screen = await started(pilot)
+                await bob.open()
+                await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options) and not screen.link_status)
+                await choose(pilot, screen, "End actions")
+                for _ in range(50):  # Ada's Mythos card may ask her more; the first option each time
+                    await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options) or screen.view["prompt"]["seat"] == 1)
+                    if screen.view["prompt"]["seat"] == 1:
+                        break
+                    await press_option(pilot, screen, 0)
+                link = screen.link
+                link.port = 9  # nothing listens there: Ann stays away until it is her host's port again
+                link._conns[0].writer.close()
+                await wait_for(pilot, lambda: "reconnecting" in (screen.link_status or ""))
+                step = bob._view()["step"]
+                prompt = bob._view()["prompt"]
+                await bob.send(1, prompt["options"][0]["command"], prompt["version"])  # Bob plays while Ann is away
+                await wait_for(pilot, lambda: host.host.game.step > step)
+                link.port = port
+                await wait_for(pilot, lambda: any(line.startswith("Back at the table") for line in _log(app)))
+                told = _log(app)
+                away = max(n for n, line in enumerate(told) if line == "While you were away:")
+                back = max(n for n, line in enumerate(told) if line.startswith("Back at the table (you play Ada Whitlock)"))
+                assert away < back, told[away - 1:]
+                assert told[-1].startswith("Back at the table"), told[away - 1:]  # the newest line: what the strip shows
+                await pilot.press("ctrl+q")
+        finally:
+            await bob.close()
+            await host.stop()
 
     asyncio.run(asyncio.wait_for(main(), 60))

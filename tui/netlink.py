@@ -143,6 +143,7 @@ class NetLink(QueuedUpdates):
         self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
+        self._back: list[str] = []  # "Back at the table" and seat news, waiting for the recap after a reconnect's welcome
         self._host_stopped: str | None = None  # the embedded host's loop raised: its first line (no host comes back)
 
     verifies_dice = True  # every peer replays the game from the revealed seed at the end
@@ -355,12 +356,10 @@ class NetLink(QueuedUpdates):
                 self._remember(session, msg)
                 if primary:
                     news = self._seat_news(msg.table)
-                    if back:
+                    if back:  # told after the recap that follows (what happened meanwhile, then where we are)
                         self._status = None
                         seat = "watching" if msg.seat is None else f"you play {self._playing([msg.seat])}"
-                        self._put(notice=f"Back at the table ({seat}).", status=None)
-                        for line in news:
-                            self._put(notice=line)
+                        self._back = [f"Back at the table ({seat}).", *news]
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
                     self._follow_start(msg.table, session.mirror.view)
@@ -377,6 +376,7 @@ class NetLink(QueuedUpdates):
                 self._put(list(msg.events), notice=None if not session.mirror.stale else "resynchronising with the host")
             elif isinstance(msg, RecapMsg):
                 self._recap(msg)
+                self._tell_back()
             elif isinstance(msg, Snapshot):
                 self._put()
             elif isinstance(msg, Chat):
@@ -395,6 +395,13 @@ class NetLink(QueuedUpdates):
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _tell_back(self) -> None:
+        """A connection back after a drop: the notice (and the seat news) once the Log has the story
+        of what was played meanwhile, so the last line the strip shows says where the player is."""
+        back, self._back = self._back, []
+        for line in back:
+            self._put(notice=line)
 
     def _begins(self, view: dict[str, Any]) -> str | None:
         """What the last seat taken means: a fresh game begins, a loaded one goes on; a game over, or a
