@@ -135,9 +135,8 @@ def mode_content(mode: Mode) -> Any:
 
 
 def setup_facts(setup: Setup, summary: Mapping[str, object]) -> list[tuple[SetupOption, str]]:
-    """Each set-up choice of the setup's mode that this game has: by name where the save's summary
-    names it (the mode's `summary` hook), else the ids chosen. One left to the mode's default is
-    left out ("default" is no fact about the game)."""
+    """Each set-up choice the setup's mode declares, with what this game has for it: by name where
+    the save's summary names it (the mode's `summary` hook), else the ids chosen, else "default"."""
     from cthulhu.core import modes
 
     if setup.mode not in modes.names():
@@ -146,9 +145,8 @@ def setup_facts(setup: Setup, summary: Mapping[str, object]) -> list[tuple[Setup
     for option in modes.get(setup.mode).options:
         value = setup.options.get(option.name)
         named = summary.get(option.name)
-        shown = str(named) if named else ", ".join(value) if isinstance(value, list) else value
-        if shown:
-            out.append((option, shown))
+        shown = str(named) if named else ", ".join(value) if isinstance(value, list) else value or "default"
+        out.append((option, shown))
     return out
 
 

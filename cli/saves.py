@@ -32,7 +32,8 @@ def _who(save: Any) -> str:
 
     summary = save.header.summary
     facts = [shown if summary.get(option.name) else f"{option.label.lower()} {shown}"
-             for option, shown in setup_facts(save.setup, summary) if not option.many]
+             for option, shown in setup_facts(save.setup, summary)
+             if not option.many and (summary.get(option.name) or save.setup.options.get(option.name))]  # a default is no fact
     if facts:
         return " / ".join(facts)
     from cthulhu.core import modes
