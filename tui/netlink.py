@@ -168,7 +168,11 @@ class NetLink(QueuedUpdates):
         self._loop = loop = asyncio.get_running_loop()
         if self.embedded is not None:
             self.embedded.host.saves.on_trouble = self._save_trouble
-            self.embedded.on_crash = lambda line: loop.call_soon_threadsafe(self._crashed, line)
+
+            def crashed(line: str) -> None:  # (in the host's thread)
+                loop.call_soon_threadsafe(self._crashed, line)
+
+            self.embedded.on_crash = crashed
         for n, wanted in enumerate(self._wanted):
             name = self._names[n] if self._names else self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
