@@ -79,6 +79,24 @@ def refuse(command: str, message: str) -> int:
     return 2
 
 
+class SetUpFlag(argparse.Action):
+    """Stores the value and notes the flag as given: a loaded game keeps its own set-up, so a
+    set-up flag given with `--load` is refused by name (`ignored_with_load`), never silently dropped."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        given = getattr(namespace, "setup_flags_given", [])
+        namespace.setup_flags_given = [*given, option_string or self.dest]
+
+
+def ignored_with_load(args: argparse.Namespace) -> str | None:
+    """One line naming a set-up flag given with `--load` (the save's own set-up wins), or None."""
+    given = getattr(args, "setup_flags_given", [])
+    if not args.load or not given:
+        return None
+    return f"{given[0]} cannot be used with --load: a loaded game keeps the set-up it was saved with"
+
+
 def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = None, bot_help: str = "the kind of the bots") -> None:
     """`--mode`, a flag for every set-up choice a registered mode declares (`Mode.options`: its help
     names the modes that read it and, when help is shown, the ids the content has; the house rule
@@ -86,14 +104,14 @@ def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = N
     from cthulhu.core import modes
 
     names = modes.names()
-    p.add_argument("--mode", choices=names, default=names[0], help="the game: " + ", ".join(names) + f" (default {names[0]})")
+    p.add_argument("--mode", choices=names, default=names[0], action=SetUpFlag, help="the game: " + ", ".join(names) + f" (default {names[0]})")
     declared: dict[str, tuple[SetupOption, list[str]]] = {}
     for mode in modes.all_modes():
         for option in mode.options:
             declared.setdefault(option.name, (option, []))[1].append(mode.title)
     for name, (option, titles) in declared.items():
         listed = ", comma-separated" if option.many else ""
-        p.add_argument(option.flag, dest=name, help=f"{option.help} ({' or '.join(titles)}){listed}: {{ids:{name}}}")
+        p.add_argument(option.flag, dest=name, action=SetUpFlag, help=f"{option.help} ({' or '.join(titles)}){listed}: {{ids:{name}}}")
     add_bot_options(p, default=bot_default, about=bot_help)
 
 

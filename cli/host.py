@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
 from .common import (
-    BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_pace_options, add_setup_options, check_save, choice_problem,
-    default_name, given_choices, out_of_range, pace_of, refuse, theme_of, thinking_of, thinking_problem,
+    BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, Range, SetUpFlag, add_interface_options, add_pace_options, add_setup_options, check_save,
+    choice_problem, default_name, given_choices, ignored_with_load, out_of_range, pace_of, refuse, theme_of, thinking_of, thinking_problem,
 )
 
 
@@ -40,10 +40,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to listen on (0.0.0.0 for a LAN)")
-    p.add_argument("--seats", type=int, default=4, help="seats at the table (1-5)")
+    p.add_argument("--seats", type=int, default=4, action=SetUpFlag, help="seats at the table (1-5)")
     add_setup_options(p, bot_help="the kind of the bots (and of stand-ins)")
-    p.add_argument("--seed", type=int, help="game seed (default: random, revealed at game over)")
-    p.add_argument("--bots", type=int, default=0, help="seats played by bots inside the host (the last N)")
+    p.add_argument("--seed", type=int, action=SetUpFlag, help="game seed (default: random, revealed at game over)")
+    p.add_argument("--bots", type=int, default=0, action=SetUpFlag, help="seats played by bots inside the host (the last N)")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so people can follow it (default 0.5; 0: at once)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
@@ -83,7 +83,7 @@ RANGES: dict[str, Range] = {
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    problem = out_of_range(args, RANGES)
+    problem = ignored_with_load(args) or out_of_range(args, RANGES)
     if problem is not None:
         return refuse("host", problem)
     if args.bots > args.seats:

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
 from .common import (
-    BOT_RANGES, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, given_choices,
-    out_of_range, refuse, theme_of, thinking_of, thinking_problem,
+    BOT_RANGES, SEATS_MAX, SEED_MAX, Range, SetUpFlag, add_interface_options, add_setup_options, check_save, choice_problem,
+    given_choices, ignored_with_load, out_of_range, refuse, theme_of, thinking_of, thinking_problem,
 )
 
 
@@ -24,10 +24,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="A game at this terminal: alone (two investigators), hot-seat, or with bots. "
         "`cthulhu content list` shows the ids the set-up options take.",
     )
-    p.add_argument("--seed", type=int, help="game seed (default: a random one, shown on screen)")
+    p.add_argument("--seed", type=int, action=SetUpFlag, help="game seed (default: a random one, shown on screen)")
     add_setup_options(p, bot_help="which bot plays the bot seats")
-    p.add_argument("--players", type=int, default=1, help="people taking turns at this terminal (hot-seat)")
-    p.add_argument("--bots", type=int, default=0, help="seats played by bots")
+    p.add_argument("--players", type=int, default=1, action=SetUpFlag, help="people taking turns at this terminal (hot-seat)")
+    p.add_argument("--bots", type=int, default=0, action=SetUpFlag, help="seats played by bots")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="a pause before each bot move, so you can follow it (default 0.5; 0: at once)")
     p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
@@ -113,7 +113,7 @@ def one_line(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
+    problem = ignored_with_load(args) or thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
     if problem is not None:
         return refuse("play", problem)
     options = options_from(args)

@@ -26,11 +26,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _who(save: Any) -> str:
-    """'Hastur / The Wexley Mill Fire': the game's one-id set-up choices (its mode's own, by name
-    where the save's summary names them), else the mode's title."""
+    """'Hastur / The Wexley Mill Fire / advice off': the game's one-id set-up choices (its mode's own,
+    by name where the save's summary names them, else as the option and its id), else the mode's title."""
     from .common import setup_facts
 
-    facts = [shown for option, shown in setup_facts(save.setup, save.header.summary) if not option.many]
+    summary = save.header.summary
+    facts = [shown if summary.get(option.name) else f"{option.label.lower()} {shown}"
+             for option, shown in setup_facts(save.setup, summary)
+             if not option.many and (summary.get(option.name) or save.setup.options.get(option.name))]  # a default is no fact
     if facts:
         return " / ".join(facts)
     from cthulhu.core import modes

@@ -3,7 +3,14 @@ Textual's asyncio-based Pilot tests can run in the same session."""
 
 from __future__ import annotations
 
-import pytest
+import os
+
+# No scroll animations in the app under test (Textual's own setting, read when it is imported, and
+# inherited by the apps tests start in real terminals): a test waits for where a scroll ends, and
+# an animated End or PgDn kept every Pilot test idle for up to a second a key.
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+import pytest  # noqa: E402
 
 from cthulhu.content import builtin
 

@@ -37,6 +37,22 @@ def test_a_bad_id_is_one_line_naming_it_and_the_valid_ones(command, options, lin
     assert captured.out == ""
 
 
+@pytest.mark.parametrize(("command", "flags"), [
+    ("play", ["--seed", "3"]), ("play", ["--elder-one", "hastur"]), ("play", ["--mode", "shamblers"]), ("play", ["--players", "2"]),
+    ("play", ["--bots", "1"]), ("play", ["--advice", "off"]), ("host", ["--seats", "2"]), ("host", ["--bots", "1"]),
+    ("host", ["--episode", "wexley_mill"]), ("host", ["--seed", "3"]),
+])
+def test_a_set_up_flag_given_with_load_is_one_line_naming_it(command, flags, tmp_path, capsys):
+    """A loaded game keeps the set-up it was saved with: a set-up flag with `--load` is refused by
+    name (exit 2) before the save is even looked for, never silently ignored."""
+    extra = ["--headless", "--no-save", "--port", "0"] if command == "host" else []
+    assert cli.main([command, "--load", str(tmp_path / "game.save"), *flags, *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"cthulhu {command}: {flags[0]} cannot be used with --load: a loaded game keeps the set-up it was saved with"], captured.err
+    assert captured.out == ""
+
+
 @pytest.mark.parametrize("command", ["play", "sim", "host"])
 def test_every_investigator_is_checked(command, capsys):
     extra = ["--headless", "--no-save", "--port", "0"] if command == "host" else []
@@ -156,34 +172,75 @@ def test_every_numeric_option_is_listed_here():
             ("sim", "--turn-limit"), ("join", "--seat"), ("replay", "--seek")} <= found
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    """Exit status and stderr: in this process where a missed check cannot start anything that waits
-    (`play` then stops at "needs a terminal"), in a child process with a time limit for `host`, `join` and `server`."""
-    import subprocess
-    import sys
-    from pathlib import Path
+def _bad_numbers(option_kind: type) -> list[str]:
+    """Below, above and not a number at all."""
+    return ["-1", "99999999999999999999999"] + (["nan", "inf"] if option_kind is float else [])
 
-    if argv[0] not in ("host", "join", "server"):
+
+def _argvs(command: str, option: str, kind: type) -> list[list[str]]:
+    return [[command, *NEEDS.get(command, []), f"{option}={value}"] for value in _bad_numbers(kind)]
+
+
+# Each of these, run in one child process with a time limit, so that a missed check starts nothing
+# here that waits (`host`, `join` and `server` would serve or connect): the child runs them one after
+# another, each through `cli.main` as `python -m cthulhu.cli` would, and prints what each said.
+CHILD = """
+import contextlib, io, json, sys
+from cthulhu import cli
+for argv in json.loads(sys.stdin.read()):
+    print("CTHULHU-STRICT " + json.dumps({"started": argv}), flush=True)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else 1
-        return code, capsys.readouterr().err
-    done = subprocess.run([sys.executable, "-m", "cthulhu.cli", *argv], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.DEVNULL)
-    return done.returncode, done.stderr
+    print("CTHULHU-STRICT " + json.dumps({"argv": argv, "code": code, "err": err.getvalue()}), flush=True)
+"""
+IN_A_CHILD = ("host", "join", "server")
+
+
+@pytest.fixture(scope="module")
+def children_said() -> dict[tuple[str, ...], tuple[int, str]]:
+    """(exit status, stderr) of every bad number of `host`, `join` and `server`, from one child (the
+    import is most of what a child costs: one child for all of them rather than one each)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    argvs = [argv for command, option, kind in _numeric_options() if command in IN_A_CHILD for argv in _argvs(command, option, kind)]
+    try:
+        done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(argvs), capture_output=True, text=True, timeout=120,
+                              cwd=Path(__file__).resolve().parent.parent)
+        out, err = done.stdout, done.stderr
+    except subprocess.TimeoutExpired as hung:  # a missed check: the command started and waited
+        out = hung.stdout.decode() if isinstance(hung.stdout, bytes) else hung.stdout or ""
+        err = "(still running after 120 s)"
+    said = [json.loads(line.removeprefix("CTHULHU-STRICT ")) for line in out.splitlines() if line.startswith("CTHULHU-STRICT ")]
+    results = {tuple(r["argv"]): (r["code"], r["err"]) for r in said if "argv" in r}
+    missing = [argv for argv in argvs if tuple(argv) not in results]
+    assert not missing, f"the child stopped at {said[-1] if said else 'the start'}: {err[-2000:]}"
+    return results
 
 
 @pytest.mark.parametrize(("command", "option", "kind"), _numeric_options(), ids=lambda v: getattr(v, "__name__", v))
-def test_every_bad_number_is_one_line_and_exit_2(command, option, kind, capsys, monkeypatch):
-    """Below, above and not a number at all: one line naming the option, status 2, nothing started."""
+def test_every_bad_number_is_one_line_and_exit_2(command, option, kind, capsys, monkeypatch, request):
+    """Below, above and not a number at all: one line naming the option, status 2, nothing started.
+    In this process where a missed check cannot start anything that waits (`play` then stops at
+    "needs a terminal"), in a time-limited child for `host`, `join` and `server` (`children_said`)."""
     from pathlib import Path
 
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)
-    bad = ["-1", "99999999999999999999999"] + (["nan", "inf"] if kind is float else [])
-    for value in bad:
-        argv = [command, *NEEDS.get(command, []), f"{option}={value}"]
-        code, err = _run(argv, capsys)
+    for argv in _argvs(command, option, kind):
+        if command in IN_A_CHILD:
+            code, err = request.getfixturevalue("children_said")[tuple(argv)]
+        else:
+            try:
+                code = cli.main(argv)
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+            err = capsys.readouterr().err
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1, (argv, code, err)
         assert lines[0].startswith(f"cthulhu {command}: ") and (option in lines[0] or "no step" in lines[0]), (argv, lines)

@@ -151,7 +151,10 @@ def test_a_host_killed_mid_game_and_restarted_finds_every_joiner_back(tmp_path):
             screen = term.wait_for("reconnecting to", "(attempt")
             assert "Story Board" in screen and "No map" not in screen  # the last table stays on screen
             host = HeadlessHost(*common, "--load", str(save), "--away-bot", "1")
+            term.wait_for("reconnecting to", gone=True)  # welcomed back: the bar no longer says it is reconnecting
+            term.keys("l")  # the whole Log: the notice comes after the story of what a stand-in played meanwhile
             term.wait_for("Back at the table (you play")
+            term.keys("l")
             step, digest = seen_view(term)
             assert digest == view_at(save, step, seat)
             term.keys("C-q")  # leave: after a second away, a bot plays the seat to the end

@@ -217,6 +217,23 @@ def test_saves_shows_the_episode_by_name_and_the_turn(tmp_path, content, capsys)
         assert episode in row and f" {turn} " in row.split(episode, 1)[1]
 
 
+def test_saves_lists_the_choices_a_game_made_and_leaves_the_defaults_out(tmp_path, content, capsys):
+    """In the table, a choice nobody made is no fact about the game ("default" says nothing); one a
+    table made is said in words ("advice off"). The JSON has every choice, by id or "default"."""
+    _saved(tmp_path / "plain.save", content, "main", 4, 3)
+    _saved(tmp_path / "quiet.save", content, "main", 4, 3, options={"advice": "off"})
+    _saved(tmp_path / "shamblers.save", content, "shamblers", 4, 3)
+    assert main(["saves", "--saves", str(tmp_path)]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    assert "default" not in "".join(rows.values()), rows
+    assert "The Wexley Mill Fire / Hastur " in rows["plain.save"] and "advice" not in rows["plain.save"], rows
+    assert "The Wexley Mill Fire / Hastur / advice off " in rows["quiet.save"], rows
+    assert main(["saves", "--saves", str(tmp_path), "--json"]) == 0
+    setups = {r["file"]: r["setup"] for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert setups["plain.save"]["episode"] == "The Wexley Mill Fire" and setups["plain.save"]["advice"] == "default", setups
+    assert setups["quiet.save"]["advice"] == "off" and setups["shamblers.save"] == {"difficulty": "default", "advice": "default"}, setups
+
+
 def test_saves_delete_removes_one_save_and_never_one_a_game_holds(folder, capsys):
     from test_save_lock import _holding_host
 

@@ -106,13 +106,20 @@ async def read_to_the_end(pilot: Any, capture: Any, stop: str, size: tuple[int, 
     screen = pilot.app.screen
     dialog = screen.query_one(".dialog")
     await pilot.press("end")
-    await pilot.pause(0.2)
+
+    def missing() -> list[str]:
+        box = in_box(capture, dialog.content_region)
+        return [line for text in texts_of(dialog) for line in last_lines(text) if squeezed(line) not in squeezed(box)]
+
+    try:  # until the scroll has reached the terminal (a loaded machine draws late), never longer than wait_for's limit
+        await wait_for(pilot, lambda: not missing(), tries=200)
+    except AssertionError:
+        pass  # said below, with the screen
     box = in_box(capture, dialog.content_region)
     assert dialog.region.bottom <= size[1] and dialog.region.right <= size[0], (stop, dialog.region)
     wanted = [line for text in texts_of(dialog) for line in last_lines(text)]
     assert wanted, stop
-    missing = [line for line in wanted if squeezed(line) not in squeezed(box)]
-    assert not missing, f"{stop} at {size}: {missing} not on screen:\n{box}"
+    assert not missing(), f"{stop} at {size}: {missing()} not on screen:\n{box}"
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 from textual.widgets import Static
-from tui_drive import SEED, choose, started, wait_for
+from tui_drive import SEED, choose, press_option, started, wait_for
 
 from cthulhu.net.delta import view_hash
 from cthulhu.tui.app import CthulhuApp
@@ -219,4 +220,117 @@ def test_a_joiner_is_told_the_host_closed_the_table_not_that_the_connection_was_
         assert f"come back with: cthulhu join 127.0.0.1:{port} --code sesame" in shown, shown
     else:
         assert "(it is not saved)" in shown and "come back" not in shown, shown
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+@contextlib.asynccontextmanager
+async def ann_and_bob(code: str = "owl"):
+    """A two-seat table in this process (its host an EmbeddedHost), Ann's app in seat 1 (Ada Whitlock,
+    who starts) and Bob's link in seat 2, play started: (pilot, screen, host, bob, port)."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import EmbeddedHost
+
+    host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code=code)))
+    port = await host.start()
+    bob = NetLink(JoinAs(host="127.0.0.1", port=port, name="Bob", code=code))
+    try:
+        app = CthulhuApp(PlayOptions(join=("127.0.0.1", port), code=code, name="Ann"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await started(pilot)
+            await bob.open()  # every seat taken: the game starts, Ann to play
+            await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options) and not screen.link_status)
+            yield pilot, screen, host, bob, port
+            await pilot.press("ctrl+q")
+    finally:
+        await bob.close()
+        await host.stop()
+
+
+def test_after_the_host_closes_the_table_the_last_mover_is_offered_no_undo(tmp_path):
+    """A take-back needs a host to take it: once the table is closed the Footer leaves Undo out."""
+    from test_tui_undo import footer_offers_undo
+
+    async def main():
+        async with ann_and_bob() as (pilot, screen, host, bob, port):
+            await choose(pilot, screen, "Run")
+            await wait_for(pilot, lambda: footer_offers_undo(pilot.app))
+            await host.stop()
+            await wait_for(pilot, lambda: screen.table_closed)
+            await wait_for(pilot, lambda: not footer_offers_undo(pilot.app))
+            assert not screen.check_action("undo", ())
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_crash_of_the_embedded_host_is_said_with_its_first_line_and_q_quits(tmp_path):
+    """`cthulhu play`'s host runs in a thread of this process: when its loop raises, the table has
+    stopped for good. The Log and the bar say so with the error's first line and offer to quit,
+    instead of waiting (or reconnecting) for a host that will never answer."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import embedded_link
+
+    host = open_table(TableSpec(start=Game.new(Setup(seed=SEED))))
+    calls = []
+    play_bots = host._play_bots
+
+    async def crashing_play_bots() -> None:  # the loop calls it at the start and after every command
+        calls.append(1)
+        if len(calls) > 1:
+            raise RuntimeError("the rules broke at step 1\n(a second line that is not shown)")
+        await play_bots()
+
+    host._play_bots = crashing_play_bots
+
+    async def factory(options):
+        return await embedded_link(options, host)
+
+    async def main():
+        app = CthulhuApp(PlayOptions(skip_title=True, saves_dir=tmp_path), link_factory=factory)
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await started(pilot)
+            bar = screen.query_one("#prompt")
+            await choose(pilot, screen, "Run")
+            await wait_for(pilot, lambda: "The table stopped" in bar.text)
+            assert "the rules broke at step 1" in bar.text and "q quits" in bar.text and "second line" not in bar.text, bar.text
+            assert any("The table stopped: the rules broke at step 1" in line for line in _log(app)), _log(app)
+            assert not bar.options and not screen.check_action("undo", ())
+            assert not any("reconnecting" in line for line in _log(app)), _log(app)
+            await pilot.press("q")  # the quit menu, as ever
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await pilot.press("ctrl+q")
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_back_at_the_table_is_told_after_the_story_of_what_was_played_meanwhile(tmp_path):
+    """A joiner whose connection dropped while another seat played: the Log tells what happened
+    meanwhile, then "Back at the table", so the strip's last line says where they are (the notice
+    came first and a long recap scrolled it out of the two-line strip)."""
+
+    async def main():
+        async with ann_and_bob() as (pilot, screen, host, bob, port):
+            await choose(pilot, screen, "End actions")
+            for _ in range(50):  # Ada's Mythos card may ask her more; the first option each time
+                await wait_for(pilot, lambda: bool(screen.query_one("#prompt").options) or screen.view["prompt"]["seat"] == 1)
+                if screen.view["prompt"]["seat"] == 1:
+                    break
+                await press_option(pilot, screen, 0)
+            link = screen.link
+            link.port = 9  # nothing listens there: Ann stays away until it is her host's port again
+            link._conns[0].writer.close()
+            await wait_for(pilot, lambda: "reconnecting" in (screen.link_status or ""))
+            step = bob._view()["step"]
+            prompt = bob._view()["prompt"]
+            await bob.send(1, prompt["options"][0]["command"], prompt["version"])  # Bob plays while Ann is away
+            await wait_for(pilot, lambda: host.host.game.step > step)
+            link.port = port
+            await wait_for(pilot, lambda: any(line.startswith("Back at the table") for line in _log(pilot.app)))
+            told = _log(pilot.app)
+            away = max(n for n, line in enumerate(told) if line == "While you were away:")
+            back = max(n for n, line in enumerate(told) if line.startswith("Back at the table (you play Ada Whitlock)"))
+            assert away < back, told[away - 1:]
+            assert told[-1].startswith("Back at the table"), told[away - 1:]  # the newest line: what the strip shows
+
     asyncio.run(asyncio.wait_for(main(), 60))

@@ -64,3 +64,34 @@ def test_the_table_dialog_shows_the_doors_to_the_host_and_the_way_back_to_a_visi
     visitor = lobby_text({"visitor": True, "address": None, "join": None, "code": "C0de", "table": table, "comeback": back}).plain
     assert "SSH or web door" in visitor and back in visitor
     assert "127.0.0.1" not in visitor and "None" not in visitor and "cthulhu join" not in visitor
+
+
+def test_a_visitor_who_finds_every_seat_taken_is_not_told_of_a_seat_to_come_back_to():
+    """The door's way back names "your seat": a visitor who only watches has none, so neither the
+    notice, the table dialog nor the farewell offers it (a seated visitor's still does)."""
+    from cthulhu.core import Game, Setup
+    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.tui.netlink import EmbeddedHost, JoinAs, NetLink
+
+    back = "Your return ticket is abcdefghijkm: to come back to your seat, type  ssh -p 2222 abcdefghijkm@box"
+
+    async def main():
+        host = EmbeddedHost(open_table(TableSpec(start=Game.new(Setup(seed=SEED, players=2)), code="owl")))
+        port = await host.start()
+        links = [NetLink(JoinAs(host="127.0.0.1", port=port, code="owl", name=name, visitor=back)) for name in ("ann", "bob", "cy")]
+        try:
+            seated = [await link.open() for link in links]
+            for update, link in zip(seated[:2], links):
+                assert back in update.notice and link.lobby_info()["comeback"] == back and link.comeback == back
+            seats = links[2].lobby_info()["table"]["seats"]  # plain data, as the table dialog reads it
+            assert [(s["name"], s["connected"]) for s in seats] == [("ann", True), ("bob", True)], seats
+            watching = seated[2]
+            assert "Every seat is taken, so you are watching." in watching.notice, watching.notice
+            assert "return ticket" not in watching.notice and "your seat" not in watching.notice, watching.notice
+            assert links[2].lobby_info()["comeback"] is None and links[2].comeback is None
+        finally:
+            for link in links:
+                await link.close()
+            await host.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 60))

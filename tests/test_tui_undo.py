@@ -36,7 +36,8 @@ def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal(tmp_path):
             assert not screen.check_action("undo", ()) and not footer_offers_undo(app)
 
             await choose(pilot, screen, "Run")  # Run before the first step
-            assert screen.check_action("undo", ()) and footer_offers_undo(app)
+            assert screen.check_action("undo", ())
+            await wait_for(pilot, lambda: footer_offers_undo(app))  # the Footer is recomposed after the update, a frame later
             await take_back(pilot, screen)
             assert screen.view["step"] == 0 and options(screen) == actions
             log = "\n".join(screen.query_one("#log").lines_plain)
@@ -52,7 +53,8 @@ def test_u_and_ctrl_z_take_back_run_and_moves_but_never_a_reveal(tmp_path):
 
             # End the actions: the Mythos card is drawn, so that cannot be taken back.
             await choose(pilot, screen, "End actions")
-            assert screen.view["prompt"]["undo"] == 0 and not footer_offers_undo(app)
+            assert screen.view["prompt"]["undo"] == 0 and not screen.check_action("undo", ())
+            await wait_for(pilot, lambda: not footer_offers_undo(app))
             step = screen.view["step"]
             await pilot.press("u")
             await pilot.pause()

@@ -75,7 +75,8 @@ class TableLobby(Protocol):
     """A table's seats, as the table dialog shows them and (hosting) changes them."""
 
     def lobby_info(self) -> dict[str, Any]:
-        """Where to join, the code, the host's latest seat list, how to come back (see `NetLink`)."""
+        """Where to join, the code, the host's latest seat list (`table`: the lobby message as plain data),
+        how to come back (see `NetLink`)."""
     async def hand_to_bot(self, seat: int) -> None:
         """Let a bot play an away player's seat until they come back (the host's own table only)."""
     async def start_with_bots(self) -> None:

@@ -148,6 +148,8 @@ class NetLink(QueuedUpdates):
         self._clock_at = time.monotonic()  # when the table (and its turn clock) was last told
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
+        self._back: list[str] = []  # "Back at the table" and seat news, waiting for the recap after a reconnect's welcome
+        self._host_stopped: str | None = None  # the embedded host's loop raised: its first line (no host comes back)
 
     verifies_dice = True  # every peer replays the game from the revealed seed at the end
 
@@ -168,9 +170,14 @@ class NetLink(QueuedUpdates):
         (a served visitor's link is opened before the app draws anything, then by the game screen)."""
         if self._opened is not None:
             return self._opened
-        self._loop = asyncio.get_running_loop()
+        self._loop = loop = asyncio.get_running_loop()
         if self.embedded is not None:
             self.embedded.host.saves.on_trouble = self._save_trouble
+
+            def crashed(line: str) -> None:  # (in the host's thread)
+                loop.call_soon_threadsafe(self._crashed, line)
+
+            self.embedded.on_crash = crashed
         for n, wanted in enumerate(self._wanted):
             name = self._names[n] if self._names else self.name if len(self._wanted) == 1 else f"{self.name} {n + 1}"
             token, stored = (self.token, False) if n == 0 and self.token else (self._stored_token(name), True)
@@ -203,7 +210,7 @@ class NetLink(QueuedUpdates):
         full = not self.local_seats and not self.watch
         if full:
             notice = f"Joined {where}. Every seat is taken, so you are watching."
-        if self.visitor:
+        if self.visitor and self.local_seats:  # the door's way back is to a seat: a watcher has none
             notice += f" {self.visitor}"
         self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning,
                               status=self._status, since=since)
@@ -307,6 +314,8 @@ class NetLink(QueuedUpdates):
         session = conn.session
         if self._closed or session.game_over is not None or not conn.was_up:
             return False  # done, or refused before we ever sat down (open() reports that)
+        if self.embedded is not None and not await self.embedded.survives():
+            return False  # our own host's loop ended (it raised): `_crashed` says so, nothing to reconnect to
         refused = session.closed
         if refused is not None and refused.code == "bad_token" and session.token:
             # The host no longer keeps our seat (it was freed): come back as a new player.
@@ -324,6 +333,15 @@ class NetLink(QueuedUpdates):
                 self._put(rejected=f"the host closed the connection: {refused.reason}", status=None)
             return False
         return await self._reconnect(conn, primary)
+
+    def _crashed(self, line: str) -> None:
+        """The embedded host's loop raised (`line`: the error's first line): the table has stopped for
+        good. Said once, in the Log and the bar, which offers to quit instead of waiting."""
+        if self._host_stopped is not None or self._closed:
+            return
+        self._host_stopped = line
+        self._put(notice=f"The table stopped: {line}", headline=True, closed=True,
+                  status=f"The table stopped ({line}): nothing more can be played here.  (q quits)")
 
     def _closed_line(self, *, saved: bool) -> str:
         """The bar once the host has closed the table: that nothing more is played here, and how to
@@ -351,12 +369,10 @@ class NetLink(QueuedUpdates):
                 if primary:
                     self._welcomes += 1
                     news = self._seat_news(msg.table)
-                    if back:
+                    if back:  # told after the recap that follows (what happened meanwhile, then where we are)
                         self._status = None
                         seat = "watching" if msg.seat is None else f"you play {self._playing([msg.seat])}"
-                        self._put(notice=f"Back at the table ({seat}).", status=None)
-                        for line in news:
-                            self._put(notice=line)
+                        self._back = [f"Back at the table ({seat}).", *news]
                     elif self._queue_ready:
                         self._put(notice="connected to the table")
                     self._follow_start(msg.table, session.mirror.view)
@@ -375,6 +391,7 @@ class NetLink(QueuedUpdates):
                     self._put(notice=f"(A stand-in bot decided that for {self._playing([int(msg.cmd[0])])}; it cannot be taken back.)")
             elif isinstance(msg, RecapMsg):
                 self._recap(msg)
+                self._tell_back()
             elif isinstance(msg, SinceMsg):
                 self._since_left(msg)
             elif isinstance(msg, Snapshot):
@@ -398,6 +415,13 @@ class NetLink(QueuedUpdates):
                 asyncio.get_running_loop().create_task(self._verify_dice(session))
             elif isinstance(msg, ConnectionTrouble):
                 self._put(notice=f"a garbled message from the host: {msg.error}")
+
+    def _tell_back(self) -> None:
+        """A connection back after a drop: the notice (and the seat news) once the Log has the story
+        of what was played meanwhile, so the last line the strip shows says where the player is."""
+        back, self._back = self._back, []
+        for line in back:
+            self._put(notice=line)
 
     def _begins(self, view: dict[str, Any]) -> str | None:
         """What the last seat taken means: a fresh game begins, a loaded one goes on; a game over, or a
@@ -569,7 +593,7 @@ class NetLink(QueuedUpdates):
             "join": join_command(address, self.code, table=self.join.table),
             "hosting": self.hosting,
             "local_seats": sorted(self.local_seats),
-            "table": session.table if session is not None else None,
+            "table": session.table.model_dump() if session is not None and session.table is not None else None,
             "characters": {s.seat: characters(view, s.seat) for s in session.table.seats} if session is not None and session.table else {},
             "step": view.get("step"),
             "status": self._status if self._status != self._waiting else None,  # the dialog says who is missing itself
@@ -583,7 +607,7 @@ class NetLink(QueuedUpdates):
         elif self.visitor is not None:  # the loopback address and `cthulhu join` mean nothing to them
             info["address"] = info["join"] = None
             info["visitor"] = True
-            info["comeback"] = self.visitor
+            info["comeback"] = self.visitor if self.local_seats else None
         elif session is not None and session.token:
             kept = f" (the seat token is kept in {self.store.path})" if self.store is not None else ""
             info["comeback"] = f"run the same command again to take your seat back{kept}:\n  {join_command(self.address, self.code, table=self.join.table)}"
@@ -597,7 +621,7 @@ class NetLink(QueuedUpdates):
         if self.embedded is not None:
             return self.embedded.save_hint if session is not None and session.game_over is None and self.embedded.host.saves.started else None
         if self.visitor is not None:
-            return self.visitor if session is not None and session.game_over is None else None
+            return self.visitor if session is not None and session.game_over is None and self.local_seats else None
         if session is not None and session.token and session.game_over is None:
             return f"Your seat waits for you; come back with: {join_command(self.address, self.code, table=self.join.table)}"
         return None
@@ -618,7 +642,7 @@ class NetLink(QueuedUpdates):
             if primary:
                 self._put(status=f"Connection lost: reconnecting to {self.address} (attempt {attempt})...")
             await asyncio.sleep(delay)
-            if self._closed:
+            if self._closed or self._host_stopped is not None:
                 return False
             conn.session.restart()
             try:
@@ -767,6 +791,18 @@ class NetLink(QueuedUpdates):
         await self._queue.put(None)
 
 
+SURVIVAL_CHECK = 1.0  # seconds a dropped link waits to see whether its own host's thread is ending
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line for a person: the one error inside trio's groups, its message's first
+    line, else its type's name."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class EmbeddedHost:
     """A table's `Host` (built by `open_table`) in a thread of its own, listening on `bind`:`port`.
 
@@ -784,6 +820,8 @@ class EmbeddedHost:
         self.doors = doors
         self.port: int | None = None
         self.error: BaseException | None = None
+        self.on_crash: Callable[[str], None] | None = None
+        """Called from the host's thread with the error's first line when its loop raises after it started."""
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
@@ -815,17 +853,26 @@ class EmbeddedHost:
 
         try:
             trio.run(main)
-        except BaseException as exc:  # reported to the app by start(); the thread just ends
+        except BaseException as exc:  # before it listens: start() reports it; after: `on_crash`
             self.error = exc
+            if self.port is not None and self.on_crash is not None:
+                self.on_crash(first_line(exc))
         finally:
             self._ready.set()
+
+    async def survives(self) -> bool:
+        """Whether the host's thread is still running once it has had a moment to end (a connection
+        of ours that dropped may be the first sign of its loop raising)."""
+        if self._thread.is_alive():
+            await asyncio.to_thread(self._thread.join, SURVIVAL_CHECK)
+        return self._thread.is_alive() or self.error is None
 
     async def start(self) -> int:
         self._thread.start()
         await asyncio.to_thread(self._ready.wait, 10)
         if self.port is None:
             error = self.error
-            if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
                 error = error.exceptions[0]
             if isinstance(error, OSError):
                 raise LinkError(f"cannot listen on {self.bind}:{self.wanted_port}: {error.strerror or error}")

@@ -582,10 +582,12 @@ class GameScreen(Screen[None]):
 
     @property
     def can_undo(self) -> bool:
-        """One of our seats is deciding and may take back its last decision (nothing revealed since)."""
+        """One of our seats is deciding and may take back its last decision (nothing revealed since),
+        at a table still open (a closed one takes nothing back)."""
         prompt = self.view.get("prompt") or {}
         return (
             not self.pending
+            and not self.table_closed
             and prompt.get("seat") in self.link.local_seats
             and int(prompt.get("undo") or 0) > 0
         )

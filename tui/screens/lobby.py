@@ -31,10 +31,7 @@ REFRESH = 0.5  # seconds: the dialog follows the host's seat news while open
 def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     """`info`: what `NetLink.lobby_info()` returns (address, code, join, hosting, local_seats, table...).
     Names are a peer's own words: cleaned, and appended as text, never markup."""
-    table = info.get("table")
-    if table is not None and hasattr(table, "model_dump"):
-        table = table.model_dump()
-    table = table or {}
+    table = table_of(info)
     out = Text()
     if info.get("status"):
         out.append(f"{info['status']}\n\n", style="bold bright_yellow")
@@ -92,6 +89,12 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
     return safe_text(out)  # the address, the code, the mode and the token came over the wire too
 
 
+def table_of(info: dict[str, Any]) -> dict[str, Any]:
+    """The host's latest seat list in `info` (the `Table` message as plain data), or {} before it has said."""
+    table: dict[str, Any] = info.get("table") or {}
+    return table
+
+
 def playing(info: dict[str, Any], seat: int) -> str:
     """What `seat` plays, as `lobby_info` names it ('seat 2' before the first view)."""
     return and_list(clean_text(name) for name in (info.get("characters") or {}).get(seat, [])) or f"seat {seat + 1}"
@@ -112,11 +115,8 @@ def view_line(info: dict[str, Any]) -> Text:
 
 def away(info: dict[str, Any], index: int | None) -> dict[str, Any] | None:
     """The seat at `index` if a person sits there and is away (what the host may act on)."""
-    table = info.get("table")
-    if table is not None and hasattr(table, "model_dump"):
-        table = table.model_dump()
     seat: dict[str, Any]
-    for seat in (table or {}).get("seats") or []:
+    for seat in table_of(info).get("seats") or []:
         if seat.get("seat") == index and seat.get("kind") == "human" and not seat.get("connected"):
             return seat
     return None
@@ -156,10 +156,7 @@ class LobbyScreen(ModalScreen[None]):
         self.set_interval(REFRESH, self.refresh_info)
 
     def _seats(self) -> list[dict[str, Any]]:
-        table = self.info.get("table")
-        if table is not None and hasattr(table, "model_dump"):
-            table = table.model_dump()
-        return list((table or {}).get("seats") or [])
+        return list(table_of(self.info).get("seats") or [])
 
     def refresh_info(self) -> None:
         info = self.link.lobby_info()
@@ -217,9 +214,7 @@ class LobbyScreen(ModalScreen[None]):
     @property
     def can_start(self) -> bool:
         """Hosting a table that still waits for open seats."""
-        table = self.info.get("table")
-        if table is not None and hasattr(table, "model_dump"):
-            table = table.model_dump()
+        table = table_of(self.info)
         return bool(self.info.get("hosting") and table and not table.get("started")
                     and any(s.get("kind") == "open" for s in table.get("seats") or []))
 
