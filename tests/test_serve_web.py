@@ -131,7 +131,8 @@ def test_browser_tabs_sit_play_and_watch(tmp_path: Path) -> None:
                 first.wait_for_text(r"step %d\b" % watcher.step)
 
                 first.page.evaluate('window.cthulhuSocket.send("[".repeat(5000) + "]".repeat(5000))')
-                first.page.wait_for_function('document.getElementById("keys").textContent.includes("refused")')
+                # a function, not a string: Playwright polls a string with eval, which the page's CSP refuses (seen on a slow machine)
+                first.page.wait_for_function('() => document.getElementById("keys").textContent.includes("refused")')
                 assert first.page.inner_text("#keys") == "A message from this page was refused: it was nested too deep."
                 watcher.until(lambda: watcher.deciding == 0, "dana's decision")
                 step = watcher.step
