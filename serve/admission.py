@@ -25,6 +25,7 @@ import hmac
 import re
 import secrets
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -57,7 +58,7 @@ class Visit:
     """One admitted session: the command to run for it, its environment, and what to release after."""
 
     argv: list[str]
-    """`cthulhu ARGV`: the visitor's interface (the zygote runs it in a child)."""
+    """`PYTHON -m cthulhu.cli join ... --kiosk`: the visitor's interface (the zygote runs it in a child)."""
     address: str
     identity: str | None
     watch: bool
@@ -94,6 +95,7 @@ class Admission:
     throttle: float = THROTTLE
     table: tuple[str, int] | None = None
     """Where the visitors' interfaces connect (the host's game port on loopback); None until it listens."""
+    python: str = sys.executable
 
     def __post_init__(self) -> None:
         # Only the host's user may look in (the seat tokens of every visitor are in there).
@@ -151,7 +153,7 @@ class Admission:
         busy = any(v.identity == identity and not v.watch for v in self.sessions)
         watch = watch or busy
         host, port = self.table
-        argv = ["join", f"[{host}]:{port}" if ":" in host else f"{host}:{port}", "--kiosk", f"--name={name}"]
+        argv = [self.python, "-m", "cthulhu.cli", "join", f"[{host}]:{port}" if ":" in host else f"{host}:{port}", "--kiosk", f"--name={name}"]
         if watch:
             argv.append("--watch")
         visit = Visit(argv, address, identity, watch, home, self.code)

@@ -8,7 +8,7 @@ to the shared objects' headers). Children so share those pages copy-on-write
 and start with no import on their path.
 
 The doors talk to it over a Unix socket (`Zygote`): a request is the visitor's
-command line, environment and whether its files are a terminal, with its
+command line (`python -m MODULE ARGS`, run as that would be), environment and whether its files are a terminal, with its
 stdin/stdout/stderr passed as file descriptors (SCM_RIGHTS); the answer is the
 child's pid and a pidfd for it (which names that process for as long as it is
 open: signals through it never reach a recycled pid). The zygote alone reaps
@@ -60,18 +60,29 @@ class ZygoteError(Exception):
 
 
 def warm() -> None:
-    """Import and build, once, what every visitor's interface needs before its first frame."""
+    """Import and build, once, what every visitor's interface needs before its first frame (what a
+    visitor imported by itself, found by listing `sys.modules` in a child: `bench/serve_figures.py`)."""
+    import importlib
+
     import cthulhu.cli
-    import cthulhu.tui.app  # noqa: F401  (Textual, the screens, the widgets)
-    import cthulhu.tui.netlink  # noqa: F401
-    import textual.drivers.linux_driver  # noqa: F401
-    import textual.drivers.web_driver  # noqa: F401
     from cthulhu.cli.common import mode_content
     from cthulhu.core import modes
+    from cthulhu.tui.modes import tui_mode
+    from rich.cells import cell_len
 
+    for name in ("cthulhu.tui.app", "cthulhu.tui.netlink", "cthulhu.tui.render", "cthulhu.net.seatstore",
+                 "textual.drivers.linux_driver", "textual.drivers.web_driver", "textual.drivers.headless_driver",
+                 "textual.layouts.factory", "textual.layouts.horizontal", "textual.layouts.stream", "textual.pilot"):
+        importlib.import_module(name)
     cthulhu.cli.build_parser()  # every subcommand's module
     for mode in modes.all_modes():
         mode_content(mode)  # parsed and validated once (cached)
+        tui_mode(mode.name)  # its interface's package
+        # The checkers of what the host sends (pydantic builds each on first use: 25 ms and 0.4 MB a child).
+        mode._view_adapter, mode._data_adapters  # noqa: B018
+        if mode.events is not None:
+            mode._event_adapter  # noqa: B018
+    cell_len("\u2554\u2550\u00e9\u2713")  # rich's table of character widths
 
 
 def serve(sock: socket.socket) -> None:
@@ -159,9 +170,11 @@ def _reap(sock: socket.socket) -> None:
 
 
 def _child(request: bytes, fds: list[int], wake: tuple[int, int], host_fd: int) -> int:
-    """In the forked child: become the visitor's interface process, run `cthulhu ARGV`, return its status."""
+    """In the forked child: become the visitor's interface process, run `python -m MODULE ARGS` (its request's
+    command line), return its exit status."""
     import fcntl
     import importlib
+    import runpy
     import termios
     import traceback
 
@@ -187,13 +200,11 @@ def _child(request: bytes, fds: list[int], wake: tuple[int, int], host_fd: int) 
 
     importlib.reload(textual.constants)  # it reads TEXTUAL_DRIVER, TEXTUAL_FPS... when imported
     _leave_with_the_host(host_fd)
-    gc.enable()
     argv = list(req["argv"])
-    sys.argv = ["cthulhu", *argv]
+    sys.argv = [argv[0], *argv[3:]]
     try:
-        from cthulhu.cli import main
-
-        return int(main(argv))
+        runpy.run_module(argv[2], run_name="__main__", alter_sys=True)  # `python -m MODULE ARGS`, all imported already
+        return 0
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
             return exc.code or 0
@@ -314,8 +325,10 @@ class Zygote:
 
     async def spawn(self, argv: Sequence[str], env: dict[str, str], files: tuple[int, int, int], *, tty: bool,
                     on_reaped: Callable[[], None]) -> Child:
-        """A new visitor process running `cthulhu ARGV` on `files` (stdin, stdout, stderr); the
+        """A new visitor process running `ARGV` (`python -m MODULE ...`, this very python) on `files` (stdin, stdout, stderr); the
         descriptors stay the caller's to close. `tty`: they are a terminal, to be its controlling one."""
+        if list(argv[:2]) != [sys.executable, "-m"] or len(argv) < 3:
+            raise ZygoteError(f"the zygote runs `{sys.executable} -m MODULE ...` only")
         request = json.dumps({"argv": list(argv), "env": env, "tty": tty}).encode()
         if len(request) > MAX_REQUEST:
             raise ZygoteError("a visitor's request is too large")
