@@ -102,7 +102,7 @@ def serve(sock: socket.socket) -> None:
     buf = bytearray(MAX_REQUEST)
     sock.sendall(b"R")
     while True:
-        ready, _, _ = select.select([sock, host_fd, wake_r], [], [])
+        ready, _, _ = select.select([sock.fileno(), host_fd, wake_r], [], [])
         if wake_r in ready:
             while True:
                 try:
@@ -113,7 +113,7 @@ def serve(sock: socket.socket) -> None:
             _reap(sock)
         if host_fd in ready:
             return  # the host is gone; its visitors leave by themselves
-        if sock in ready:
+        if sock.fileno() in ready:
             n, ancdata, flags, _ = sock.recvmsg_into([buf], socket.CMSG_SPACE(_FDS * 4))
             fds = _fds(ancdata)
             if n == 0 and not fds:
@@ -290,7 +290,8 @@ class Zygote:
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "cthulhu.serve.zygote", str(theirs.fileno()), pass_fds=(theirs.fileno(),),
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, env=self.env)
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, env=self.env,
+                start_new_session=True)  # the host's terminal's signals (^C) are not for it
         except BaseException:
             ours.close()
             raise
@@ -390,7 +391,7 @@ class Zygote:
         sock, self._sock = self._sock, None
         if sock is None:
             return
-        served = self._ready is not None and self._ready.done() and self._ready.exception() is None
+        served = self._ready is not None and self._ready.done() and not self._ready.cancelled() and self._ready.exception() is None
         loop = asyncio.get_running_loop()
         loop.remove_reader(sock)
         sock.close()
