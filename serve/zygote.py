@@ -41,7 +41,7 @@ import socket
 import struct
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .visitor import Child
 
@@ -191,14 +191,16 @@ def _child(request: bytes, fds: list[int], wake: tuple[int, int], host_fd: int) 
     req = json.loads(request)
     if req["tty"]:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    textual_before = _textual_settings(os.environ)
     os.environ.clear()
     os.environ.update(req["env"])
     with open("/proc/self/comm", "w") as comm:
         comm.write(NAME)
     _stdio()
-    import textual.constants
+    if _textual_settings(os.environ) != textual_before:  # a web visitor: TEXTUAL_DRIVER, TEXTUAL_FPS...
+        import textual.constants
 
-    importlib.reload(textual.constants)  # it reads TEXTUAL_DRIVER, TEXTUAL_FPS... when imported
+        importlib.reload(textual.constants)  # which it reads when imported (not done for nothing: 0.8 MB a child)
     _leave_with_the_host(host_fd)
     argv = list(req["argv"])
     sys.argv = [argv[0], *argv[3:]]
@@ -219,6 +221,10 @@ def _child(request: bytes, fds: list[int], wake: tuple[int, int], host_fd: int) 
                 stream.flush()
             except Exception:
                 pass
+
+
+def _textual_settings(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith("TEXTUAL") or k == "ESCDELAY"}
 
 
 def _stdio() -> None:
