@@ -1,23 +1,28 @@
 """Front-door figures: `ssh` to first frame, bytes per turn over SSH (with and without -C), memory per visitor.
 
-    python bench/serve_figures.py [--runs 5] [--turns 20] [--visitors 3] [--byte-runs 3]
+    python bench/serve_figures.py [--parts first,bytes,memory,web,inprocess] [--runs 5] [--counts 1,4,16]
+                                  [--turns 20] [--byte-runs 3] [--visitors 3]
 
-1. Time from starting `ssh -tt CODE@host` (OpenSSH, key auth, 100x32 terminal)
-   to the first byte of the interface and to the first full frame of the table
-   (the map drawn), median of `--runs` fresh connections.
-2. Bytes the SSH connection carries while one SSH player plays `--turns`
-   commands (key "1" whenever it is their decision; a bot plays the other seat),
-   counted on the wire by a relay between client and server, per command and per
-   game turn, with and without `ssh -C`; median and range of `--byte-runs` games
-   (the same seed and keys, but Textual's frames depend on timing).
-3. Memory on the host per visitor: resident (RSS) and proportional (PSS, shared
-   pages split) size of each visitor's interface process, and the growth of the
-   host process itself, for `--visitors` SSH players and as many browser tabs
-   (headless Chromium via Playwright). For comparison, the alternative design:
-   as many interfaces as Textual apps inside one process (what an in-process
-   driver per visitor would cost), RSS per extra app.
+first: time from starting `ssh -tt CODE@host` (OpenSSH, key auth, 100x32 terminal) to the first
+   byte of the interface and to its first full frame (the table's map drawn), median of `--runs`
+   fresh connections; beside it, in the same run and alternating with it, the same for a minimal
+   Textual app (`serve_minimal.py`) served by the very same doors (same SSH door, same zygote).
+bytes: bytes the SSH connection carries while one SSH player plays `--turns` commands (key "1"
+   whenever it is their decision; a bot plays the other seat), counted on the wire by a relay, per
+   command and per game turn, with and without `ssh -C`; median and range of `--byte-runs` games.
+memory: PSS (smem's way, from /proc/PID/smaps_rollup: each shared page split among its sharers) of
+   every visitor's interface process and of the zygote they are forked from, with `--counts` SSH
+   visitors (4 per client address, `ssh -b`): the first visitor's cost (everything, the zygote
+   included) and each one's after it ((total at the last count - total at one) / the visitors
+   added); beside it, the same for the minimal app through the same doors (1 and 4), and, alone
+   on a pseudo-terminal, a fresh minimal app and a bare `python`.
+web: the same for browser tabs (headless Chromium via Playwright, 1 and 4 tabs from one address:
+   the doors admit 8 per address).
+inprocess: the alternative design, as many interfaces as Textual apps inside one process.
 
-The host, the visitors' processes and the clients share this machine's cores.
+The doors run in this process (the real `FrontDoors`), the host in its own; everything shares
+this machine's cores. The memory and first-frame parts also measure the doors before the zygote
+(each visitor then a `python -m cthulhu.cli join --kiosk` of its own), by process name and command line.
 """
 
 from __future__ import annotations
