@@ -19,8 +19,9 @@ Why a process per session rather than a Textual driver per session inside the
 host: each visitor's interface then has its own interpreter, so one busy or
 crashing session cannot stall the others or the host, the host process never
 loads Textual, and a PTY is exactly what `cthulhu join` already runs on.
-The cost is memory: about 43 MB (PSS) per visitor against about 3 MB for a Textual
-app per visitor inside one process (`bench/serve_figures.py`, README "Front doors").
+The cost is memory: forked from the warm zygote, about 24 MB (PSS) per visitor after the
+first (51 MB each when every visitor was an interpreter of its own), against about 5 MB for a
+Textual app per visitor inside one process (`bench/serve_figures.py`, README "Front doors").
 """
 
 from __future__ import annotations
