@@ -286,7 +286,7 @@ def door_processes() -> tuple[list[int], list[int]]:
             continue
         if comm == "cthulhu-visitor" or b"--kiosk" in cmdline or b"serve_minimal" in cmdline:
             visitors.append(pid)
-        elif b"cthulhu.serve.zygote" in cmdline:
+        elif b"cthulhu.cli.zygote" in cmdline:
             zygotes.append(pid)
     return visitors, zygotes
 

@@ -2,7 +2,8 @@
 
 A visitor's interface is still its own process (one stuck interface never
 stalls another), but it is forked from this small process, which has already
-imported Textual, the app and the command line and parsed the content, then
+imported Textual, the app and the command line and parsed the content
+(`cthulhu.cli.zygote.warm`: this package never imports the interface), then
 frozen the garbage collector (`gc.freeze`: a collection in a child never writes
 to the shared objects' headers). Children so share those pages copy-on-write
 and start with no import on their path.
@@ -59,34 +60,9 @@ class ZygoteError(Exception):
 # -- the zygote process -----------------------------------------------------------
 
 
-def warm() -> None:
-    """Import and build, once, what every visitor's interface needs before its first frame (what a
-    visitor imported by itself, found by listing `sys.modules` in a child: `bench/serve_figures.py`)."""
-    import importlib
-
-    import cthulhu.cli
-    from cthulhu.cli.common import mode_content
-    from cthulhu.core import modes
-    from cthulhu.tui.modes import tui_mode
-    from rich.cells import cell_len
-
-    for name in ("cthulhu.tui.app", "cthulhu.tui.netlink", "cthulhu.tui.render", "cthulhu.net.seatstore",
-                 "textual.drivers.linux_driver", "textual.drivers.web_driver", "textual.drivers.headless_driver",
-                 "textual.layouts.factory", "textual.layouts.horizontal", "textual.layouts.stream", "textual.pilot"):
-        importlib.import_module(name)
-    cthulhu.cli.build_parser()  # every subcommand's module
-    for mode in modes.all_modes():
-        mode_content(mode)  # parsed and validated once (cached)
-        tui_mode(mode.name)  # its interface's package
-        # The checkers of what the host sends (pydantic builds each on first use: 25 ms and 0.4 MB a child).
-        mode._view_adapter, mode._data_adapters  # noqa: B018
-        if mode.events is not None:
-            mode._event_adapter  # noqa: B018
-    cell_len("\u2554\u2550\u00e9\u2713")  # rich's table of character widths
-
-
-def serve(sock: socket.socket) -> None:
-    """The zygote's loop: fork a child per request, reap them, leave with the host or the doors."""
+def serve(sock: socket.socket, warm: Callable[[], None]) -> None:
+    """The zygote's loop: `warm()` once, then fork a child per request, reap them, leave with the
+    host or the doors."""
     host = os.getppid()
     host_fd = os.pidfd_open(host)
     if os.getppid() != host:  # the host died while we started: nothing to serve
@@ -197,10 +173,9 @@ def _child(request: bytes, fds: list[int], wake: tuple[int, int], host_fd: int) 
     with open("/proc/self/comm", "w") as comm:
         comm.write(NAME)
     _stdio()
-    if _textual_settings(os.environ) != textual_before:  # a web visitor: TEXTUAL_DRIVER, TEXTUAL_FPS...
-        import textual.constants
-
-        importlib.reload(textual.constants)  # which it reads when imported (not done for nothing: 0.8 MB a child)
+    settings = sys.modules.get("textual.constants")  # Textual reads TEXTUAL_DRIVER, TEXTUAL_FPS... when imported:
+    if settings is not None and _textual_settings(os.environ) != textual_before:  # a web visitor's differ
+        importlib.reload(settings)  # (re-read only then: 0.8 MB a child)
     _leave_with_the_host(host_fd)
     argv = list(req["argv"])
     sys.argv = [argv[0], *argv[3:]]
@@ -251,11 +226,12 @@ def _leave_with_the_host(host_fd: int) -> None:
     threading.Thread(target=watch, name="cthulhu-host-watch", daemon=True).start()
 
 
-def main() -> int:
-    """`python -m cthulhu.serve.zygote FD`: what `Zygote` starts."""
+def main(warm: Callable[[], None]) -> int:
+    """The zygote program (`python -m cthulhu.cli.zygote FD`, what `Zygote` starts): `warm` imports
+    and builds what the visitors need; it lives above the doors, where the interface may be imported."""
     sock = socket.socket(fileno=int(sys.argv[1]))
     try:
-        serve(sock)
+        serve(sock, warm)
     finally:
         sock.close()
     return 0
@@ -295,7 +271,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "cthulhu.serve.zygote", str(theirs.fileno()), pass_fds=(theirs.fileno(),),
+                sys.executable, "-m", "cthulhu.cli.zygote", str(theirs.fileno()), pass_fds=(theirs.fileno(),),
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, env=self.env,
                 start_new_session=True)  # the host's terminal's signals (^C) are not for it
         except BaseException:
@@ -443,6 +419,3 @@ class Zygote:
                 proc.kill()
                 await proc.wait()
 
-
-if __name__ == "__main__":
-    sys.exit(main())
