@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import gc
 import json
 import os
@@ -250,7 +251,7 @@ class Zygote:
         self._proc: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
         self._ready: asyncio.Future[None] | None = None
-        self._replies: collections.deque[asyncio.Future[tuple[int, int]]] = collections.deque()
+        self._replies: collections.deque[asyncio.Future[tuple[int, int, asyncio.Future[int]]]] = collections.deque()
         self._statuses: dict[int, asyncio.Future[int]] = {}
         self._children: dict[int, Child] = {}
         self._lock = asyncio.Lock()
@@ -317,7 +318,7 @@ class Zygote:
             raise ZygoteError("a visitor's request is too large")
         async with self._lock:  # one request at a time: the answers come back in order
             sock = await self._alive()
-            reply: asyncio.Future[tuple[int, int]] = asyncio.get_running_loop().create_future()
+            reply: asyncio.Future[tuple[int, int, asyncio.Future[int]]] = asyncio.get_running_loop().create_future()
             self._replies.append(reply)
             try:
                 sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{_FDS}i", *files))])
@@ -325,18 +326,21 @@ class Zygote:
                 self._replies.remove(reply)
                 self._lost()
                 raise ZygoteError(f"the visitors' zygote is gone: {exc.strerror or exc}") from None
-            pid, pidfd = await reply
-        status = self._statuses.setdefault(pid, asyncio.get_running_loop().create_future())
-        child = Child(pid, pidfd, status, lambda: self._gone(pid, on_reaped))
+            pid, pidfd, status = await reply
+        child = Child(pid, pidfd, status, lambda: self._gone(pid, status, on_reaped))
         self._children[pid] = child
         if self._sock is not sock:  # it died just after forking: watch the pidfd instead
             self._orphaned(child)
         return child
 
-    def _gone(self, pid: int, on_reaped: Callable[[], None]) -> None:
-        self._children.pop(pid, None)
-        self._statuses.pop(pid, None)
+    def _gone(self, pid: int, status: asyncio.Future[int], on_reaped: Callable[[], None]) -> None:
+        if self._statuses.get(pid) is status:  # (not a later child given the same pid)
+            del self._statuses[pid]
+            self._children.pop(pid, None)
         on_reaped()
+
+    def _forget(self, pid: int, status: asyncio.Future[int]) -> None:
+        self._gone(pid, status, lambda: None)
 
     def _readable(self, sock: socket.socket) -> None:
         while True:
@@ -356,14 +360,24 @@ class Zygote:
             if kind == b"R" and self._ready is not None and not self._ready.done():
                 self._ready.set_result(None)
             elif kind == b"S" and self._replies and len(fds) == 1:
-                self._replies.popleft().set_result((_PID.unpack(body)[0], fds[0]))
+                pid, pidfd = _PID.unpack(body)[0], fds[0]
+                status = self._statuses[pid] = asyncio.get_running_loop().create_future()
+                reply = self._replies.popleft()
+                if reply.cancelled():  # nobody is waiting for this visitor any more: it must not run unseen
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                    os.close(pidfd)
+                    status.add_done_callback(functools.partial(self._forget, pid))
+                else:
+                    reply.set_result((pid, pidfd, status))
             elif kind == b"E" and self._replies:
-                self._replies.popleft().set_exception(ZygoteError(body.decode(errors="replace")))
+                reply = self._replies.popleft()
+                if not reply.cancelled():
+                    reply.set_exception(ZygoteError(body.decode(errors="replace")))
             elif kind == b"X":
                 pid, code = _EXIT.unpack(body)
-                status = self._statuses.setdefault(pid, asyncio.get_running_loop().create_future())
-                if not status.done():
-                    status.set_result(code)
+                known = self._statuses.get(pid)
+                if known is not None and not known.done():
+                    known.set_result(code)
             else:
                 for fd in fds:
                     os.close(fd)
@@ -380,7 +394,9 @@ class Zygote:
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ZygoteError("the visitors' zygote exited while it started"))
         while self._replies:
-            self._replies.popleft().set_exception(ZygoteError("the visitors' zygote exited"))
+            reply = self._replies.popleft()
+            if not reply.cancelled():
+                reply.set_exception(ZygoteError("the visitors' zygote exited"))
         for child in list(self._children.values()):
             self._orphaned(child)
         if self._proc is not None:

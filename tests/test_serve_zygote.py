@@ -158,3 +158,44 @@ def test_eight_visitors_from_the_warm_parent_each_their_own(tmp_path: Path) -> N
         asyncio.run(main())
     finally:
         host.stop()
+
+
+def _live_children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if parent_of(int(proc.name)) == pid and running(int(proc.name)):
+                found.append(int(proc.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def test_a_visitor_nobody_waits_for_any_more_does_not_run_unseen(tmp_path: Path) -> None:
+    """The door gave up on a visitor (its connection dropped) while the zygote was forking it: that
+    child is killed as soon as its pid comes back, never left running with nobody to stop it."""
+    sleeper = [sys.executable, "-m", "timeit", "-n", "1", "import time; time.sleep(60)"]
+
+    async def main() -> None:
+        env = child_env()
+        zygote = Zygote(env)
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            await zygote.warm()
+            asked = asyncio.create_task(zygote.spawn(sleeper, env, (null, null, null), tty=False, on_reaped=lambda: None))
+            await asyncio.sleep(0)  # the request is sent; the answer has not come back
+            asked.cancel()
+            try:
+                await asked
+            except asyncio.CancelledError:
+                pass
+            # The zygote answers in order: by the time the next visitor's answer is in, the first's came
+            # back and was killed. Only the wanted one lives on.
+            wanted = await zygote.spawn(sleeper, env, (null, null, null), tty=False, on_reaped=lambda: None)
+            await _until(lambda: _live_children(zygote.pid) == [wanted.pid], "the unwanted child to be killed", 20)
+            assert await wanted.stop() == -signal.SIGTERM
+        finally:
+            os.close(null)
+            await zygote.close()
+
+    asyncio.run(main())
