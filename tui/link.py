@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
 from cthulhu.net.commitment import DiceVerdict
+from cthulhu.net.messages import Clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +110,26 @@ class TableLink(Protocol):
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     async def undo(self, seat: int, version: int | None) -> None:
         """Take back `seat`'s last decision; the table answers with an update (or a refusal)."""
+    def clock(self) -> TurnClock | None:
+        """A turn-based table's clock as the host last told it; None: no clock."""
+    async def back(self) -> None:
+        """Take this terminal's seat back from the stand-in its turn clock gave it."""
     def updates(self) -> AsyncIterator[Update]: ...
     async def chat(self, text: str) -> None: ...
     async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
     def play_again(self) -> str | None:
         """The `cthulhu play` line that starts this table again (`net.playagain`); None until the seed is known."""
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """A turn-based table's clock as this terminal last heard of it: `at` is when (`time.monotonic`);
+    `stood_in`: a stand-in plays this terminal's seat since its clock ran out."""
+
+    clock: Clock
+    at: float
+    stood_in: bool = False
 
 
 class QueuedUpdates:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from collections.abc import Iterable
@@ -36,7 +37,7 @@ from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWe
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
-from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, TableLobby, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, TableLobby, TurnClock, Update, save_trouble_notice
 from .who import BOT, characters, playing
 
 if TYPE_CHECKING:
@@ -141,6 +142,7 @@ class NetLink(QueuedUpdates):
         self._opened: Update | None = None
         self._told_step = -1  # the last step whose events reached the Log (a recap tells only those after it)
         self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
+        self._clock_at = time.monotonic()  # when the table (and its turn clock) was last told
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
 
@@ -331,6 +333,7 @@ class NetLink(QueuedUpdates):
         session = conn.session
         for msg in messages:
             if isinstance(msg, Welcome):
+                self._clock_at = time.monotonic()
                 if not conn.was_up:
                     conn.opening = list(msg.events)
                     if msg.events and primary:  # the set-up's own events (step 0): the recap need not tell them again
@@ -362,6 +365,8 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Delta):
                 self._told_step = msg.step
                 self._put(list(msg.events), notice=None if not session.mirror.stale else "resynchronising with the host")
+                if msg.stand_in and msg.cmd is not None:  # the Log says whose decision that was not
+                    self._put(notice=f"(A stand-in bot decided that for {self._playing([int(msg.cmd[0])])}; it cannot be taken back.)")
             elif isinstance(msg, RecapMsg):
                 self._recap(msg)
             elif isinstance(msg, Snapshot):
@@ -369,6 +374,9 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Chat):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
+                self._clock_at = time.monotonic()
+                if msg.table.clock is not None and self._view():
+                    self._put()  # the header shows whose clock runs (before the first view, the first update will)
                 begins = self._waiting is not None and msg.table.started
                 self._follow_start(msg.table, session.mirror.view)
                 for line in self._seat_news(msg.table):
@@ -494,6 +502,8 @@ class NetLink(QueuedUpdates):
             who = s.name or "a player"
             if s.kind == "human" and s.connected and who in characters(self._view(), s.seat):  # hot-seat players elsewhere
                 news.append(f"{who} is back." if before and before[1] == s.name else f"{who} sits down.")
+            elif s.kind == "human" and s.connected and s.stand_in:  # (a turn clock ran out; they are still connected)
+                news.append(f"{who} ran out of time; a bot plays {what} until they are back.")
             elif s.kind == "human" and s.connected:
                 news.append(f"{who} is back ({what})." if before and before[1] == s.name else f"{who} sits down to play {what}.")
             elif s.kind == "human" and s.stand_in:
@@ -638,6 +648,20 @@ class NetLink(QueuedUpdates):
                     self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
         self._put(rejected=f"{self._playing([seat])} is not played at this terminal")
+
+    def clock(self) -> TurnClock | None:
+        table = self._conns[0].session.table if self._conns else None
+        if table is None or table.clock is None:
+            return None
+        stood_in = any(s.stand_in and s.connected for s in table.seats if s.seat in self.local_seats)
+        return TurnClock(table.clock, self._clock_at, stood_in)
+
+    async def back(self) -> None:
+        for conn in self._conns:
+            if conn.up and conn.session.table is not None and conn.session.seat is not None:
+                if conn.session.table.seats[conn.session.seat].stand_in:
+                    conn.session.send_back()
+                    await self._flush(conn)
 
     async def chat(self, text: str) -> None:
         if self._conns and self._conns[0].up:

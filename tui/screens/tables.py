@@ -8,6 +8,7 @@ comes back here.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -19,6 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
 from cthulhu.core import modes as core_modes
+from cthulhu.net.clock import pace_words
 from cthulhu.net.messages import Rejected, TableRow, TablesPage
 from cthulhu.net.textclean import clean_text
 
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     from ..lobbylink import LobbyLink
 
 PAGE = 8  # tables a page: two lines each, at 80x24
+# The create form's turn-based paces (the command line takes any duration: `--turn-time`).
+PACES = [(s, f"turn-based: {w} a move") for s, w in ((90, "90 seconds"), (600, "10 minutes"), (3_600, "an hour"), (43_200, "12 hours"),
+                                                      (86_400, "a day"), (259_200, "3 days"))]
 REFRESH = 3.0  # seconds between listings while the screen shows
 
 
@@ -54,6 +59,7 @@ def row_text(row: TableRow, selected: bool) -> Text:
         seats.append(f"{seat.seat + 1} {who}")
     state = f"{row.outcome} at step {row.step}" if row.finished else f"step {row.step}" if row.step else "not started"
     moving = f", seat {' and '.join(str(s + 1) for s in row.to_move)} to move" if row.to_move else ""
+    moving += pace_words(row, datetime.now(timezone.utc))
     watching = f", {row.watchers} watching" if row.watchers else ""
     tail = Text(f"    {'  '.join(seats)} - {state}{moving}{watching}", style="" if selected else "dim")
     if row.last_move:
@@ -290,6 +296,9 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         self.bots = Row("bots", "Bots", [(n, str(n) + (" (the last seats)" if n else "")) for n in range(0, 5)])
         self.pause = Row("pause", "Bots pause", [(500, "half a second"), (0, "not at all"), (1000, "a second"), (2000, "two seconds")])
         self.private = Row("private", "Table", [(False, "open: listed to everyone"), (True, "private: a code, listed to its players")])
+        self.pace = Row("pace", "Pace", [(None, "live: everyone at once, no clock"), *PACES])
+        self.timeout = Row("timeout", "Out of time", [("stand-in", "a stand-in bot plays until they are back"),
+                                                      ("skip", "pass the decision where the rules allow"), ("pause", "the table waits")])
         self.cursor = 0
         self._rows({}, None)
 
@@ -297,11 +306,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         mode = core_modes.get(self.mode_row.value)
         self.option_rows = setup_rows(mode, self.content, chosen)
         self.bot_row = bot_row(mode, bot)
-        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private]
+        # (what happens out of time is asked only of a turn-based table: the form fits 80x24 either way)
+        clock = [self.timeout] if self.pace.value is not None else []
+        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private, self.pace, *clock]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("A new table", classes="title")
+            yield Static("A new table", classes="title", id="create-title")
             yield Static(id="create-form")
 
     def on_mount(self) -> None:
@@ -309,7 +320,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
 
     def redraw(self) -> None:
         out = draw_rows(self.rows, self.cursor)
-        out.append("\nEnter make it and sit down   up/down choose   left/right change   escape back", style="dim")
+        out.append("Enter make it   up/down choose   left/right change   escape back", style="dim")
         self.query_one("#create-form", Static).update(out)
 
     def action_move(self, step: int) -> None:
@@ -320,8 +331,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         row = self.rows[self.cursor]
         if row.values:
             row.index = (row.index + step) % len(row.values)
-        if row is self.mode_row:
-            self._rows({}, self.bot_row.value)
+        if row in (self.mode_row, self.pace):
+            self._rows({} if row is self.mode_row else setup_chosen(core_modes.get(self.mode_row.value), self.option_rows), self.bot_row.value)
         if row in (self.seats, self.bots) and self.bots.value > self.seats.value:  # bots fit at the table
             select_in(self.bots, self.seats.value)
         self.redraw()
@@ -329,7 +340,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     def form(self) -> dict[str, Any]:
         mode = core_modes.get(self.mode_row.value)
         return {"mode": mode.name, "options": setup_chosen(mode, self.option_rows), "seats": self.seats.value,
-                "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value}
+                "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value,
+                "turn_time": self.pace.value, "on_timeout": self.timeout.value}
 
     def action_make(self) -> None:
         self.dismiss(self.form())
