@@ -497,6 +497,14 @@ def part_churn(tmp: Path, rate: int, hold: float, seconds: float = 15.0, workers
 # ---- doors: the SSH and web doors under a crowd -------------------------------------------------------
 
 
+def _ancestors(pid: int) -> set[int]:
+    found: set[int] = set()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    return found
+
+
 def _door_host(tmp: Path):
     from serve_helpers import HostProcess as DoorHost
 
@@ -581,7 +589,7 @@ async def _web_crowds(tmp: Path) -> dict:
         count = 0
         for proc in Path("/proc").glob("[0-9]*"):
             try:
-                if int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid and b"--kiosk" in (proc / "cmdline").read_bytes():
+                if (proc / "comm").read_text().strip() == "cthulhu-visitor" and pid in _ancestors(int(proc.name)):  # forked by the doors' zygote
                     count += 1
             except (OSError, ValueError, IndexError):
                 continue

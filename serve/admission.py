@@ -58,6 +58,7 @@ class Visit:
     """One admitted session: the command to run for it, its environment, and what to release after."""
 
     argv: list[str]
+    """`PYTHON -m cthulhu.cli join ... --kiosk`: the visitor's interface (the zygote runs it in a child)."""
     address: str
     identity: str | None
     watch: bool

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from cthulhu.net.invite import join_address
 
 from .admission import Admission
+from .zygote import Zygote
 
 if TYPE_CHECKING:
     from .ssh import SSHDoor
@@ -81,6 +82,7 @@ class FrontDoors:
         self.admission = admission
         self.ssh: SSHDoor | None = None
         self.web: WebDoor | None = None
+        self.zygote: Zygote | None = None
         self.fingerprint: str | None = None
         self.lines: list[str] = []
         self.error: BaseException | None = None
@@ -112,6 +114,13 @@ class FrontDoors:
         elif host == "::":
             host = "::1"
         self.admission.table = (host, port)
+
+    def warm(self, timeout: float = 30) -> None:
+        """Wait until visitors' interfaces start warm (the zygote has imported everything); the doors
+        take visitors before that, who then wait for it."""
+        if self.loop is None or self.zygote is None:
+            raise DoorError("the front doors are not open")
+        asyncio.run_coroutine_threadsafe(self.zygote.warm(), self.loop).result(timeout)
 
     def stop(self, timeout: float = 15) -> None:
         """Close both doors and end every visitor's process; blocks until done."""
@@ -163,6 +172,8 @@ class FrontDoors:
     async def _open(self) -> None:
         env = child_env()
         code = self.admission.code
+        self.zygote = Zygote(env)
+        self.zygote.start()  # warming up while the doors open: the first visitor waits less
         if self.ssh_port is not None:
             try:
                 from . import hostkey
@@ -171,7 +182,7 @@ class FrontDoors:
                 raise DoorError(incomplete("--ssh", exc)) from None
             key = hostkey.load_or_create(self.data_dir)
             self.fingerprint = hostkey.fingerprint(key)
-            self.ssh = SSHDoor(self.admission, key, env)
+            self.ssh = SSHDoor(self.admission, key, env, self.zygote)
             try:
                 port = await self.ssh.start(self.bind, self.ssh_port)
             except OSError as exc:
@@ -184,7 +195,7 @@ class FrontDoors:
                 from .web import WebDoor
             except ImportError as exc:
                 raise DoorError(incomplete("--web", exc)) from None
-            self.web = WebDoor(self.admission, env)
+            self.web = WebDoor(self.admission, env, self.zygote)
             try:
                 port = await self.web.start(self.bind, self.web_port)
             except OSError as exc:
@@ -198,4 +209,6 @@ class FrontDoors:
                     await door.stop()
                 except Exception:
                     pass
+        if self.zygote is not None:
+            await self.zygote.close()
         self.admission.close()

@@ -1,8 +1,8 @@
 """The SSH door: `ssh -p PORT CODE@HOST` gives the game interface and nothing else.
 
 Each SSH session that asks for a shell with a terminal gets one `cthulhu join
---kiosk` process on a pseudo-terminal of its own (its size, resize events and
-TERM are the client's). Nothing else is granted: a command (`ssh host ls`), a
+--kiosk` process (forked by the visitors' zygote, `zygote`) on a pseudo-terminal
+of its own, its controlling terminal (its size, resize events and TERM are the client's). Nothing else is granted: a command (`ssh host ls`), a
 subsystem (sftp), port forwarding, agent or X11 forwarding are refused, each
 with one line. The user name carries the table code (`CODE`, or `NAME+CODE` to
 choose a name); a wrong one is refused before any process starts.
@@ -19,8 +19,9 @@ Why a process per session rather than a Textual driver per session inside the
 host: each visitor's interface then has its own interpreter, so one busy or
 crashing session cannot stall the others or the host, the host process never
 loads Textual, and a PTY is exactly what `cthulhu join` already runs on.
-The cost is memory: about 43 MB (PSS) per visitor against about 3 MB for a Textual
-app per visitor inside one process (`bench/serve_figures.py`, README "Front doors").
+The cost is memory: forked from the warm zygote, about 24 MB (PSS) per visitor after the
+first (51 MB each when every visitor was an interpreter of its own), against about 5 MB for a
+Textual app per visitor inside one process (`bench/serve_figures.py`, README "Front doors").
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import fcntl
 import logging
 import os
 import pty
-import signal
 import struct
 import termios
 from typing import Any
@@ -43,6 +43,7 @@ from cthulhu.net.textclean import clean_text
 
 from .admission import Admission, Refused, Visit, new_ticket
 from .visitor import Child
+from .zygote import Zygote
 
 log = logging.getLogger(__name__)
 
@@ -251,15 +252,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         door = self.owner.door
         env = visit.env(door.child_env(self.term))
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *visit.argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
-            )
+            self.child = child = await door.zygote.spawn(visit.argv, env, (slave, slave, slave), tty=True,
+                                                         on_reaped=lambda: door.admission.release(visit))  # counted until reaped
         except BaseException:
             self._close_pty()
             raise
         finally:
             os.close(slave)
-        self.child = child = Child(proc, on_reaped=lambda: door.admission.release(visit))  # counted until reaped
         door.children.add(child)
         os.set_blocking(master, False)
         loop = asyncio.get_running_loop()
@@ -347,9 +346,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             return
         self.size = (width, height)
         if self.master is not None:
-            self._set_size(self.master)
-            if self.child is not None:
-                self.child.signal(signal.SIGWINCH)  # the child has no controlling terminal to do it
+            self._set_size(self.master)  # the kernel tells the interface (SIGWINCH): it is its controlling terminal
 
     def eof_received(self) -> bool:
         return True  # stay half-open: the exit status (or a refusal) still has to reach the client
@@ -370,8 +367,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 class SSHDoor:
     """The SSH server of one table (run on an asyncio loop; see `doors.FrontDoors`)."""
 
-    def __init__(self, admission: Admission, host_key: asyncssh.SSHKey, env: dict[str, str]) -> None:
+    def __init__(self, admission: Admission, host_key: asyncssh.SSHKey, env: dict[str, str], zygote: Zygote) -> None:
         self.admission = admission
+        self.zygote = zygote
         self.host_key = host_key
         self.env = env
         self.logging_in: Crowd[_Connection] = Crowd(MAX_LOGGING_IN_PER_ADDRESS, MAX_LOGGING_IN)

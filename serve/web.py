@@ -5,7 +5,7 @@ The terminal in the page and the process protocol behind it are textual-serve's
 Textual's web driver). What is ours: the pages (no remote fonts or scripts:
 everything comes from this server, so it works without internet), the table
 code check before any process starts, one `cthulhu join --kiosk` process per
-tab started without a shell, and a visitor cookie that brings a reloaded tab
+tab forked by the visitors' zygote (`zygote`, never a shell), and a visitor cookie that brings a reloaded tab
 back to its seat. A second tab of the same browser watches.
 
 Visiting the link starts nothing: it shows a form (a name, then "Sit down" or
@@ -25,6 +25,7 @@ import asyncio
 import html
 import json
 import logging
+import os
 import secrets
 import time
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from cthulhu.net.textclean import clean_name, clean_text
 
 from .admission import Admission, Refused, Visit
 from .visitor import Child
+from .zygote import Zygote
 
 log = logging.getLogger(__name__)
 
@@ -102,36 +104,50 @@ class _App(AppService):
     visitor's page and the host's log; textual-serve would copy it to the host's own
     stdout, which is the hosting player's terminal."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], on_reaped: Any, **kwargs: Any) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], zygote: Zygote, on_reaped: Any, **kwargs: Any) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv = argv
         self.env = env
+        self.zygote = zygote
         self.on_reaped = on_reaped
         self.child: Child | None = None
         self.said = b""
+        self._stdout: asyncio.StreamReader | None = None
+        self._stderr: asyncio.StreamReader | None = None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width, height)
         return {**self.env, **{k: v for k, v in environment.items() if k.startswith(("TEXTUAL_", "TERM_PROGRAM")) or k in ("COLUMNS", "ROWS")}}
 
-    async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self._build_environment(width, height),
-            start_new_session=True,
-        )
-        self.child = Child(process, self.on_reaped)  # counted until reaped
-        self._stdin = process.stdin
-        return process
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
+        """The app process, forked by the visitors' zygote, on three pipes (textual-serve would run a shell command)."""
+        loop = asyncio.get_running_loop()
+        pipes = [os.pipe() for _ in range(3)]
+        theirs = (pipes[0][0], pipes[1][1], pipes[2][1])
+        ours = (pipes[0][1], pipes[1][0], pipes[2][0])
+        try:
+            self.child = await self.zygote.spawn(self.argv, self._build_environment(width, height), theirs, tty=False,
+                                                 on_reaped=self.on_reaped)  # counted until reaped
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        self._stdout = stdout = asyncio.StreamReader()
+        self._stderr = stderr = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout), os.fdopen(ours[1], "rb", 0))
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stderr), os.fdopen(ours[2], "rb", 0))
+        transport, protocol = await loop.connect_write_pipe(lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
+                                                            os.fdopen(ours[0], "wb", 0))
+        self._stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+        return self.child
 
     async def run(self) -> None:
         """textual-serve's packet loop (`AppService.run`, 1.1.3), with stderr kept here."""
-        process = self._process
-        assert process is not None and process.stdout is not None and process.stderr is not None
-        stdout, stderr = process.stdout, process.stderr
+        stdout, stderr = self._stdout, self._stderr
+        assert stdout is not None and stderr is not None
 
         async def read_stderr() -> None:
             while data := await stderr.read(4096):
@@ -171,8 +187,9 @@ class _App(AppService):
 class WebDoor:
     """The web server of one table (run on an asyncio loop; see `doors.FrontDoors`)."""
 
-    def __init__(self, admission: Admission, env: dict[str, str], title: str = "cthulhu") -> None:
+    def __init__(self, admission: Admission, env: dict[str, str], zygote: Zygote, title: str = "cthulhu") -> None:
         self.admission = admission
+        self.zygote = zygote
         self.env = env
         self.title = title
         self.passes: dict[str, _Pass] = {}
@@ -223,6 +240,8 @@ class WebDoor:
             pass
         if service.child is not None:
             await service.child.stop()
+        if service._stdin is not None:
+            service._stdin.close()
 
     # -- pages ---------------------------------------------------------------
 
@@ -331,7 +350,7 @@ class WebDoor:
             visit.comeback = "To come back to your seat, open this page again in this browser (a cookie keeps your place)."
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
-            service = _App(visit.argv, visit.env(self.env), on_reaped=lambda v=visit: self.admission.release(v),
+            service = _App(visit.argv, visit.env(self.env), self.zygote, on_reaped=lambda v=visit: self.admission.release(v),
                            write_bytes=ws.send_bytes, write_str=ws.send_str, close=ws.close, download_manager=self.downloads)
             self.services.add(service)
             await service.start(width, height)

@@ -33,6 +33,42 @@ def need(tool: str, package: str) -> str:
     return path
 
 
+VISITOR = "cthulhu-visitor"  # the process name of a visitor's interface (serve.zygote.NAME)
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])  # the field after the state letter
+
+
+def ancestors(pid: int) -> set[int]:
+    found: set[int] = set()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        pid = parent_of(pid)
+    return found
+
+
+def running(pid: int) -> bool:
+    """`pid` is a live process (not gone, not a zombie waiting for its parent)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def visitor_pids(under: int | None = None) -> list[int]:
+    """The visitors' interface processes running now (forked by the doors' zygote; with `under`, only
+    that process's descendants: other suites, or other pytest workers, may run the same test at once)."""
+    pids = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if (proc / "comm").read_text().strip() == VISITOR and (under is None or under in ancestors(int(proc.name))):
+                pids.append(int(proc.name))
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return pids
+
+
 class HostProcess:
     """`cthulhu host --headless ...` in its own process, with its printed lines parsed."""
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from serve_helpers import CODE, HostProcess, Tmux, Watcher, fill_spectators, need
+from serve_helpers import CODE, HostProcess, Tmux, Watcher, ancestors, fill_spectators, need, parent_of, running, visitor_pids
 
 
 @pytest.fixture(scope="module")
@@ -39,24 +39,15 @@ def table(tmp_path_factory: pytest.TempPathFactory):
 def command_lines(under: int | None = None) -> list[str]:
     """Every process's command line, as `ps` shows it to anyone on this machine; with `under`, only that
     process's descendants (other suites, or other pytest workers, may run the same test at once)."""
-    lines = []
+    lines: list[str] = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if under is not None and under not in ancestors(int(proc.name)):
+            if under is not None and (int(proc.name) == under or under not in ancestors(int(proc.name))):
                 continue
             lines.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
         except (OSError, ValueError):
             continue  # gone meanwhile
     return lines
-
-
-def ancestors(pid: int) -> set[int]:
-    found: set[int] = set()
-    while pid > 1 and pid not in found:
-        found.add(pid)
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state letter: the parent
-    return found
 
 
 def ssh_argv(host: HostProcess, home: Path, key: str | None, *extra: str, log_level: str = "ERROR") -> list[str]:
@@ -89,8 +80,9 @@ def test_two_players_play_resize_drop_and_return(table) -> None:
             term.wait_for(who, "Map")
         # Each player's interface is a process on the host; any user of the machine can read its command
         # line (ps), so the table code is not on it (it travels in the environment, which is the owner's only).
-        kiosks = [line for line in command_lines(under=host.proc.pid) if "--kiosk" in line and ("--name=alice" in line or "--name=bob" in line)]
-        assert len(kiosks) == 2 and not any(CODE in line for line in kiosks), kiosks
+        assert len(visitor_pids(under=host.proc.pid)) == 2
+        lines = command_lines(under=host.proc.pid)
+        assert lines and not any(CODE in line for line in lines), lines
 
         def play(turns: int) -> None:
             for _ in range(turns):
@@ -320,10 +312,12 @@ def test_a_killed_host_leaves_no_interface_behind(tmp_path: Path) -> None:
     try:
         term.open("alice", " ".join(ssh_argv(host, tmp_path, "alice", f"{name}+{CODE}@127.0.0.1")) + "; sleep 60")
         term.wait_for("alice", "Map")
-        assert [line for line in command_lines() if f"--name={name}" in line]
+        (visitor,) = visitor_pids(under=host.proc.pid)
+        zygote = parent_of(visitor)  # the doors' warm parent: it goes too
+        assert zygote != host.proc.pid and parent_of(zygote) == host.proc.pid
         host.proc.kill()
         deadline = time.monotonic() + 15
-        while [line for line in command_lines() if f"--name={name}" in line]:
+        while running(visitor) or running(zygote):
             assert time.monotonic() < deadline, "the interface outlived its host"
             time.sleep(0.2)
     finally:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from serve_helpers import HostProcess, Watcher, fill_spectators
+from serve_helpers import HostProcess, Watcher, fill_spectators, visitor_pids
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -24,15 +24,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 def visitor_processes(host: HostProcess) -> int:
     """The host's visitors' interface processes running now."""
-    count = 0
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            if parent == host.proc.pid and b"--kiosk" in (proc / "cmdline").read_bytes():
-                count += 1
-        except (OSError, ValueError, IndexError):  # gone meanwhile
-            continue
-    return count
+    return len(visitor_pids(under=host.proc.pid))
 
 
 def browser(playwright):

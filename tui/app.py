@@ -10,8 +10,6 @@ import asyncio
 import os
 import signal
 import sys
-import threading
-import time
 from pathlib import Path
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -409,26 +407,12 @@ def run(options: PlayOptions, link_factory: LinkFactory | None = None, loop: asy
     return 0
 
 
-def _leave_with_the_host() -> None:
-    """A served visitor's interface is a child of the host (its door started it). If the host dies
-    (killed, its terminal closed) we are handed to another parent, and nobody can see or type to us
-    any more: leave then, rather than reconnect to nothing for a quarter of an hour."""
-    host = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == host:
-            time.sleep(1)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="cthulhu-host-watch", daemon=True).start()
-
-
 def run_visitor(options: PlayOptions) -> int:
     """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
-    so a refusal (a full table, the host gone) is one line and no screen at all."""
+    so a refusal (a full table, the host gone) is one line and no screen at all. It is forked by
+    the doors' zygote (`cthulhu.serve.zygote`), which also makes it leave when the host dies."""
     from .netlink import ServerLobby, join_link
 
-    _leave_with_the_host()
     loop = asyncio.new_event_loop()
     link = join_link(options)
     try:
