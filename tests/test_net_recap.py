@@ -94,8 +94,8 @@ async def test_the_recap_follows_play_and_forgets_what_was_taken_back():
             run = next(o["command"] for o in player.session.my_prompt["options"] if o["command"]["kind"] == "run")
             player.session.send_command(run)
             await player.flush()
-            while game.step == before:
-                await player.receive()
+            while game.step == before or player.session.mirror.view.get("step") != game.step:
+                await player.receive()  # the take-back names the prompt this peer was shown: wait for it to arrive
             assert host.recap.step == before + 1  # the step just played is part of the story
             player.session.send_undo()
             await player.flush()
@@ -104,6 +104,7 @@ async def test_the_recap_follows_play_and_forgets_what_was_taken_back():
         recap, _ = await recap_of(host.port)
         await player.aclose()
         nursery.cancel_scope.cancel()
+    assert not player.session.rejections
     assert recap.step == before and recap.entries[-1][0] <= before  # the step taken back is no part of it
 
 
