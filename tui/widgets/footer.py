@@ -123,9 +123,9 @@ class FittedFooter(Footer):
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:
-            self.call_after_refresh(self.refit)
+            self.refit()  # now: in the frame of whatever changed the keys, not one of its own after it
 
-    async def refit(self) -> None:
+    def refit(self) -> None:
         """Show the keys `planned` says, with the widgets there are; rebuild only for a key never had."""
         if not self.is_attached:
             return
@@ -133,7 +133,7 @@ class FittedFooter(Footer):
         have = {key_spec(k): k for k in self.query_children(FooterKey)}
         wanted = {key_spec(k): k for k in keys or () if isinstance(k, FooterKey)}
         if keys is None or len(wanted) != len(keys) or [s for s in have if s in wanted] != list(wanted):
-            await self.recompose()  # a key never had (or in another order)
+            self.call_after_refresh(self.recompose)  # a key never had (or in another order)
             return
         for spec, widget in have.items():
             new = wanted.get(spec)
