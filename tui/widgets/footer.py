@@ -79,7 +79,7 @@ class FittedFooter(Footer):
                     return None
                 first.setdefault(binding.action, (binding, enabled, tooltip))
         keys: list[Widget] = [
-            FooterKey(b.key, self.app.get_key_display(b), b.description, b.action, disabled=not on, tooltip=tip).data_bind(compact=Footer.compact)
+            FooterKey(b.key, self.app.get_key_display(b), b.description, b.action, disabled=not on, tooltip=tip)
             for b, on, tip in first.values()
         ]
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in active:
@@ -114,9 +114,9 @@ class FittedFooter(Footer):
         wanted = {key_spec(k): k for k in keys if isinstance(k, FooterKey)}
         self._kept = list(merged(list(wanted), self._kept))
         for spec in self._kept:  # keys that went stay, hidden, for when they come back
-            key = wanted.get(spec) or FooterKey(*spec[:4], tooltip=spec[4], classes=spec[5]).data_bind(compact=Footer.compact)
+            key = wanted.get(spec) or FooterKey(*spec[:4], tooltip=spec[4], classes=spec[5])
             key.display = spec in wanted
-            yield key
+            yield key if spec[5] else key.data_bind(compact=Footer.compact)  # (as Textual's: not the palette's key)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True

@@ -11,16 +11,12 @@ scrollbar reactives already ask for.
 
 from __future__ import annotations
 
-from math import ceil
-
 from rich.console import Console
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Span, Text
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -102,38 +98,7 @@ class LinesView(ScrollView, can_focus=True):
         size = Size(self.text_width, height)
         if size != self.virtual_size:
             self.set_reactive(Widget.virtual_size, size)
-            if self.show_horizontal_scrollbar:  # (the panes have none)
-                self._scroll_update(size)
-                return
-            self._refresh_scrollbars()  # shows or hides a scrollbar, with a layout only if needed
-            if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:
-                self._set_bar(window_virtual_size=height, window_size=self.container_size.height - self.scrollbar_size_horizontal)
-            self.scroll_y = self.validate_scroll_y(self.scroll_y)
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        if self.show_vertical_scrollbar:
-            self._set_bar(position=new)
-        if round(old) != round(new):
-            self.refresh(self.size.region)
-
-    def _set_bar(self, **values: float) -> None:
-        """Move the vertical scrollbar; repaint it only if it looks different. (Textual repaints it at
-        every change, a line of the Log moving the thumb by an eighth of a cell: a whole bar rendered
-        again, the costliest widget of an update, for cells that mostly did not change.)"""
-        bar = self.vertical_scrollbar
-        before = self._bar_look(bar)
-        for name, value in values.items():
-            bar.set_reactive(getattr(ScrollBar, name), bar.validate_position(value) if name == "position" else int(value))
-        if self._bar_look(bar) != before:
-            bar.refresh()
-
-    @staticmethod
-    def _bar_look(bar: ScrollBar) -> list[Segment]:
-        """The bar's cells as its renderer draws them (colors aside: they change by hover and grab, which repaint it)."""
-        virtual = bar.window_virtual_size
-        window = bar.window_size if bar.window_size < virtual else 0
-        return list(bar.renderer.render_bar(size=bar.size.height, virtual_size=ceil(virtual), window_size=ceil(window),
-                                            position=bar.position, thickness=bar.thickness, vertical=True).segments)
+            self._scroll_update(size)  # scrollbars; shows or hides one with a layout only if needed
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._line_style = self.rich_style  # once per paint, not once per line
