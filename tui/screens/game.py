@@ -495,6 +495,7 @@ class GameScreen(Screen[None]):
         if footer_state != self._footer_state:
             self._footer_state = footer_state
             self.refresh_bindings()
+            self.query_one(FittedFooter).refit()  # in this update's frame, not one of its own after it
         options = self.query_one(PromptBar).options
         if len(options) > MANY_OPTIONS and not isinstance(self.app.screen, ChoiceScreen):
             self.action_choices()

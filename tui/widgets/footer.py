@@ -123,17 +123,18 @@ class FittedFooter(Footer):
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen:
-            self.refit()  # now: in the frame of whatever changed the keys, not one of its own after it
+            self.call_after_refresh(self.refit)  # (as Textual's: once the focus and the screen have settled)
 
     def refit(self) -> None:
-        """Show the keys `planned` says, with the widgets there are; rebuild only for a key never had."""
+        """Show the keys `planned` says, with the widgets there are; rebuild only for a key never had.
+        (An owner that knows its keys changed calls this at once, to draw them in the same frame.)"""
         if not self.is_attached:
             return
         keys = self.planned()
         have = {key_spec(k): k for k in self.query_children(FooterKey)}
         wanted = {key_spec(k): k for k in keys or () if isinstance(k, FooterKey)}
         if keys is None or len(wanted) != len(keys) or [s for s in have if s in wanted] != list(wanted):
-            self.call_after_refresh(self.recompose)  # a key never had (or in another order)
+            self.call_later(self.recompose)  # a key never had (or in another order); in the footer's own context
             return
         for spec, widget in have.items():
             new = wanted.get(spec)
