@@ -128,8 +128,8 @@ class FittedFooter(Footer):
     def refit(self) -> None:
         """Show the keys `planned` says, with the widgets there are; rebuild only for a key never had.
         (An owner that knows its keys changed calls this at once, to draw them in the same frame.)"""
-        if not self.is_attached:
-            return
+        if not self.is_attached or self.app.screen is not self.screen:
+            return  # a screen under a dialog, or going: its keys are asked again when it is on top
         keys = self.planned()
         have = {key_spec(k): k for k in self.query_children(FooterKey)}
         wanted = {key_spec(k): k for k in keys or () if isinstance(k, FooterKey)}
