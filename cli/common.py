@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from cthulhu.core import Mode, Setup
     from cthulhu.core.choices import SetupOption
     from cthulhu.core.search import Thinking
+    from cthulhu.net.table import Pace
 
 NAME_LIMIT = 24
 THEME_NAMES = ("dark", "ansi")  # the themes of cthulhu.tui.themes (named here: headless commands import no Textual)
@@ -94,6 +95,31 @@ def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = N
         listed = ", comma-separated" if option.many else ""
         p.add_argument(option.flag, dest=name, help=f"{option.help} ({' or '.join(titles)}){listed}: {{ids:{name}}}")
     add_bot_options(p, default=bot_default, about=bot_help)
+
+
+def add_pace_options(p: argparse.ArgumentParser, prefix: str = "") -> None:
+    """`--turn-time` and `--on-timeout`: a turn-based table (`net.table.Pace`)."""
+    p.add_argument("--turn-time", metavar="DURATION", default=None,
+                   help=f"{prefix}a turn-based table: each decision has this long (90s, 12h, 3d, 1h30m); default: live, no clock")
+    p.add_argument("--on-timeout", choices=["stand-in", "skip", "pause"], default=None,
+                   help=f"{prefix}when a clock runs out: the stand-in bot plays the seat until its player is back (stand-in, the "
+                        "default), the decision is passed over where the rules allow (skip), or the table waits (pause)")
+
+
+def pace_of(args: argparse.Namespace) -> Pace:
+    """The pace the flags ask for; ValueError with one line (a bad duration, a policy without a clock)."""
+    from cthulhu.net.clock import parse_duration
+    from cthulhu.net.table import Pace
+
+    if args.turn_time is None:
+        if args.on_timeout is not None:
+            raise ValueError("--on-timeout goes with --turn-time (a live table has no clock to run out)")
+        return Pace()
+    try:
+        seconds = parse_duration(args.turn_time)
+    except ValueError as exc:
+        raise ValueError(f"--turn-time: {exc}") from None
+    return Pace(turn_time=seconds, on_timeout=args.on_timeout or "stand-in")
 
 
 def given_choices(args: argparse.Namespace) -> dict[str, str | list[str]]:

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from cthulhu.tui.options import PlayOptions
 
 from .common import (
-    BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_setup_options, check_save, choice_problem, default_name,
-    given_choices, out_of_range, refuse, theme_of, thinking_of, thinking_problem,
+    BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, Range, add_interface_options, add_pace_options, add_setup_options, check_save, choice_problem,
+    default_name, given_choices, out_of_range, pace_of, refuse, theme_of, thinking_of, thinking_problem,
 )
 
 
@@ -59,6 +59,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help="a player away this long has a bot play their seat until they come back (a headless host has no table dialog)",
     )
+    add_pace_options(p)
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
     p.add_argument("--ssh", type=int, metavar="PORT", help="also serve the game over SSH: friends type `ssh -p PORT CODE@HOST` (0: any free port)")
     p.add_argument("--web", type=int, metavar="PORT", help="also serve the game to browsers at http://HOST:PORT/ (0: any free port)")
@@ -92,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
         return refuse("host", problem)
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
         return refuse("host", "--code must be 1-64 characters and not begin with '-'")
+    try:
+        pace_of(args)
+    except ValueError as exc:
+        return refuse("host", str(exc))
     try:
         load, held = _hold_saves(args)
     except Exception as exc:  # no such save, or another process has it: one line, file untouched
@@ -215,6 +220,7 @@ def table_spec(args: argparse.Namespace) -> TableSpec:
         limits=limits,
         bot_delay=args.bot_delay,
         thinking=thinking_of(args),
+        pace=pace_of(args),
     )
 
 

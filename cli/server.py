@@ -38,6 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-per-address", type=int, default=16, metavar="N",
                    help="connections from one address, across all tables (default 16; more for players behind one NAT)")
     p.add_argument("--max-tables", type=int, default=10_000, metavar="N", help="live tables in all (default 10000)")
+    p.add_argument("--notify-allow", action="append", default=[], metavar="PATTERN",
+                   help="a URL glob tables may send notifications to (e.g. https://hooks.example.org/*; repeatable; none: off)")
     p.add_argument("--archive-after", type=float, default=30, metavar="DAYS",
                    help="a table without a move for this long is archived: no longer listed, its save kept (default 30)")
     p.set_defaults(func=run)
@@ -78,13 +80,18 @@ def run(args: argparse.Namespace) -> int:
 
     from cthulhu.net.textclean import clean_name
     from cthulhu.savegame import SaveLocked
-    from cthulhu.server import ServerLimits, StoreError, open_server
+    from cthulhu.server import Notifier, ServerLimits, StoreError, open_server
+    from cthulhu.server.notify import allowed
 
     problem = out_of_range(args, RANGES)
     if problem is not None:
         return refuse("server", problem)
     if args.name is not None and not clean_name(args.name):
         return refuse("server", "--name needs at least one printable character")
+    try:
+        notifier = Notifier(allowed(args.notify_allow))
+    except ValueError as exc:
+        return refuse("server", str(exc))
     from cthulhu.net.limits import Limits
 
     from .host import log_warnings_to_stderr
@@ -99,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     limits = ServerLimits(table=table_limits, max_tables=args.max_tables, archive_after=timedelta(days=args.archive_after))
     data = data_folder(args.data)
     try:
-        server = open_server(data, name=clean_name(args.name) if args.name else None, limits=limits)
+        server = open_server(data, name=clean_name(args.name) if args.name else None, limits=limits, notifier=notifier)
     except SaveLocked as exc:
         return refuse("server", f"{data} is served already: {exc.message}")
     except (StoreError, OSError) as exc:

@@ -1,8 +1,9 @@
 """`cthulhu tables HOST[:PORT]`: a server's tables for people and scripts, and new ones.
 
 Lists what the server's lobby lists (`--json`: one object per table with `id`, `mode`, `setup`,
-`seats` as `{seat, name, status}`, `step`, `to_move` and `finished`; seats numbered from 1, as
-`join --seat` takes them), or creates a table from the same set-up options `play` takes and
+`seats` as `{seat, name, status}`, `step`, `moving` (the seats that must decide), `mine` (yours),
+`to_move` (true: it is your move), `finished`, `pace`, and for a turn-based table `turn_time`,
+`on_timeout` and `deadline`; seats numbered from 1, as `join --seat` takes them), or creates a table from the same set-up options `play` takes and
 prints its id and the join line (`--json`: `id`, `code` for a private table, `join`). This
 machine is known to the server by the identity key its seat store keeps for that address, so
 "my tables" (`--mine`) and the name follow it.
@@ -16,7 +17,8 @@ import sys
 from typing import Any
 
 from .common import (
-    BOT_RANGES, SEATS_MAX, Range, add_setup_options, choice_problem, default_name, given_choices, out_of_range, refuse, thinking_problem,
+    BOT_RANGES, SEATS_MAX, Range, add_pace_options, add_setup_options, choice_problem, default_name, given_choices, out_of_range, pace_of,
+    refuse, thinking_problem,
 )
 
 
@@ -37,6 +39,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--bots", type=int, default=0, help="with --create: seats played by bots (the last N)")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS", help="with --create: a pause before each bot move (default 0.5)")
     p.add_argument("--private", action="store_true", help="with --create: listed only to its players; joiners need the code printed")
+    add_pace_options(p, "with --create: ")
+    p.add_argument("--notify", metavar="URL", help="with --create: POST a small JSON there when a player's move begins "
+                                                    "(the server's operator says which addresses: server --notify-allow)")
     p.set_defaults(func=run)
 
 
@@ -60,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
             problem = "--bots must be at most --seats"
         if problem is not None:
             return refuse("tables", problem)
-    elif any(getattr(args, name) not in (None, False) for name in ("private",)) or given_choices(args):
-        return refuse("tables", "the set-up options, --seats, --bots and --private go with --create")
+        try:
+            args.pace = pace_of(args)
+        except ValueError as exc:
+            return refuse("tables", str(exc))
+    elif any(getattr(args, name) not in (None, False) for name in ("private", "turn_time", "on_timeout", "notify")) or given_choices(args):
+        return refuse("tables", "the set-up options, --seats, --bots, --private, --turn-time, --on-timeout and --notify go with --create")
     return trio.run(_talk, host, port, args)
 
 
@@ -76,16 +85,23 @@ def _seat_word(seat: Any) -> str:
 
 
 def table_json(row: Any) -> dict[str, Any]:
-    """What a script is told of a table: seats numbered from 1, as `join --seat` takes them."""
-    return {
+    """What a script is told of a table: seats numbered from 1, as `join --seat` takes them.
+    `to_move`: one of the asker's seats must decide now."""
+    out = {
         "id": row.id,
         "mode": row.mode,
         "setup": row.setup,
         "seats": [{"seat": s.seat + 1, "name": s.name, "status": s.status} for s in row.seats],
         "step": row.step,
-        "to_move": [seat + 1 for seat in row.to_move],
+        "moving": [seat + 1 for seat in row.to_move],
+        "mine": [seat + 1 for seat in row.mine],
+        "to_move": bool(set(row.mine) & set(row.to_move)),
         "finished": row.finished,
+        "pace": row.pace,
     }
+    if row.pace == "turn-based":
+        out |= {"turn_time": row.turn_time, "on_timeout": row.on_timeout, "deadline": row.deadline}
+    return out
 
 
 async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
@@ -103,8 +119,11 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
     try:
         async with open_lobby(host, port, args.name or default_name(), ident) as lobby:
             if args.create:
+                pace = args.pace
                 answer = await lobby.create(mode=args.mode, options=given_choices(args), seats=args.seats, bots=args.bots,
-                                            bot=args.bot, bot_delay_ms=round(args.bot_delay * 1000), private=args.private)
+                                            bot=args.bot, bot_delay_ms=round(args.bot_delay * 1000), private=args.private,
+                                            turn_time=None if pace.turn_time is None else int(pace.turn_time), on_timeout=pace.on_timeout,
+                                            notify=args.notify)
                 if isinstance(answer, Rejected):
                     return refuse("tables", f"the server refused: {answer.reason} ({answer.code})")
                 join = join_command(args.address, answer.code, table=answer.id)
@@ -132,13 +151,19 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
         print("No tables" + (" of yours" if args.mine else "") + (" match" if args.search else "") + " here yet. "
               f"Make one: cthulhu tables {args.address} --create")
         return 0
+    from datetime import datetime, timezone
+
     from cthulhu.core import modes
+    from cthulhu.net.clock import pace_words
 
     for row in rows:
         title = modes.get(row.mode).title if row.mode in modes.names() else row.mode
         about = f"{title}: {row.about}" if row.about else title
         state = f"{row.outcome} at step {row.step}" if row.finished else f"step {row.step}" if row.step else "not started"
         moving = f", seat {' and '.join(str(s + 1) for s in row.to_move)} to move" if row.to_move else ""
+        if set(row.mine) & set(row.to_move):
+            moving += " (your move)"
+        moving += pace_words(row, datetime.now(timezone.utc))
         flags = "".join([" private" if row.private else "", f" (you: seat {', '.join(str(s + 1) for s in row.mine)})" if row.mine else ""])
         print(clean_text(f"{row.id}  {about}{flags}"))
         print(clean_text(f"    seats: {'; '.join(_seat_word(s) for s in row.seats)} - {state}{moving}"

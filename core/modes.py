@@ -59,6 +59,9 @@ class Mode:
     `endings` says each way a game ends (the `cause` code of its view) in a sentence for people:
     the game-over summary and `sim`'s text both read it. A sentence may name `{elder}`, the Elder
     One of the game (or "the Elder One" where no one game is meant).
+    `skips` are the command kinds that pass a decision over without doing anything (end the
+    actions, decline, stop): a turn-based table whose `skip` policy finds one among a prompt's
+    legal options plays it when the clock runs out (the engine still decides it is legal).
     """
 
     name: str
@@ -77,6 +80,7 @@ class Mode:
     search: Searchable | None = None
     characters: Callable[[Any], Mapping[int, list[str]]] | None = None
     endings: Mapping[str, str] = field(default_factory=dict)
+    skips: frozenset[str] = frozenset()
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""

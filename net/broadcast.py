@@ -51,9 +51,10 @@ class Views:
             sent.snapshot = (seq, encode_frame(Snapshot(seq=seq, view=sent.view, hash=sent.hash).wire()))
         return sent.snapshot[1]
 
-    def delta(self, seats: Iterable[int | None], seq: int, events: list[dict[str, Any]], cmd: list[Any] | None) -> dict[int | None, tuple[str, bytes]]:
+    def delta(self, seats: Iterable[int | None], seq: int, events: list[dict[str, Any]], cmd: list[Any] | None,
+              *, stand_in: bool = False) -> dict[int | None, tuple[str, bytes]]:
         """The delta frame (and the new view's hash) for each of `seats`, one per projection; the
-        projections no seat has any more are forgotten."""
+        projections no seat has any more are forgotten. `stand_in`: a bot decided `cmd` for a person."""
         game = self.game
         step = game.step
         groups: dict[Hashable, list[int | None]] = {}
@@ -66,7 +67,7 @@ class Views:
             old = self._sent.get(key)
             ops = diff(old.view, new) if old is not None else [["s", [], new]]
             digest = view_hash(new)
-            frame = encode_frame(Delta(seq=seq, step=step, ops=ops, hash=digest, events=events, cmd=cmd).wire())
+            frame = encode_frame(Delta(seq=seq, step=step, ops=ops, hash=digest, events=events, cmd=cmd, stand_in=stand_in).wire())
             sent[key] = Sent(new, digest)
             for seat in members:
                 out[seat] = (digest, frame)

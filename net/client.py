@@ -31,6 +31,7 @@ from .frames import FrameDecoder, FrameError, encode_frame
 from .thinking import decide_view, view_off_loop
 from .messages import (
     PROTOCOL_VERSION,
+    Back,
     Chat,
     CommandMsg,
     Delta,
@@ -167,6 +168,10 @@ class PeerSession:
         self._seq += 1
         self._queue(Undo(seq=self._seq, version=version))
         return self._seq
+
+    def send_back(self) -> None:
+        """Take this seat back from the stand-in its turn clock gave it (the connection stayed open)."""
+        self._queue(Back())
 
     def chat(self, text: str) -> None:
         self._queue(Chat(text=text))

@@ -38,6 +38,7 @@ import hmac
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Literal, Protocol
 
 import trio
@@ -49,6 +50,7 @@ from cthulhu.savegame import STAND_IN_LINE
 
 from .autosave import HostSave
 from .broadcast import Views
+from .clock import ClockState, MoveBegins, StandInMove, resumed, started as clock_started
 from .commitment import public_setup
 from .frames import FrameDecoder, FrameError, FrameTooLarge, encode_frame
 from .gate import CROWDED, Gate, Quiet, Refusal
@@ -59,7 +61,9 @@ from .listen import Doorstep, read_hello, refuse, serve_listeners
 from .log import CommandLog
 from .messages import (
     PROTOCOL_VERSION,
+    Back,
     Chat,
+    Clock,
     CommandMsg,
     CreateTable,
     Error,
@@ -175,6 +179,16 @@ class HostEvents(Protocol):
     def changed(self) -> None:
         """The game moved on, or the seats or the start changed."""
 
+    def move_begins(self, move: MoveBegins) -> None:
+        """A person's seat must now decide (on a turn-based table, with its clock's deadline)."""
+
+    def stood_in(self, move: StandInMove) -> None:
+        """A bot decided for a person's seat (their stand-in, or their clock's skip)."""
+
+    def seen(self, hello: Hello) -> int | None:
+        """The last step this hello's person was told at this table (None: not known here; the
+        host's memory of a seat token is used)."""
+
 
 @dataclass(eq=False)
 class Seat:
@@ -187,7 +201,9 @@ class Seat:
     bot_kind: str | None = None
     peer: Peer | None = None
     stand_in: Any = None  # a bot playing this away player's turns until they come back
+    seen: int | None = None  # the step its player had been told when their connection ended
     away_since: float | None = None  # trio clock; for `away_bot`
+    clocked_out: bool = False  # its turn clock ran out: `stand_in` plays it, connected or not, until its player is back
 
     @property
     def away(self) -> bool:
@@ -197,7 +213,7 @@ class Seat:
     @property
     def player(self) -> Any:
         """The bot that decides for this seat now, if any."""
-        return self.bot if self.kind == "bot" else self.stand_in if self.away else None
+        return self.bot if self.kind == "bot" else self.stand_in if self.away or self.clocked_out else None
 
     def info(self) -> SeatInfo:
         connected = self.kind == "bot" or (self.kind == "human" and not self.away)
@@ -236,7 +252,7 @@ class Host:
         record = self.log.commands()
         self.record: Record | None = Record(record) if len(record) == game.step else None
         # The story so far, for every welcome: replayed from the commands (a loaded game), else from now on.
-        self.recap = Recap.replayed(game, self.record) if self.record is not None else Recap()
+        self.recap = Recap.replayed(game, self.record, sealed=self.log.sealed) if self.record is not None else Recap()
         self._recap_frame: tuple[tuple[int, int], bytes] | None = None  # ((recap version, step), its frame)
         self.limits = spec.limits
         self.gate = gate if gate is not None else Gate(self.limits, trio.current_time)
@@ -266,10 +282,16 @@ class Host:
         self.closing = False  # `close_table` has begun: the connections ending now are not seat news
         self.on_delta: Callable[[int, int | None, str], None] | None = None  # (seq, seat or None, view hash): tests, figures
         self.events: HostEvents | None = None  # a server's records follow the table through these
+        self.pace = spec.pace
+        self.wall: Callable[[], datetime] = lambda: datetime.now(timezone.utc)  # a server gives its own (tests: a fixed one)
+        self.clock: ClockState | None = None  # the decision whose clock runs (or ran out: `paused`); turn-based only
+        self.kept_clock: dict[str, Any] | None = None  # a server's record of the clock before a restart (`ClockState.saved`)
+        self._deciding: tuple[int, int] | None = None  # (seat, step) of the person's decision told last (`move_begins`)
+        self._decision_dirty = trio.Event()
         self._next_peer = 0
         self._recorded: list[dict[str, Any]] | None = None  # the seats as last handed to the log
         self._lobby_dirty = trio.Event()
-        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | None]](64)
+        self._cmd_send, self._cmd_recv = trio.open_memory_channel[tuple[Peer | None, CommandMsg | Undo | _ClockOut | None]](64)
         if game.outcome is not None:
             self.finished.set()
 
@@ -301,6 +323,7 @@ class Host:
             nursery.start_soon(self._lobby_loop)
             if self.spec.stand_ins.after is not None:
                 nursery.start_soon(self._away_watch, self.spec.stand_ins.after)
+            nursery.start_soon(self._clock_loop)
             self._maybe_start()
             task_status.started()
 
@@ -362,7 +385,18 @@ class Host:
             seats=[s.info() for s in self.seats],
             started=self.started.is_set(),
             spectators=sum(1 for p in self.peers if p.seat is None),
+            clock=self.clock_info(),
         )
+
+    def clock_info(self) -> Clock | None:
+        """The turn clock as peers see it (None: a live table)."""
+        if self.pace.turn_time is None:
+            return None
+        c = self.clock
+        left = c.left(trio.current_time()) if c is not None else None
+        return Clock(turn_time=int(self.pace.turn_time), on_timeout=self.pace.on_timeout, seat=c.seat if c is not None else None,
+                     deadline=c.deadline.isoformat(timespec="seconds") if c is not None and c.deadline is not None else None,
+                     left_ms=None if left is None else int(left * 1000), paused=c is not None and c.paused)
 
     # ---- the one task that mutates the game -------------------------------
 
@@ -370,7 +404,9 @@ class Host:
         await self.started.wait()
         await self._play_bots()
         async for peer, msg in self._cmd_recv:
-            if peer is not None and msg is not None:  # (None, None): seats changed, a bot may have a turn to play
+            if isinstance(msg, _ClockOut):
+                await self._clock_out(msg)
+            elif peer is not None and msg is not None:  # (None, None): seats changed, a bot may have a turn to play
                 if isinstance(msg, Undo):
                     await self._undo_from_peer(peer, msg)
                 else:
@@ -406,7 +442,9 @@ class Host:
                     continue  # its player came back while it thought: the move is theirs to make
             else:
                 command = bot.choose(self.game, prompt.seat)
-            await self._apply(prompt.seat, command, prompt.version, stand_in=self.seats[prompt.seat].kind == "human")
+            seat = self.seats[prompt.seat]
+            why: StandInWhy | None = None if seat.kind != "human" else "clock" if seat.clocked_out else "away"
+            await self._apply(prompt.seat, command, prompt.version, stand_in=why)
 
     async def bot_pause(self) -> None:
         """The wait before each bot move, not after it: people see the move that came before it
@@ -425,16 +463,16 @@ class Host:
             log.exception("applying a command from seat %s failed", peer.seat)
             peer.push(self._error_frame("internal_error", "the host failed to apply that command"))
 
-    async def _apply(self, seat: int, command: Command, version: int | None, *, stand_in: bool = False) -> None:
+    async def _apply(self, seat: int, command: Command, version: int | None, *, stand_in: StandInWhy | None = None) -> None:
         """Apply, save (off the event loop), then tell every peer: a step anyone saw is on disk.
-        `stand_in`: a bot decided for an away player, who may not take that back on return."""
+        `stand_in`: a bot decided for a person (away, or out of time), who may not take that back."""
         self._settled = trio.Event()
         try:
             await self._apply_and_tell(seat, command, version, stand_in)
         finally:
             self._settled.set()
 
-    async def _apply_and_tell(self, seat: int, command: Command, version: int | None, stand_in: bool) -> None:
+    async def _apply_and_tell(self, seat: int, command: Command, version: int | None, stand_in: StandInWhy | None) -> None:
         events = self.game.apply(seat, command, version)  # Rejected propagates; nothing changed
         if stand_in:
             self.game.seal_undo(STAND_IN_LINE)
@@ -450,8 +488,10 @@ class Host:
         if self.record is not None:
             self.record.append(seat, wire)
         told = [e.wire() for e in events]
-        self.recap.add(self.game.step, told)
-        self._broadcast_delta(told, [seat, wire])
+        self.recap.add(self.game.step, told, stand_in=seat if stand_in is not None else None)
+        self._broadcast_delta(told, [seat, wire], stand_in=stand_in is not None)
+        if stand_in is not None and self.events is not None:
+            self.events.stood_in(StandInMove(seat, self.seats[seat].name, self.game.step, wire, stand_in))
         if self.game.outcome is not None:
             self._broadcast_game_over()
 
@@ -490,13 +530,14 @@ class Host:
 
     # ---- broadcasting -----------------------------------------------------
 
-    def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None) -> None:
+    def _broadcast_delta(self, events: list[dict[str, Any]], cmd: list[Any] | None, *, stand_in: bool = False) -> None:
         self.seq += 1
         self.told = self.game.step
+        self._decision_dirty.set()
         if self.events is not None:
             self.events.changed()
         seats = {peer.seat: None for peer in self.peers}  # in order; None: spectators
-        frames = self.views.delta(seats, self.seq, events, cmd)
+        frames = self.views.delta(seats, self.seq, events, cmd, stand_in=stand_in)
         if self.on_delta is not None:
             for seat, (digest, _frame) in frames.items():
                 self.on_delta(self.seq, seat, digest)
@@ -511,6 +552,7 @@ class Host:
     def _broadcast_lobby(self) -> None:
         """Seats or spectators changed: the lobby task tells everyone, many changes in one frame."""
         self._lobby_dirty.set()
+        self._decision_dirty.set()
         if self.events is not None:
             self.events.changed()
 
@@ -553,6 +595,92 @@ class Host:
         welcome = Welcome(proto=PROTOCOL_VERSION, seat=peer.seat, token=token, table=self.table(), seq=self.seq, view=sent.view,
                           hash=sent.hash, commit=self.dice.commit, setup=public_setup(g.setup), events=opening)
         return encode_frame(welcome.wire())
+
+    # ---- the turn clock ---------------------------------------------------
+
+    def _person_deciding(self) -> tuple[int, int] | None:
+        """(seat, step) when a person's seat must decide and no bot plays it; else None."""
+        game = self.game
+        if game.outcome is not None or not self.started.is_set():
+            return None
+        prompt = game.prompt
+        if prompt is None or not 0 <= prompt.seat < len(self.seats):
+            return None
+        seat = self.seats[prompt.seat]
+        if seat.kind != "human" or seat.player is not None:
+            return None
+        return prompt.seat, game.step
+
+    def _follow_decision(self) -> None:
+        """A person's decision began (tell the owner; start its clock), or none is under way (stop it)."""
+        now = self._person_deciding()
+        if now == self._deciding:
+            return
+        self._deciding = now
+        if now is None:
+            if self.clock is not None:
+                self.clock = None
+                self._lobby_dirty.set()
+            return
+        seat, step = now
+        if self.pace.turn_time is not None:
+            t, wall = trio.current_time(), self.wall()
+            kept, self.kept_clock = self.kept_clock, None
+            self.clock = resumed(kept, seat, step, t, wall) or clock_started(seat, step, self.pace.turn_time, t, wall)
+            self._lobby_dirty.set()
+        if self.events is not None:
+            turn = modes.get(self.game.setup.mode).summary
+            number = turn(self.game).get("turn") if turn is not None else None
+            deadline = self.clock.deadline if self.clock is not None else None
+            self.events.move_begins(MoveBegins(seat, self.seats[seat].name, step, number if isinstance(number, int) else None, deadline))
+
+    async def _clock_loop(self) -> None:
+        """Follow who must decide; when a clock runs out, the game loop applies the table's policy."""
+        while True:
+            self._decision_dirty = trio.Event()
+            self._follow_decision()
+            clock = self.clock
+            due = clock.due if clock is not None and not clock.paused else None
+            with trio.move_on_at(due if due is not None else float("inf")):
+                await self._decision_dirty.wait()
+            if clock is not None and due is not None and trio.current_time() >= due and clock is self.clock:
+                await self._cmd_send.send((None, _ClockOut(clock.seat, clock.step)))
+                while self.clock is clock and not clock.paused and not self._decision_dirty.is_set():
+                    await self._decision_dirty.wait()  # the game loop takes it from here
+
+    async def _clock_out(self, out: "_ClockOut") -> None:
+        """In the game loop: the clock of `out` ran out; if that decision is still waiting, the policy."""
+        if self._person_deciding() != (out.seat, out.step) or self.clock is None:
+            return
+        seat = self.seats[out.seat]
+        policy = self.pace.on_timeout
+        log.info("seat %d (%s) ran out of time at step %d: %s", out.seat + 1, seat.name, out.step, policy)
+        if policy == "pause":
+            self.clock.paused, self.clock.due, self.clock.deadline = True, None, None
+            self._broadcast_lobby()
+            return
+        bot = make_bot(self.stand_in_kind, self.game.setup.mode, self.bot_seed * 1009 + out.seat)
+        if policy == "skip":
+            prompt = self.game.prompt
+            assert prompt is not None
+            skips = modes.get(self.game.setup.mode).skips
+            passes = [o.command for o in prompt.options if o.command.kind in skips]
+            # No pass among the legal choices (the rules ask for a real one): the stand-in makes this one.
+            command = passes[0] if passes else bot.choose(self.game, out.seat)
+            await self._apply(out.seat, command, prompt.version, stand_in="skip")
+            return
+        seat.stand_in, seat.clocked_out = bot, True
+        self._broadcast_lobby()  # its seat shows the stand-in; the loop plays it next
+
+    def _back(self, peer: Peer) -> None:
+        """`back`: a connected player whose clock ran out takes their seat from its stand-in."""
+        if peer.seat is None or self.seats[peer.seat].peer is not peer:
+            return
+        seat = self.seats[peer.seat]
+        if seat.clocked_out:
+            seat.stand_in, seat.clocked_out = None, False
+            log.info("%s is back at seat %d; the stand-in leaves", seat.name, seat.index + 1)
+            self._broadcast_lobby()
 
     # ---- connections ------------------------------------------------------
 
@@ -685,6 +813,7 @@ class Host:
                 stale.close_with(self._error_frame("replaced", "your seat was taken back with its token from another connection", fatal=True))
                 self._drop(stale)
             seat.stand_in = seat.away_since = None  # back: their stand-in, if any, leaves the seat
+            seat.clocked_out = False
             token = seat.token
         elif not hello.watch:
             open_seats = [s for s in self.seats if s.kind == "open"]
@@ -707,6 +836,9 @@ class Host:
         for frame in self.record.frames() if self.record is not None else ():
             peer.push(frame)
         peer.push(self._recap())
+        seen = self._seen(hello, seat)
+        if seen is not None and seen < self.told:
+            peer.push(encode_frame(self.recap.since(seen, self.told).wire()))
         if self.game.outcome is not None:
             peer.push(self._game_over_frame())
         self._broadcast_lobby()
@@ -721,6 +853,14 @@ class Host:
             log.debug("peer %d (%s) at %s watches", peer.id, name, address)
         return peer, seat_changed
 
+    def _seen(self, hello: Hello, seat: Seat | None) -> int | None:
+        """The last step this hello's player saw here: the server's record of the person, else the
+        seat's (its token came back), else None (new here: the recap is all the story there is)."""
+        seen = self.events.seen(hello) if self.events is not None else None
+        if seen is None and seat is not None and hello.token is not None:
+            seen = seat.seen
+        return seen
+
     def _drop(self, peer: Peer) -> None:
         peer.gone = True
         if peer in self.peers:
@@ -730,6 +870,7 @@ class Host:
             if peer.seat is not None and self.seats[peer.seat].peer is peer:
                 self.seats[peer.seat].peer = None
                 self.seats[peer.seat].away_since = trio.current_time()
+                self.seats[peer.seat].seen = self.told
                 if self.game.outcome is None and not self.closing:
                     log.info("%s left seat %d; it waits for them", peer.name, peer.seat + 1)
             self._broadcast_lobby()
@@ -767,7 +908,8 @@ class Host:
         """Give an away player's seat up: their token stops working, a new joiner may take it."""
         seat = self._away_seat(index)
         log.info("seat %d (%s) freed for a new player", index, seat.name)
-        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since = "open", None, None, None, None, None
+        seat.kind, seat.name, seat.token, seat.token_hash, seat.stand_in, seat.away_since, seat.seen = "open", None, None, None, None, None, None
+        seat.clocked_out = False
         self._broadcast_lobby()
         self._wake()  # the game loop writes the seats down
 
@@ -871,6 +1013,8 @@ class Host:
                 await peer.answer(self._rejected(msg.seq, "not_started", "the game has not started yet"))
             else:
                 await self._cmd_send.send((peer, msg))
+        elif isinstance(msg, Back):
+            self._back(peer)
         elif isinstance(msg, SnapshotRequest):
             await peer.answer(self.views.snapshot(peer.seat, self.seq))
         elif isinstance(msg, Chat):
@@ -894,6 +1038,17 @@ class Host:
     @staticmethod
     def _rejected(seq: int, code: str, reason: str) -> bytes:
         return encode_frame(RejectedMsg(seq=seq, code=code, reason=reason).wire())
+
+
+StandInWhy = Literal["away", "clock", "skip"]
+
+
+@dataclass(frozen=True, slots=True)
+class _ClockOut:
+    """Into the game loop: the clock of `seat`'s decision at `step` ran out."""
+
+    seat: int
+    step: int
 
 
 def _address_of(stream: trio.SocketStream) -> str:

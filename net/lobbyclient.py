@@ -23,6 +23,7 @@ from .messages import (
     Hello,
     ListTables,
     LobbyWelcome,
+    OnTimeout,
     Ping,
     Pong,
     ProtocolError,
@@ -67,10 +68,12 @@ class LobbyClient:
         return self._queue(ListTables(seq=self._seq, query=query, page=page, size=size, mine=mine))
 
     def create(self, *, mode: str, options: dict[str, str | list[str]], seats: int, bots: int = 0, bot: str | None = None,
-               bot_delay_ms: int = 500, private: bool = False) -> int:
+               bot_delay_ms: int = 500, private: bool = False, turn_time: int | None = None, on_timeout: OnTimeout = "stand-in",
+               notify: str | None = None) -> int:
         self._seq += 1
         return self._queue(CreateTable(seq=self._seq, mode=mode, options=options, seats=seats, bots=bots, bot=bot,
-                                       bot_delay_ms=bot_delay_ms, private=private))
+                                       bot_delay_ms=bot_delay_ms, private=private, turn_time=turn_time, on_timeout=on_timeout,
+                                       notify=notify))
 
     def receive_data(self, data: bytes | bytearray) -> list[Answer]:
         """The answers these bytes complete (the welcome and pings are handled here). Raises

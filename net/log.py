@@ -13,6 +13,8 @@ from typing import Any, Protocol
 class CommandLog(Protocol):
     """Everything the host asks of its log: the steps as they happen, and the seats."""
 
+    sealed: list[int]  # the steps a stand-in bot decided
+
     def append(self, seat: int, command: dict[str, Any], state_hash: str) -> None: ...
     def truncate(self, step: int) -> None:
         """A take-back: keep the first `step` commands, the game as it now stands."""

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 Name = Annotated[str, Field(min_length=1, max_length=40)]
 Secret = Annotated[str, Field(min_length=1, max_length=64)]
@@ -68,6 +68,25 @@ class SeatInfo(BaseModel):
     stand_in: bool = False
 
 
+OnTimeout = Literal["stand-in", "skip", "pause"]
+
+
+class Clock(BaseModel):
+    """A turn-based table's clock, as it stands when the frame is sent. `seat` must decide by
+    `deadline` (ISO 8601 UTC; null with `seat`: nobody must decide, or the table is paused);
+    `left_ms`: the time left then, for a peer to count down on its own clock (clocks differ).
+    `paused`: the clock ran out and the table waits for that seat's player (`on_timeout` pause)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    turn_time: int  # seconds per decision
+    on_timeout: OnTimeout = "stand-in"
+    seat: int | None = None
+    deadline: str | None = None
+    left_ms: int | None = None
+    paused: bool = False
+
+
 class SeatRow(BaseModel):
     """One seat in a lobby listing: who holds it (a person's name, a bot's kind) and whether they are
     there. `status`: `open`, `person` (connected), `bot`, `away` (a person's seat waiting for them)."""
@@ -102,6 +121,10 @@ class TableRow(BaseModel):
     code: str | None = None
     mine: list[int] = Field(default_factory=list)
     watchers: int = 0
+    pace: Literal["live", "turn-based"] = "live"
+    turn_time: int | None = None  # seconds per decision (turn-based)
+    on_timeout: OnTimeout | None = None
+    deadline: str | None = None  # ISO 8601 UTC: when the seat in `to_move` runs out of time (null: nobody must decide)
 
 
 class Table(BaseModel):
@@ -115,6 +138,7 @@ class Table(BaseModel):
     seats: list[SeatInfo]
     started: bool = False
     spectators: int = 0
+    clock: Clock | None = None  # None: a live table (the game waits for whoever must decide)
 
 
 # --- peer -> host ----------------------------------------------------------
@@ -168,6 +192,9 @@ class CreateTable(_Msg):
     bot: Annotated[str, Field(min_length=1, max_length=32)] | None = None
     bot_delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 500
     private: bool = False
+    turn_time: Annotated[int, Field(ge=1, le=60 * 86_400)] | None = None  # seconds per decision; None: live
+    on_timeout: OnTimeout = "stand-in"
+    notify: Annotated[str, Field(min_length=1, max_length=1000)] | None = None  # a URL POSTed to when a person's move begins
 
 
 class CommandMsg(_Msg):
@@ -185,6 +212,13 @@ class Undo(_Msg):
     t: Literal["undo"] = "undo"
     seq: int
     version: int | None = None
+
+
+class Back(_Msg):
+    """The sender's player is back at the seat a turn clock's stand-in plays (their connection
+    stayed open): the stand-in leaves, and the next decision is theirs again."""
+
+    t: Literal["back"] = "back"
 
 
 class SnapshotRequest(_Msg):
@@ -252,6 +286,19 @@ class RecapMsg(_Msg):
     entries: list[list[Any]]
 
 
+class SinceMsg(_Msg):
+    """After the `recap`, to a player back at the table: the last step they saw (`seen`, up to `step`
+    now), how many steps after it the recap does not carry (`older`), and the steps after it a
+    stand-in bot decided, as `[step, seat]` pairs, so their interface can say what happened since
+    they left. Sent only when something did."""
+
+    t: Literal["since"] = "since"
+    seen: int
+    step: int
+    older: int = 0
+    stand_in: list[list[int]] = Field(default_factory=list)
+
+
 class Lobby(_Msg):
     t: Literal["lobby"] = "lobby"
     table: Table
@@ -308,6 +355,7 @@ class Delta(_Msg):
     hash: str
     events: list[dict[str, Any]] = Field(default_factory=list)
     cmd: list[Any] | None = None  # [seat, command] that led to `step`; None: a take-back to `step`
+    stand_in: bool = False  # a stand-in bot (or a turn clock's skip) decided `cmd` for its seat's person
 
 
 class Snapshot(_Msg):
@@ -338,17 +386,17 @@ class GameOverMsg(_Msg):
     salt: str | None = None
 
 
-ToHost = Annotated[Union[Hello, CommandMsg, Undo, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable], Field(discriminator="t")]
+ToHost = Annotated[Union[Hello, CommandMsg, Undo, Back, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable], Field(discriminator="t")]
 ToPeer = Annotated[
-    Union[Welcome, History, RecapMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
+    Union[Welcome, History, RecapMsg, SinceMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
           Created],
     Field(discriminator="t"),
 ]
 
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
-_HOST_TYPES = {"hello", "command", "undo", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
-_PEER_TYPES = {"welcome", "history", "recap", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
+_HOST_TYPES = {"hello", "command", "undo", "back", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
+_PEER_TYPES = {"welcome", "history", "recap", "since", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
                "lobby_welcome", "tables", "created"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
 

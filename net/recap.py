@@ -8,6 +8,11 @@ sent in its deltas anyway, so a recap shows nobody anything new; what it may cos
 is bounded twice: in memory (`RECAP_EVENTS`) and on the wire (`RECAP_BYTES` a
 frame, far inside the host's frame limits in `net.limits`). Chat is not a
 command, so it is never part of a recap.
+
+A player back at the table is also told which step they last saw (`since`), so their
+interface can show what happened since they left: the steps after it that the recap
+carries, the ones a stand-in bot decided (by step and seat, public like the rest), and
+how many older steps the recap no longer holds (summarised, never dropped silently).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any
 from cthulhu.core import Command, Game
 
 from .frames import encode_frame
-from .messages import RecapMsg
+from .messages import RecapMsg, SinceMsg
 
 RECAP_EVENTS = 400  # events kept (the Log pane keeps 500 lines): older steps are let go whole
 RECAP_BYTES = 32 * 1024  # the most a `recap` frame carries: the newest steps that fit
@@ -34,18 +39,23 @@ class Recap:
         self.limit = limit
         self.entries: deque[Entry] = deque()
         self.version = 0  # changes with every change (a host builds its frame once per version)
+        self.stand_ins: dict[int, int] = {}  # step -> the seat a stand-in bot decided it for
+        self.floor = -1  # the newest step let go (older steps are no longer kept)
         self._events = 0
 
     @classmethod
-    def replayed(cls, game: Game, commands: Iterable[tuple[int, dict[str, Any]]], limit: int = RECAP_EVENTS) -> "Recap":
+    def replayed(cls, game: Game, commands: Iterable[tuple[int, dict[str, Any]]], limit: int = RECAP_EVENTS,
+                 sealed: Iterable[int] = ()) -> "Recap":
         """The recap of `game`, rebuilt by replaying `commands` from its set-up (the seed is the host's,
-        so the dice fall as they did). The commands were checked when the game was loaded."""
+        so the dice fall as they did). The commands were checked when the game was loaded. `sealed`:
+        the steps a stand-in decided (the save's `sealed`)."""
         recap = cls(limit)
+        stood_in = set(sealed)
         again = Game.new(game.setup, game.content)
         recap.add(0, [e.wire() for e in again.start_events])
         for seat, wire in commands:
             events = again.apply(seat, Command.from_wire(wire))
-            recap.add(again.step, [e.wire() for e in events])
+            recap.add(again.step, [e.wire() for e in events], stand_in=seat if again.step in stood_in else None)
         return recap
 
     @property
@@ -53,20 +63,29 @@ class Recap:
         """The last step told (-1: none yet)."""
         return self.entries[-1][0] if self.entries else -1
 
-    def add(self, step: int, events: list[dict[str, Any]]) -> None:
+    def add(self, step: int, events: list[dict[str, Any]], stand_in: int | None = None) -> None:
+        """The events of `step`; `stand_in`: the seat a stand-in bot decided it for."""
+        if stand_in is not None:
+            self.stand_ins[step] = stand_in
         if not events:
             return
         self.entries.append((step, list(events)))
         self.version += 1
         self._events += len(events)
         while self._events > self.limit and len(self.entries) > 1:
-            self._events -= len(self.entries.popleft()[1])
+            gone, events = self.entries.popleft()
+            self._events -= len(events)
+            self.floor = gone
+            for old in [s for s in self.stand_ins if s <= gone]:
+                del self.stand_ins[old]
 
     def cut(self, step: int) -> None:
         """A take-back to `step`: the steps after it never happened."""
         while self.entries and self.entries[-1][0] > step:
             self._events -= len(self.entries.pop()[1])
             self.version += 1
+        for later in [s for s in self.stand_ins if s > step]:
+            del self.stand_ins[later]
 
     def newest(self, budget: int = RECAP_BYTES) -> list[Entry]:
         """The newest entries whose encoding fits in `budget` bytes, oldest first."""
@@ -83,6 +102,16 @@ class Recap:
     def events(self) -> list[dict[str, Any]]:
         """Every event kept, oldest first (for a Log in this process: no wire to bound)."""
         return [event for _, events in self.entries for event in events]
+
+    def since(self, seen: int, step: int, budget: int = RECAP_BYTES) -> SinceMsg:
+        """What a player who last saw step `seen` is told besides the recap frame of `step` (the same
+        `budget`): the stand-ins' steps it carries after `seen`, and how many steps after `seen` it
+        does not carry (older than what the recap keeps or its frame holds)."""
+        sent = self.newest(budget)
+        held = len(self.entries) - len(sent)
+        cutoff = self.entries[held - 1][0] if held else self.floor  # the newest step not in the frame
+        stood_in = [[n, seat] for n, seat in sorted(self.stand_ins.items()) if max(seen, cutoff) < n <= step]
+        return SinceMsg(seen=seen, step=step, older=max(0, cutoff - seen), stand_in=stood_in)
 
     def frame(self, step: int, budget: int = RECAP_BYTES) -> bytes:
         """The `recap` message of what happened up to `step` (the step of the view it follows)."""

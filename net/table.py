@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from cthulhu.core import Game, Setup, modes
 from cthulhu.core.search import Thinking
@@ -23,9 +23,11 @@ from cthulhu.savegame import PlayerRecord, SaveError, SaveFile, SaveWriter, load
 from cthulhu.savegame.dice import Dice
 from cthulhu.savegame.folder import autosave_folder, new_save_path
 
+from .clock import ON_TIMEOUT
 from .invite import new_table_code, new_table_id
 from .limits import Limits
 from .log import CommandLog, MemoryLog
+from .messages import OnTimeout
 
 if TYPE_CHECKING:
     from .gate import Gate
@@ -41,6 +43,46 @@ class StandIns:
 
     kind: str | None = None  # None: the mode's own bot (`Mode.default_bot`)
     after: float | None = None  # None: only when the hosting player says so
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pace:
+    """How the table's time passes. `turn_time` None: live (the game waits for whoever must
+    decide). Otherwise turn-based: each decision of a person's seat has `turn_time` seconds, and
+    when they run out, `on_timeout`: `stand-in` (the table's stand-in bot plays the seat until its
+    player is back), `skip` (the decision is passed over where the rules offer a pass, else the
+    stand-in makes that one decision) or `pause` (the table waits for that player)."""
+
+    turn_time: float | None = None
+    on_timeout: OnTimeout = "stand-in"
+
+    def __post_init__(self) -> None:
+        if self.turn_time is not None and self.turn_time <= 0:
+            raise ValueError("a turn time must be positive")
+        if self.on_timeout not in ON_TIMEOUT:
+            raise ValueError(f"no timeout policy {self.on_timeout!r} (choose from {', '.join(ON_TIMEOUT)})")
+
+    @property
+    def turn_based(self) -> bool:
+        return self.turn_time is not None
+
+    @property
+    def kind(self) -> Literal["live", "turn-based"]:
+        return "turn-based" if self.turn_based else "live"
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any] | None) -> "Pace":
+        """From a table's kept settings (`{"kind": "live"}` or `{"kind": "turn-based", "turn_time": s, "on_timeout": p}`)."""
+        raw = settings or {}
+        if raw.get("kind") != "turn-based":
+            return cls()
+        return cls(turn_time=float(raw["turn_time"]), on_timeout=raw.get("on_timeout", "stand-in"))
+
+    def settings(self) -> dict[str, Any]:
+        if self.turn_time is None:
+            return {"kind": "live"}
+        return {"kind": "turn-based", "turn_time": int(self.turn_time) if self.turn_time == int(self.turn_time) else self.turn_time,
+                "on_timeout": self.on_timeout}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,6 +110,7 @@ class TableSpec:
     `keep_seats` False: a loaded game's people's seats are all open again (a game carried on at one
     terminal) instead of waiting for their owners' tokens; its bots' seats keep their bots either way. `bot_seed`: the bots' seeds are drawn from it
     (default: the game's seed). `thinking`: how long a search bot thinks per decision.
+    `pace`: live, or turn-based with a clock per decision (`Pace`).
     """
 
     start: Setup | Path | Game
@@ -83,6 +126,7 @@ class TableSpec:
     bot_seed: int | None = None
     autostart: bool = True
     thinking: Thinking = Thinking()
+    pace: Pace = Pace()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .notify import Notifier, NotifyPolicy
 from .server import Refused, ServerLimits, TableServer
 from .sqlite import SqliteStore
 from .store import Changes, Loaded, Store, StoreError, StoreTooNew, TableRecord
@@ -19,7 +20,8 @@ from .store import Changes, Loaded, Store, StoreError, StoreTooNew, TableRecord
 DATABASE = "server.db"
 
 
-def open_server(data: Path, *, name: str | None = None, limits: ServerLimits = ServerLimits(), wall: Any = None) -> TableServer:
+def open_server(data: Path, *, name: str | None = None, limits: ServerLimits = ServerLimits(), wall: Any = None,
+                notifier: Notifier | None = None) -> TableServer:
     """The server of the data folder `data` (made if new, 0700), its store opened and read.
     Raises `StoreError` (one line) for a database it must not use, `SaveLocked` when another
     process serves the same folder."""
@@ -35,11 +37,11 @@ def open_server(data: Path, *, name: str | None = None, limits: ServerLimits = S
         release(data / DATABASE)
         raise
     chosen = name or loaded.settings.get("name") or "cthulhu"
-    server = TableServer(data, store, loaded, name=chosen, limits=limits, wall=wall)
+    server = TableServer(data, store, loaded, name=chosen, limits=limits, wall=wall, notifier=notifier)
     if name and loaded.settings.get("name") != name:
         server._changes.settings["name"] = name
     return server
 
 
-__all__ = ["Changes", "Loaded", "Refused", "ServerLimits", "SqliteStore", "Store", "StoreError", "StoreTooNew", "TableRecord",
+__all__ = ["Changes", "Loaded", "Notifier", "NotifyPolicy", "Refused", "ServerLimits", "SqliteStore", "Store", "StoreError", "StoreTooNew", "TableRecord",
            "TableServer", "open_server"]

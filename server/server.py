@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from cthulhu.core import Setup, modes
+from cthulhu.net.clock import MoveBegins, StandInMove
 from cthulhu.net.frames import encode_frame
 from cthulhu.net.gate import Gate, Refusal
 from cthulhu.net.host import Host
@@ -45,12 +46,13 @@ from cthulhu.net.invite import new_table_code, new_table_id
 from cthulhu.net.limits import Limits, TokenBucket
 from cthulhu.net.listen import Doorstep, read_hello, refuse, serve_listeners
 from cthulhu.net.messages import PROTOCOL_VERSION, Created, CreateTable, Error, Hello
-from cthulhu.net.table import Opened, resolve
+from cthulhu.net.table import Opened, Pace, resolve
 from cthulhu.net.textclean import clean_text
 
+from .notify import Notifier, NotifyPolicy, NotifyRefused, move_notice
 from .people import People
 from .store import Changes, Loaded, Seen, Store, TableRecord
-from .table import Pace, ServerTable, setup_words
+from .table import ServerTable, setup_words
 
 if TYPE_CHECKING:
     from cthulhu.net.host import Peer
@@ -126,19 +128,31 @@ class TableEvents:
     def changed(self) -> None:
         self.server._changed(self.table)
 
+    def move_begins(self, move: MoveBegins) -> None:
+        self.server._move_begins(self.table, move)
+
+    def stood_in(self, move: StandInMove) -> None:
+        self.server._stood_in(self.table, move)
+
+    def seen(self, hello: Hello) -> int | None:
+        identity = self.server.people.find(hello.ident)
+        seen = self.server.people.seen.get((identity.id, self.table.id)) if identity is not None else None
+        return seen.step if seen is not None else None
+
 
 class TableServer:
     """The tables of one data folder, their lobby and their store. Run with `run` (its own tasks)
     and hand it connections (`handle`), or `serve` on TCP."""
 
     def __init__(self, data: Path, store: Store, loaded: Loaded, *, name: str = "cthulhu",
-                 limits: ServerLimits = ServerLimits(), wall: Any = None) -> None:
+                 limits: ServerLimits = ServerLimits(), wall: Any = None, notifier: Notifier | None = None) -> None:
         self.data = data
         self.folder = data / "tables"
         self.store = store
         self.name = name
         self.limits = limits
         self.wall = wall or (lambda: datetime.now(timezone.utc))
+        self.notifier = notifier or Notifier(NotifyPolicy())  # no address allowed: notifications off
         self.gate = Gate(limits.table, trio.current_time)
         self.tables: dict[str, ServerTable] = {r.id: ServerTable(r, self.folder) for r in loaded.tables}
         self.people = People(loaded.identities, loaded.links, loaded.seen, limits.identities, trio.current_time)
@@ -177,6 +191,11 @@ class TableServer:
                 self._nursery = nursery
                 nursery.start_soon(self._writer)
                 nursery.start_soon(self._sweeper)
+                if self.notifier.policy.on:
+                    await nursery.start(self.notifier.run)
+                for table in self.tables.values():
+                    if table.record.clock and table.record.clock.get("deadline") and not table.record.finished:
+                        nursery.start_soon(self._reopen, table)  # its clock must run out even if nobody comes
                 task_status.started()
         finally:
             with trio.CancelScope(shield=True):
@@ -270,6 +289,8 @@ class TableServer:
                     await trio.to_thread.run_sync(opened.writer.write)
                 host = Host(spec, opened, gate=self.gate)
                 host.events = TableEvents(self, table)
+                host.wall = self.wall
+                host.kept_clock = table.record.clock  # a clock that ran before a restart goes on where it was
                 assert self._nursery is not None, "the server is not running"
                 await self._nursery.start(self._run_table, table, host)
                 table.host = host
@@ -281,12 +302,18 @@ class TableServer:
                 table.opening = None
         return table.host
 
+    async def _reopen(self, table: ServerTable) -> None:
+        """Open a table whose clock ran when the server stopped (a broken save is logged, as on a join)."""
+        try:
+            await self._open(table)
+        except TableBroken:
+            pass
+
     async def _run_table(self, table: ServerTable, host: Host, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         with trio.CancelScope() as scope:
             table.scope = scope
             async with trio.open_nursery() as nursery:
                 await nursery.start(host.run)
-                nursery.start_soon(table.pace.run, table)
                 task_status.started()
 
     async def _close(self, table: ServerTable, *, cancel: bool = True) -> None:
@@ -323,7 +350,7 @@ class TableServer:
         who = table.identities.pop(peer.id, None)
         host = table.host
         if who is not None and host is not None:
-            seen = Seen(who, table.id, host.game.step, self.now())
+            seen = Seen(who, table.id, host.told, self.now())  # what their interface was told: "since you left" starts after it
             self.people.seen[(who, table.id)] = seen
             self._changes.seen[(who, table.id)] = seen
         if host is not None and not host.peers:
@@ -334,10 +361,27 @@ class TableServer:
         self._dirty.add(table)
         self._poke()
 
+    def _move_begins(self, table: ServerTable, move: MoveBegins) -> None:
+        """A person's move began at `table` (its deadline goes to the store with the record); the
+        table's notification address, if it has one, is told (queued: it never waits)."""
+        if table.record.notify is not None:
+            self.notifier.notify(table.record.notify, move_notice(table.id, move.seat, move.name, move.turn, move.deadline))
+        self._dirty.add(table)
+        self._poke(soon=move.deadline is not None)  # a running clock's deadline outlives a crash
+
+    def _stood_in(self, table: ServerTable, move: StandInMove) -> None:
+        """A stand-in (or a clock's skip) decided for `move.seat` at `table`."""
+        log.info("table %s: a stand-in decided step %d for seat %d (%s)", table.id, move.step, move.seat + 1, move.why)
+
     # -- creating ----------------------------------------------------------------------------------
 
     async def create(self, msg: CreateTable, identity: Identity | None, address: str) -> Created:
         """A new table from the lobby's form, open at once; `Refused` with one line otherwise."""
+        if msg.notify is not None:
+            try:
+                self.notifier.policy.check(msg.notify)
+            except NotifyRefused as exc:
+                raise Refused(exc.code, exc.reason) from None
         bucket = self._creates.get(address)
         now = trio.current_time()
         if bucket is None:
@@ -361,6 +405,7 @@ class TableServer:
             if kind not in mode.bot_kinds:
                 raise ValueError(f"{mode.title} has no {kind!r} bot (choose from {', '.join(mode.bot_kinds)})")
             setup = Setup(mode=mode.name, seed=secrets.randbelow(2**63), players=msg.seats, options=dict(msg.options))
+            pace = Pace(turn_time=msg.turn_time, on_timeout=msg.on_timeout)
         except ValueError as exc:
             raise Refused("bad_setup", clean_text(_first_line(exc))) from None
         ids, about = setup_words(setup)
@@ -371,10 +416,11 @@ class TableServer:
         record = TableRecord(
             id=table_id, mode=mode.name, setup=setup.model_dump(mode="json"),
             settings={"bots": {str(seat): kind for seat in range(msg.seats - msg.bots, msg.seats)}, "bot": kind,
-                      "bot_delay": msg.bot_delay_ms / 1000, "pace": Pace().settings()},
+                      "bot_delay": msg.bot_delay_ms / 1000, "pace": pace.settings()},
             created=wall, save=f"{table_id}.save", created_by=identity.id if identity is not None else None,
             private=msg.private, code=new_table_code() if msg.private else None, about=about,
             seats=[{"seat": n, "name": None, "status": "open"} for n in range(msg.seats)], updated=wall,
+            notify=msg.notify,
         )
         table = ServerTable(record, self.folder)
         try:

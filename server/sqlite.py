@@ -44,11 +44,20 @@ MIGRATIONS: list[tuple[int, str]] = [
             identity_id TEXT NOT NULL REFERENCES identities (id), table_id TEXT NOT NULL REFERENCES tables (id),
             step INTEGER NOT NULL, at TEXT NOT NULL, PRIMARY KEY (identity_id, table_id));
     """),
+    # Turn-based tables: the running clock of the decision under way (its deadline in UTC), so a
+    # restart gives it only the time it had left. The pace itself is in the table's settings.
+    (3, """
+        ALTER TABLE tables ADD COLUMN clock TEXT;
+    """),
+    # A table's notification address (NULL: none), POSTed to when a person's move begins.
+    (4, """
+        ALTER TABLE tables ADD COLUMN notify TEXT;
+    """),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _TABLE_COLUMNS = ("id", "mode", "setup", "settings", "created", "save", "created_by", "private", "code", "about", "seats",
-                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived")
-_JSON = {"setup", "settings", "seats", "to_move"}
+                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived", "clock", "notify")
+_JSON = {"setup", "settings", "seats", "to_move", "clock"}
 
 
 def _problem(path: Path, exc: sqlite3.Error) -> StoreError:
@@ -131,7 +140,7 @@ class SqliteStore:
 
     @staticmethod
     def _table(row: tuple[Any, ...]) -> TableRecord:
-        values = {name: (json.loads(value) if name in _JSON else value) for name, value in zip(_TABLE_COLUMNS, row)}
+        values = {name: (json.loads(value) if name in _JSON and value is not None else value) for name, value in zip(_TABLE_COLUMNS, row)}
         values["private"] = bool(values["private"])
         values["finished"] = bool(values["finished"])
         return TableRecord(**values)

@@ -51,6 +51,8 @@ class TableRecord:
     last_move: str | None = None
     updated: str = ""
     archived: str | None = None  # when it was archived (None: live)
+    clock: dict[str, Any] | None = None  # a turn-based table's running clock: {seat, step, deadline (UTC), paused}
+    notify: str | None = None  # where a POST goes when a person's move begins (`server.notify`); never listed
 
 
 @dataclass(slots=True)

@@ -6,14 +6,14 @@ thousand tables that nobody is at cost a thousand small records, not a thousand 
 is open the host tells the table what happens (`HostEvents`), and the record follows: the seats
 and who holds them, the step, whose move it is, the end.
 
-`Pace` is how a table's time passes. Every table is `live` for now (the game waits for whoever
-must decide); a clock per deciding seat and what happens when it runs out (issue 27) is a pace
-of its own, kept in the table's settings and run beside the table's tasks.
+A table's pace (`net.table.Pace`: live, or turn-based with a clock per decision) is kept in its
+settings and given to its host, which runs the clock; the record keeps the running clock's
+deadline (wall time, UTC), so a restarted server gives that decision only the time it had left,
+and a table whose clock runs stays open (its clock must be able to run out with nobody there).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,32 +22,12 @@ import trio
 from cthulhu.core import Setup, modes
 from cthulhu.net.limits import Limits
 from cthulhu.net.messages import SeatRow, TableRow
-from cthulhu.net.table import SaveTo, StandIns, TableSpec
+from cthulhu.net.table import Pace, SaveTo, StandIns, TableSpec
 
 from .store import TableRecord
 
 if TYPE_CHECKING:
     from cthulhu.net.host import Host, Seat
-
-
-@dataclass(frozen=True)
-class Pace:
-    """A table's pace, from its settings (`{"pace": {"kind": "live"}}`): what the server runs beside
-    the table's own tasks while it is open. `live` needs nothing: the game waits for whoever must
-    decide, as at a one-table host."""
-
-    kind: Literal["live"] = "live"
-
-    @classmethod
-    def of(cls, settings: dict[str, Any]) -> "Pace":
-        raw = settings.get("pace") or {}
-        return cls(kind=raw.get("kind", "live"))
-
-    def settings(self) -> dict[str, Any]:
-        return {"kind": self.kind}
-
-    async def run(self, table: "ServerTable") -> None:
-        """Watch the table's time while it is open (a live table's needs no watching)."""
 
 
 def setup_words(setup: Setup) -> tuple[dict[str, str | list[str]], str]:
@@ -96,7 +76,7 @@ class ServerTable:
         self.scope: trio.CancelScope | None = None  # the open table's tasks
         self.opening: trio.Event | None = None  # set once an open under way is done (or failed)
         self.idle_since = 0.0  # trio clock: when its last connection ended (or it opened)
-        self.pace = Pace.of(record.settings)
+        self.pace = Pace.of(record.settings.get("pace"))
         self.identities: dict[int, str] = {}  # connected peer id -> its identity, for what they saw
         self._search: str | None = None
         self._ids: dict[str, str | list[str]] | None = None  # the set-up as listed (worked out when first listed)
@@ -119,13 +99,15 @@ class ServerTable:
         start: Setup | Path = self.save_path if self.save_path.exists() else Setup.model_validate(self.record.setup)
         return TableSpec(
             start=start,
-            bots={int(seat): kind for seat, kind in (settings.get("bots") or {}).items()} if not isinstance(start, Path) else {},
+            # The bots' seats, loaded save or not: a table saved before anyone sat has them in no save.
+            bots={int(seat): kind for seat, kind in (settings.get("bots") or {}).items()},
             stand_ins=StandIns(kind=settings.get("bot")),
             save=SaveTo(file=self.save_path, fsync=True),
             code=self.record.code,
             table_id=self.record.id,
             limits=limits,
             bot_delay=float(settings.get("bot_delay", 0.5)),
+            pace=self.pace,
         )
 
     # -- following the open table ------------------------------------------------------------------
@@ -145,6 +127,7 @@ class ServerTable:
         record.finished = game.outcome is not None and host.told == game.step
         record.outcome = game.outcome if record.finished else None
         record.updated = wall
+        record.clock = host.clock.saved() if host.clock is not None else None
         self._search = None
 
     def closed(self) -> None:
@@ -161,8 +144,8 @@ class ServerTable:
         host = self.host
         if host is None:
             return False
-        if host.peers:
-            return True
+        if host.peers or (host.clock is not None and host.clock.due is not None):
+            return True  # (a running clock must be able to run out with nobody there)
         game = host.game
         prompt = game.prompt
         return (game.outcome is None and prompt is not None and host.started.is_set()
@@ -198,5 +181,13 @@ class ServerTable:
             seats=[SeatRow(seat=int(s["seat"]), name=s.get("name"), status=s["status"]) for s in r.seats],
             step=r.step, to_move=list(r.to_move), finished=r.finished, outcome=r.outcome, last_move=r.last_move,
             created=r.created, private=r.private, code=r.code if r.private and identity is not None and identity == r.created_by else None,
-            mine=mine, watchers=watchers,
+            mine=mine, watchers=watchers, **self._pace_row(),
         )
+
+    def _pace_row(self) -> dict[str, Any]:
+        pace = self.pace
+        if pace.turn_time is None:
+            return {}
+        clock = self.record.clock
+        deadline = clock.get("deadline") if clock and not self.record.finished else None
+        return {"pace": pace.kind, "turn_time": int(pace.turn_time), "on_timeout": pace.on_timeout, "deadline": deadline}

@@ -66,6 +66,21 @@ async def until(peer: TrioPeer, done) -> None:
         assert await peer.receive(), "the host closed the connection"
 
 
+async def play_until_seat_decides(a: TrioPeer, seat: int) -> None:
+    """Seat `a` plays its first option until `seat` is the one deciding (the host closing first is a failure)."""
+    while True:
+        prompt = a.session.mirror.prompt
+        if prompt is not None and prompt["seat"] == seat and not a.session.mirror.stale:
+            return
+        if a.session.my_prompt is not None:
+            version = a.session.my_prompt["version"]
+            a.session.send_command(a.session.my_prompt["options"][0]["command"])
+            await a.flush()
+            await until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
+        else:
+            assert await a.receive(), "the host closed the connection"
+
+
 async def play_to_the_end(peer: TrioPeer, bot: str = "random", seed: int = 1) -> PeerSession:
     """This peer's seat played by a `bot` from its view until the game is over."""
     session = peer.session

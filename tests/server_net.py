@@ -10,11 +10,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
 from cthulhu.net.client import PeerSession, TrioPeer
 from cthulhu.net.lobbyclient import Lobby, LobbyClient
+from cthulhu.net.messages import Created
 from cthulhu.server import ServerLimits, TableServer, open_server
 
 from memory_net import welcomed
@@ -38,6 +40,23 @@ class MemoryServer:
     async def peer(self, table: str, name: str = "Ada", *, address: str = "10.0.0.1", **session: Any) -> TrioPeer:
         """A peer at `table` that has read up to its welcome (or the server's refusal)."""
         return await welcomed(TrioPeer(self.pair(address), PeerSession(name, table_id=table, **session)))
+
+
+@pytest.fixture
+def clock() -> trio.testing.MockClock:
+    """Virtual time that jumps once nothing has happened for a moment of real time: a table's save
+    and the store are written in worker threads, and a clock jumping while one runs would skip
+    past every deadline there is."""
+    return trio.testing.MockClock(autojump_threshold=0.05)
+
+
+async def create(lobby: Lobby, **kw: Any) -> Created:
+    """A table made in the lobby (main game, two seats, the last a random bot, no pause, unless told)."""
+    args: dict[str, Any] = dict(mode="main", options={}, seats=2, bots=1, bot="random", bot_delay_ms=0)
+    args.update(kw)
+    created = await lobby.create(**args)
+    assert isinstance(created, Created), created
+    return created
 
 
 @asynccontextmanager

@@ -20,26 +20,11 @@ from cthulhu.net.delta import view_hash
 from cthulhu.net.table import SaveTo, StandIns, TableSpec
 from cthulhu.savegame import load, resume, seek
 
-from memory_net import MemoryTable, memory_table, play_to_the_end, until
+from memory_net import MemoryTable, memory_table, play_to_the_end, play_until_seat_decides, until
 from net_games import make_game
 
 pytestmark = pytest.mark.trio
 SAFETY = 600  # virtual seconds: a net against hangs (it costs no real time)
-
-
-async def _play_until_away_seat_decides(a: TrioPeer, away: int) -> None:
-    """Seat `a` plays its first option until the away seat is the one deciding."""
-    while True:
-        prompt = a.session.mirror.prompt
-        if prompt is not None and prompt["seat"] == away:
-            return
-        if a.session.my_prompt is not None:
-            version = a.session.my_prompt["version"]
-            a.session.send_command(a.session.my_prompt["options"][0]["command"])
-            await a.flush()
-            await until(a, lambda: (a.session.mirror.prompt or {}).get("version") != version)
-        else:
-            await a.receive()
 
 
 @asynccontextmanager
@@ -70,7 +55,7 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_player_returns(autojump
         assert b.session.seat == 1 and b.session.mirror.view == game.view(1)
         await until(a, lambda: _seat(a, 1).connected and not _seat(a, 1).stand_in)
         assert host.seats[1].stand_in is None
-        await _play_until_away_seat_decides(a, 1)
+        await play_until_seat_decides(a, 1)
         step = game.step
         await trio.sleep(30)  # virtual time: half a minute in which nothing may happen
         assert game.step == step and game.prompt.seat == 1  # Bob's decision waits for Bob again
@@ -145,7 +130,7 @@ async def _bob_leaves_as_his_turn_comes(table: MemoryTable) -> tuple[TrioPeer, s
     a = await table.connect("Ann", code="c")
     b = await table.connect("Bob", code="c")
     token = b.session.token
-    await _play_until_away_seat_decides(a, 1)
+    await play_until_seat_decides(a, 1)
     await b.aclose()
     return a, token
 

@@ -7,32 +7,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 import trio
-import trio.testing
 
-from cthulhu.net.messages import Created, Rejected, TablesPage
+from cthulhu.net.messages import Rejected, TablesPage
 from cthulhu.savegame import load, verify
 from cthulhu.server import ServerLimits
 
 from memory_net import play_to_the_end
-from server_net import memory_server
+from server_net import clock, create as _create, memory_server  # noqa: F401 (clock: a fixture)
 
 pytestmark = pytest.mark.trio
-
-
-@pytest.fixture
-def clock() -> trio.testing.MockClock:
-    """Virtual time that jumps once nothing has happened for a moment of real time: a table's save
-    and the store are written in worker threads, and a clock jumping while one runs would skip
-    past every deadline there is."""
-    return trio.testing.MockClock(autojump_threshold=0.05)
-
-
-async def _create(lobby, **kw) -> Created:
-    args = dict(mode="main", options={}, seats=2, bots=1, bot="random", bot_delay_ms=0)
-    args.update(kw)
-    created = await lobby.create(**args)
-    assert isinstance(created, Created), created
-    return created
 
 
 async def _rows(lobby, **kw):
@@ -328,3 +311,14 @@ async def test_a_table_the_store_cannot_keep_is_refused_not_made(tmp_path, clock
         monkeypatch.setattr(store, "commit", real)
         created = await _create(lobby)
         assert [r.id for r in await _rows(lobby)] == [created.id]
+
+
+async def test_a_table_nobody_sat_at_keeps_its_bots_across_a_restart(tmp_path, clock):
+    data = tmp_path / "data"
+    async with memory_server(data) as ms:
+        lobby = await ms.lobby()
+        made = await _create(lobby, mode="shamblers", seats=2, bots=1)  # made, never sat at
+    async with memory_server(data) as ms:
+        peer = await ms.peer(made.id, "Ada", ident="key-ada")
+        assert [s.kind for s in peer.session.table.seats] == ["human", "bot"]
+        assert peer.session.table.started  # the bot is there: the game begins with the one person

@@ -95,7 +95,7 @@ def test_an_older_database_is_migrated_and_keeps_its_records(tmp_path):
     old.close()
 
     new = SqliteStore(path)
-    assert new.version == SCHEMA_VERSION == 2
+    assert new.version == SCHEMA_VERSION == 4
     assert [i.name for i in new.load().identities] == ["Ada"]
     changes = Changes()
     changes.tables["t1"] = table("t1")
@@ -103,6 +103,29 @@ def test_an_older_database_is_migrated_and_keeps_its_records(tmp_path):
     new.commit(changes)
     assert new.load().seen == [Seen("i1", "t1", 0, "z")]
     new.close()
+
+
+def test_a_version_2_database_gains_the_turn_clock_and_keeps_its_tables(tmp_path):
+    """Migration 3: a table written before turn clocks existed loads as live, with no clock; a
+    turn-based table's running clock (its deadline in UTC) is kept and read back."""
+    path = tmp_path / "server.db"
+    old = SqliteStore(path, upto=2)
+    old.db.execute("BEGIN")
+    old.db.execute("INSERT INTO tables (id, mode, setup, settings, created, save, private, about, seats, step, to_move, finished, updated) "
+                   "VALUES ('t0', 'main', '{}', '{\"pace\": {\"kind\": \"live\"}}', 'c', 't0.save', 0, '', '[]', 4, '[1]', 0, 'u')")
+    old.db.execute("COMMIT")
+    old.close()
+    new = SqliteStore(path)
+    assert new.version == SCHEMA_VERSION >= 3
+    [kept] = new.load().tables
+    assert (kept.id, kept.step, kept.to_move, kept.clock, kept.settings["pace"]) == ("t0", 4, [1], None, {"kind": "live"})
+    changes = Changes()
+    clock = {"seat": 1, "step": 4, "deadline": "2026-12-01T12:00:00+00:00", "paused": False}
+    changes.tables["t0"] = table("t0", clock=clock, settings={"pace": {"kind": "turn-based", "turn_time": 90, "on_timeout": "skip"}})
+    new.commit(changes)
+    new.close()
+    [back] = SqliteStore(path).load().tables
+    assert back.clock == clock and back.settings["pace"]["turn_time"] == 90
 
 
 def _unchanged(path, make) -> None:
@@ -159,3 +182,21 @@ def test_a_commit_survives_kill_9(tmp_path):
     assert result.returncode == -signal.SIGKILL
     assert os.path.exists(str(path) + "-wal")  # not checkpointed: the records are in the journal
     assert len(SqliteStore(path).load().tables) == 50
+
+
+def test_a_table_keeps_its_notification_address_from_schema_4_on(tmp_path):
+    path = tmp_path / "server.db"
+    old = SqliteStore(path, upto=2)  # a database from before notifications, with a table in it
+    old.db.execute("INSERT INTO tables (id, mode, setup, settings, created, save, private, about, seats, step, to_move, finished, updated) "
+                   "VALUES ('t1', 'main', '{}', '{}', 'x', 't1.save', 0, '', '[]', 0, '[]', 0, 'x')")
+    old.close()
+    new = SqliteStore(path)
+    assert new.version == 4 and [(t.id, t.notify) for t in new.load().tables] == [("t1", None)]
+    changes = Changes()
+    changes.tables["t2"] = table("t2")
+    changes.tables["t2"].notify = "https://hooks.example.org/t0ken"
+    new.commit(changes)
+    new.close()
+    again = SqliteStore(path)
+    assert {t.id: t.notify for t in again.load().tables} == {"t1": None, "t2": "https://hooks.example.org/t0ken"}
+    again.close()

@@ -50,21 +50,24 @@ def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch)
                 await pilot.press("slash", *["backspace"] * 6, "enter")
                 await wait_for(pilot, lambda: lobby.page is not None and lobby.page.total == 1, tries=1500)
 
-                await pilot.press("c")  # a new table: Shamblers, two seats, one bot
+                await pilot.press("c")  # a new table: Shamblers, two seats, one bot, 12 hours a move, pause when out of time
                 await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen))
                 form = app.screen
                 assert isinstance(form, CreateTableScreen)
                 while form.mode_row.value != "shamblers":
                     await pilot.press("right")
-                for row, wanted in ((form.seats, 2), (form.bots, 1)):
+                assert form.timeout not in form.rows  # (asked only of a turn-based table)
+                for row, wanted in ((form.seats, 2), (form.bots, 1), (form.pace, 43_200), (form.timeout, "pause")):
                     while form.rows[form.cursor] is not row:
                         await pilot.press("down")
                     while row.value != wanted:
-                        await pilot.press("left" if row.value > wanted else "right")
+                        await pilot.press("left" if isinstance(wanted, int) and isinstance(row.value, int) and row.value > wanted else "right")
+                assert form.form()["turn_time"] == 43_200 and form.form()["on_timeout"] == "pause"
                 await pilot.press("enter")
                 screen = await started(pilot)  # made, and sat at
                 assert isinstance(screen, GameScreen) and screen.link.local_seats == frozenset({0})
                 made = lobby.status.plain.split()[1]  # "Table ID made."
+                await wait_for(pilot, lambda: "you to move: 11h 59m left" in _text(app) or "you to move: 12h left" in _text(app), tries=1500)
 
                 await pilot.press("q")  # leaving the table comes back to the lobby; the seat waits
                 await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
@@ -73,6 +76,7 @@ def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch)
                 await pilot.press("m")
                 await wait_for(pilot, lambda: lobby.mine and lobby.page is not None and [r.id for r in lobby.rows] == [made], tries=1500)
                 assert "yours" in _text(app) or "your move" in _text(app)
+                assert "12h a move, 11h 5" in _text(app)  # its pace and the time left on Ann's clock
 
                 await pilot.press("m")  # all tables again: watch Bea's
                 await wait_for(pilot, lambda: not lobby.mine and lobby.page is not None and lobby.page.total == 2, tries=1500)
@@ -97,6 +101,6 @@ def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch)
         [row] = [t for t in tables(server.address, "--mine", home=home)]  # the same identity, from the command line
         assert row["id"] == made and row["mode"] == "shamblers" and row["setup"] == {"difficulty": "normal"}
         assert [(s["name"], s["status"]) for s in row["seats"]] == [("Ann", "away"), ("heuristic bot", "bot")]
-        assert row["to_move"] == [1]  # Ann's move: her seat waits for her
+        assert row["moving"] == [1] and row["to_move"] is True and row["pace"] == "turn-based" and row["turn_time"] == 43_200  # Ann's move: her seat waits for her
     finally:
         assert server.stop()[0] == 0

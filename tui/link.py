@@ -15,6 +15,21 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
 from cthulhu.net.commitment import DiceVerdict
+from cthulhu.net.messages import Clock
+
+
+@dataclass(frozen=True, slots=True)
+class SinceLeft:
+    """What happened at the table since this player last saw it (step `seen`, now `step`): the
+    events of each step after it that the host's recap carried, oldest first, as `[step, events]`;
+    `stand_in`: the steps a stand-in bot decided, and for which seat; `older`: the steps before
+    those that the recap no longer carried (said, never dropped silently)."""
+
+    seen: int
+    step: int
+    entries: list[list[Any]]
+    stand_in: dict[int, int] = field(default_factory=dict)
+    older: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +48,7 @@ class Update:
     no question waits for an answer any more.
     `earlier` are events from before this link reached the table (a loaded game, a
     joiner or a player back from a dropped connection): the story so far, for the Log only.
+    `since`: a player back at the table is shown what happened since they last saw it.
     """
 
     view: dict[str, Any]
@@ -45,6 +61,7 @@ class Update:
     warning: str | None = None
     headline: bool = False
     closed: bool = False
+    since: SinceLeft | None = None
 
 
 class SaveUnavailable(Exception):
@@ -109,12 +126,26 @@ class TableLink(Protocol):
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     async def undo(self, seat: int, version: int | None) -> None:
         """Take back `seat`'s last decision; the table answers with an update (or a refusal)."""
+    def clock(self) -> TurnClock | None:
+        """A turn-based table's clock as the host last told it; None: no clock."""
+    async def back(self) -> None:
+        """Take this terminal's seat back from the stand-in its turn clock gave it."""
     def updates(self) -> AsyncIterator[Update]: ...
     async def chat(self, text: str) -> None: ...
     async def save(self) -> str | None: ...  # the file written; raises SaveUnavailable
     async def close(self) -> None: ...
     def play_again(self) -> str | None:
         """The `cthulhu play` line that starts this table again (`net.playagain`); None until the seed is known."""
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """A turn-based table's clock as this terminal last heard of it: `at` is when (`time.monotonic`);
+    `stood_in`: a stand-in plays this terminal's seat since its clock ran out."""
+
+    clock: Clock
+    at: float
+    stood_in: bool = False
 
 
 class QueuedUpdates:

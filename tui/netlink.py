@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from collections.abc import Iterable
@@ -32,11 +33,11 @@ import trio
 from cthulhu.net.client import RECONNECT_FOR, ConnectionTrouble, PeerSession, reconnect_delays
 from cthulhu.net.commitment import DiceVerdict
 from cthulhu.net.invite import join_command
-from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, RecapMsg, Rejected, Snapshot, Table, Welcome
+from cthulhu.net.messages import Chat, Delta, Error, GameOverMsg, Lobby, LobbyWelcome, RecapMsg, Rejected, SinceMsg, Snapshot, Table, Welcome
 from cthulhu.net.textclean import clean_text
 
 from .english import and_list, plural
-from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, TableLobby, Update, save_trouble_notice
+from .link import NOTHING_YET, QueuedUpdates, SaveUnavailable, SinceLeft, TableLobby, TurnClock, Update, save_trouble_notice
 from .who import BOT, characters, playing
 
 if TYPE_CHECKING:
@@ -141,6 +142,10 @@ class NetLink(QueuedUpdates):
         self._opened: Update | None = None
         self._told_step = -1  # the last step whose events reached the Log (a recap tells only those after it)
         self._earlier: list[dict[str, Any]] = []  # a recap that came before `open()` gave its first update
+        self._recap_seen: tuple[RecapMsg, int] | None = None  # the last recap, and the step this Log had told before it
+        self._since: SinceLeft | None = None  # "since you left", when it came before `open()` gave its first update
+        self._welcomes = 0  # of the first connection: "since you left" follows only the first
+        self._clock_at = time.monotonic()  # when the table (and its turn clock) was last told
         self.dice: DiceVerdict | None = None
         """The dice verdict once the game is over and checked."""
 
@@ -187,6 +192,7 @@ class NetLink(QueuedUpdates):
         view = self._view()
         opening = list(self._conns[0].opening)
         earlier, self._earlier = self._earlier, []
+        since, self._since = self._since, None
         if self.embedded is not None and not self.chat_ok:  # a game at this terminal alone: nothing to say about sockets
             self._opened = Update(view, opening, earlier=earlier, warning=self.warning)
             return self._opened
@@ -199,7 +205,8 @@ class NetLink(QueuedUpdates):
             notice = f"Joined {where}. Every seat is taken, so you are watching."
         if self.visitor:
             notice += f" {self.visitor}"
-        self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning, status=self._status)
+        self._opened = Update(view, opening, earlier=earlier, notice=notice, headline=full or bool(self.visitor), warning=self.warning,
+                              status=self._status, since=since)
         return self._opened
 
     def _stored_token(self, name: str) -> str | None:
@@ -331,6 +338,7 @@ class NetLink(QueuedUpdates):
         session = conn.session
         for msg in messages:
             if isinstance(msg, Welcome):
+                self._clock_at = time.monotonic()
                 if not conn.was_up:
                     conn.opening = list(msg.events)
                     if msg.events and primary:  # the set-up's own events (step 0): the recap need not tell them again
@@ -341,6 +349,7 @@ class NetLink(QueuedUpdates):
                 self._seat_local()
                 self._remember(session, msg)
                 if primary:
+                    self._welcomes += 1
                     news = self._seat_news(msg.table)
                     if back:
                         self._status = None
@@ -362,13 +371,20 @@ class NetLink(QueuedUpdates):
             elif isinstance(msg, Delta):
                 self._told_step = msg.step
                 self._put(list(msg.events), notice=None if not session.mirror.stale else "resynchronising with the host")
+                if msg.stand_in and msg.cmd is not None:  # the Log says whose decision that was not
+                    self._put(notice=f"(A stand-in bot decided that for {self._playing([int(msg.cmd[0])])}; it cannot be taken back.)")
             elif isinstance(msg, RecapMsg):
                 self._recap(msg)
+            elif isinstance(msg, SinceMsg):
+                self._since_left(msg)
             elif isinstance(msg, Snapshot):
                 self._put()
             elif isinstance(msg, Chat):
                 self._put(chat=(msg.name or "?", msg.text))
             elif isinstance(msg, Lobby):
+                self._clock_at = time.monotonic()
+                if msg.table.clock is not None and self._view():
+                    self._put()  # the header shows whose clock runs (before the first view, the first update will)
                 begins = self._waiting is not None and msg.table.started
                 self._follow_start(msg.table, session.mirror.view)
                 for line in self._seat_news(msg.table):
@@ -394,6 +410,7 @@ class NetLink(QueuedUpdates):
         """The story so far, from the host: the steps this Log has not told yet (all of them on a first
         welcome; after a dropped connection, those played while we were away)."""
         told = self._told_step
+        self._recap_seen = (msg, told)
         earlier = [event for entry in msg.entries if len(entry) == 2 and isinstance(entry[0], int) and entry[0] > told
                    and isinstance(entry[1], list) for event in entry[1] if isinstance(event, dict)]
         self._told_step = max(told, msg.step)
@@ -401,6 +418,27 @@ class NetLink(QueuedUpdates):
             self._earlier = earlier  # goes out with the first update, before anything else is told
         elif earlier:
             self._put(earlier=earlier)
+
+    def _since_left(self, msg: SinceMsg) -> None:
+        """A player back at the table: what happened since they last saw it, from the recap just
+        received, shown with the first update. Only on coming back (this link's first welcome): after
+        a dropped connection the Log tells what was missed ("While you were away"), and a dialog
+        popping up mid-game would take the keys the player was pressing."""
+        if self._welcomes != 1 or self._recap_seen is None or self._recap_seen[0].step != msg.step:
+            return  # a reconnect, or not the recap it follows: nothing to show it from
+        recap, told = self._recap_seen
+        after = max(msg.seen, told)
+        entries = [[entry[0], [e for e in entry[1] if isinstance(e, dict)]] for entry in recap.entries
+                   if len(entry) == 2 and isinstance(entry[0], int) and entry[0] > after and isinstance(entry[1], list)]
+        stand_in = {pair[0]: pair[1] for pair in msg.stand_in if len(pair) == 2 and pair[0] > after}
+        older = max(0, msg.older - (after - msg.seen))
+        if not entries and not older:
+            return
+        since = SinceLeft(seen=after, step=msg.step, entries=entries, stand_in=stand_in, older=older)
+        if self._opened is None:
+            self._since = since  # goes out with the first update
+        else:
+            self._put(since=since)
 
     def _follow_start(self, table: Table, view: dict[str, Any] | None) -> None:
         """Until every seat is taken nobody may act: the bar says so in place of choices the host
@@ -494,6 +532,8 @@ class NetLink(QueuedUpdates):
             who = s.name or "a player"
             if s.kind == "human" and s.connected and who in characters(self._view(), s.seat):  # hot-seat players elsewhere
                 news.append(f"{who} is back." if before and before[1] == s.name else f"{who} sits down.")
+            elif s.kind == "human" and s.connected and s.stand_in:  # (a turn clock ran out; they are still connected)
+                news.append(f"{who} ran out of time; a bot plays {what} until they are back.")
             elif s.kind == "human" and s.connected:
                 news.append(f"{who} is back ({what})." if before and before[1] == s.name else f"{who} sits down to play {what}.")
             elif s.kind == "human" and s.stand_in:
@@ -638,6 +678,20 @@ class NetLink(QueuedUpdates):
                     self._put(rejected=f"not sent, the connection is down: {exc}")
                 return
         self._put(rejected=f"{self._playing([seat])} is not played at this terminal")
+
+    def clock(self) -> TurnClock | None:
+        table = self._conns[0].session.table if self._conns else None
+        if table is None or table.clock is None:
+            return None
+        stood_in = any(s.stand_in and s.connected for s in table.seats if s.seat in self.local_seats)
+        return TurnClock(table.clock, self._clock_at, stood_in)
+
+    async def back(self) -> None:
+        for conn in self._conns:
+            if conn.up and conn.session.table is not None and conn.session.seat is not None:
+                if conn.session.table.seats[conn.session.seat].stand_in:
+                    conn.session.send_back()
+                    await self._flush(conn)
 
     async def chat(self, text: str) -> None:
         if self._conns and self._conns[0].up:

@@ -101,7 +101,8 @@ class Replayer:
         if what is None:
             args = ", ".join(f"{k}={v}" for k, v in entry.command.items() if k != "kind")
             what = str(entry.command.get("kind", "?")).replace("_", " ") + (f" ({args})" if args else "")
-        return f"{player(self.game.view(None), entry.seat, self.seat_names())}: {what}"
+        by = " (a stand-in bot decided it)" if step in self.save.header.sealed else ""  # for an away player, or one out of time
+        return f"{player(self.game.view(None), entry.seat, self.seat_names())}: {what}{by}"
 
     def seat_names(self) -> dict[int, str]:
         """Who sat where, as the save says (cleaned where it is drawn, like every name from a file). A game
@@ -170,6 +171,12 @@ class ReplayLink(QueuedUpdates):
 
     async def undo(self, seat: int, version: int | None) -> None:
         return None  # no seat is local to a replay (`local_seats` is empty), so nothing is ever taken back
+
+    def clock(self) -> None:
+        return None  # a replay has no clock running
+
+    async def back(self) -> None:
+        return None
 
     async def chat(self, text: str) -> None:
         return None

@@ -49,6 +49,7 @@ def clean_update(update: Update) -> Update:
         view=clean_tree(update.view),
         events=clean_tree(update.events),
         earlier=clean_tree(update.earlier),
+        since=replace(update.since, entries=clean_tree(update.since.entries)) if update.since is not None else None,
         chat=(clean_text(update.chat[0]), clean_text(update.chat[1])) if update.chat else None,
         rejected=clean_text(update.rejected) if update.rejected is not None else None,
         notice=clean_text(update.notice) if update.notice is not None else None,

@@ -116,4 +116,5 @@ MODE = Mode(
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
     endings=ENDINGS,
+    skips=frozenset({"end_actions", "done", "stop", "keep"}),
 )

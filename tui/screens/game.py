@@ -7,6 +7,7 @@ is a plain method call: nothing blocks and nothing crosses threads.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -18,6 +19,9 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.widgets._toast import ToastRack  # (not re-exported: the container Textual puts notifications in)
+
+from cthulhu.net.clock import format_duration
+from cthulhu.net.textclean import clean_text
 
 from ..link import SaveUnavailable, TableLink, Update
 from ..english import plural
@@ -91,6 +95,7 @@ class GameScreen(Screen[None]):
         Binding("s", "save", "Save"),
         Binding("c", "chat", "Chat"),
         Binding("L", "lobby", "Table"),
+        Binding("b", "back", "Back from stand-in", show=False),
         Binding("a", "odds", "Odds", show=False),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "quit_menu", "Quit"),
@@ -150,6 +155,7 @@ class GameScreen(Screen[None]):
         self.relayout()
         self.query_one("#map").focus()
         self.screen_layout_refresh_signal.subscribe(self, self.place_toasts)
+        self.set_interval(1.0, self.tick_clock)  # a turn clock's countdown (does nothing at a live table)
         self.pump()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -477,6 +483,10 @@ class GameScreen(Screen[None]):
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
             self.action_summary()
+        if update.since is not None:  # over everything else: what was missed comes first, then the prompt (or the verdict)
+            from .since import SinceScreen
+
+            self.app.push_screen(SinceScreen(update.since, view))
 
     def redraw(self) -> None:
         view = self.view
@@ -488,12 +498,27 @@ class GameScreen(Screen[None]):
         if self.moments.items:
             self.place_card()  # the bar may have grown or shrunk under it
             self.query_one(MomentCard).catch_up()  # the lines of this update, in its frame
+        self.redraw_status(view)
+        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")), self.can_undo)
+        if footer_state != self._footer_state:
+            self._footer_state = footer_state
+            self.refresh_bindings()
+            self.query_one(FittedFooter).refit()  # in this update's frame, not one of its own after it
+        options = self.query_one(PromptBar).options
+        if len(options) > MANY_OPTIONS and not isinstance(self.app.screen, ChoiceScreen):
+            self.action_choices()
+
+    def redraw_status(self, view: dict[str, Any]) -> None:
+        """The header line (drawn again only when it changed)."""
         status = Text()
         status.append(" cthulhu", style="bold")
         status.append(f"  {tui_mode(view['mode']).title(view)}")
         # What changes comes first, so a narrow terminal crops the table's address, never the turn.
         if view.get("turn") is not None:
             status.append(f"  turn {view['turn']}")
+        clock = self.clock_words()
+        if clock is not None:
+            status.append(f"  {clock[0]}", style=clock[1])
         if self.chat_ok:  # at a shared table the step is how players (and the table dialog) name a moment
             status.append(f"  step {view.get('step', 0)}", style="dim")
         if self.title_text:
@@ -505,14 +530,33 @@ class GameScreen(Screen[None]):
         if status != self._status:
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
-        footer_state = (bool(self.query_one(PromptBar).options), bool(view.get("outcome")), self.can_undo)
-        if footer_state != self._footer_state:
-            self._footer_state = footer_state
-            self.refresh_bindings()
-            self.query_one(FittedFooter).refit()  # in this update's frame, not one of its own after it
-        options = self.query_one(PromptBar).options
-        if len(options) > MANY_OPTIONS and not isinstance(self.app.screen, ChoiceScreen):
-            self.action_choices()
+
+    def clock_words(self) -> tuple[str, str] | None:
+        """A turn-based table's clock for the header: whose it is and the time left (or that a
+        stand-in plays this terminal's seat, and the key that takes it back)."""
+        told = self.link.clock()
+        if told is None:
+            return None
+        clock, at = told.clock, told.at
+        if told.stood_in:
+            return "a stand-in plays for you (b: take your seat back)", "bold bright_yellow"
+        if clock.seat is None:
+            return None
+        who = "you" if clock.seat in self.link.local_seats else clean_text(self.link.seat_names().get(clock.seat) or f"seat {clock.seat + 1}")
+        if clock.paused:
+            return f"out of time: waiting for {who}", "bold bright_red"
+        if clock.left_ms is None:
+            return None
+        left = clock.left_ms / 1000 - (time.monotonic() - at)
+        return f"{who} to move: {format_duration(left)} left", "bold bright_yellow" if who == "you" else ""
+
+    def tick_clock(self) -> None:
+        """Once a second while a turn clock runs: the header counts down (nothing else is redrawn)."""
+        if self.link.clock() is not None and self.view:
+            self.redraw_status(self.view)
+
+    async def action_back(self) -> None:
+        await self.link.back()
 
     # -- choosing ----------------------------------------------------------
 

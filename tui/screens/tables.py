@@ -8,6 +8,7 @@ comes back here.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -19,6 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
 from cthulhu.core import modes as core_modes
+from cthulhu.net.clock import pace_words
 from cthulhu.net.messages import Rejected, TableRow, TablesPage
 from cthulhu.net.textclean import clean_text
 
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     from ..lobbylink import LobbyLink
 
 PAGE = 8  # tables a page: two lines each, at 80x24
+# The create form's turn-based paces (the command line takes any duration: `--turn-time`).
+PACES = [(s, f"turn-based: {w} a move") for s, w in ((90, "90 seconds"), (600, "10 minutes"), (3_600, "an hour"), (43_200, "12 hours"),
+                                                      (86_400, "a day"), (259_200, "3 days"))]
 REFRESH = 3.0  # seconds between listings while the screen shows
 
 
@@ -54,6 +59,7 @@ def row_text(row: TableRow, selected: bool) -> Text:
         seats.append(f"{seat.seat + 1} {who}")
     state = f"{row.outcome} at step {row.step}" if row.finished else f"step {row.step}" if row.step else "not started"
     moving = f", seat {' and '.join(str(s + 1) for s in row.to_move)} to move" if row.to_move else ""
+    moving += pace_words(row, datetime.now(timezone.utc))
     watching = f", {row.watchers} watching" if row.watchers else ""
     tail = Text(f"    {'  '.join(seats)} - {state}{moving}{watching}", style="" if selected else "dim")
     if row.last_move:
@@ -270,8 +276,9 @@ class TablesScreen(Screen[None]):
 
 
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
-    """A new table: the mode, every set-up choice it declares, seats, bots, open or private.
-    Dismisses with what the lobby's `create` takes (None: not now)."""
+    """A new table: the mode, every set-up choice it declares, seats, bots, open or private, and
+    (n) an address to notify when a move begins. Dismisses with what the lobby's `create` takes
+    (None: not now)."""
 
     BINDINGS = [
         Binding("enter", "make", "Make the table"),
@@ -280,16 +287,21 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         Binding("down", "move(1)", "Down", show=False),
         Binding("left", "change(-1)", "Change", show=False),
         Binding("right", "change(1)", "Change"),
+        Binding("n", "notify_address", "Notify address"),
     ]
 
     def __init__(self, content: Any) -> None:
         super().__init__()
         self.content = content
+        self.notify_url: str | None = None  # a URL the server POSTs to when a move begins (it must allow it)
         self.mode_row = Row("mode", "Mode", list(mode_titles()))
         self.seats = Row("seats", "Seats", [(n, str(n)) for n in range(1, 6)], index=3)
         self.bots = Row("bots", "Bots", [(n, str(n) + (" (the last seats)" if n else "")) for n in range(0, 5)])
         self.pause = Row("pause", "Bots pause", [(500, "half a second"), (0, "not at all"), (1000, "a second"), (2000, "two seconds")])
         self.private = Row("private", "Table", [(False, "open: listed to everyone"), (True, "private: a code, listed to its players")])
+        self.pace = Row("pace", "Pace", [(None, "live: everyone at once, no clock"), *PACES])
+        self.timeout = Row("timeout", "Out of time", [("stand-in", "a stand-in bot plays until they are back"),
+                                                      ("skip", "pass the decision where the rules allow"), ("pause", "the table waits")])
         self.cursor = 0
         self._rows({}, None)
 
@@ -297,11 +309,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         mode = core_modes.get(self.mode_row.value)
         self.option_rows = setup_rows(mode, self.content, chosen)
         self.bot_row = bot_row(mode, bot)
-        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private]
+        # (what happens out of time is asked only of a turn-based table: the form fits 80x24 either way)
+        clock = [self.timeout] if self.pace.value is not None else []
+        self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private, self.pace, *clock]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("A new table", classes="title")
+            yield Static("A new table", classes="title", id="create-title")
             yield Static(id="create-form")
 
     def on_mount(self) -> None:
@@ -309,7 +323,9 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
 
     def redraw(self) -> None:
         out = draw_rows(self.rows, self.cursor)
-        out.append("\nEnter make it and sit down   up/down choose   left/right change   escape back", style="dim")
+        out.append("Notify  ", style="bold")
+        out.append(Text(clean_text(self.notify_url)) if self.notify_url else Text("none (n: a URL the server allows)", style="dim"))
+        out.append("\nEnter make it   up/down choose   left/right change   n notify   escape back", style="dim")
         self.query_one("#create-form", Static).update(out)
 
     def action_move(self, step: int) -> None:
@@ -320,8 +336,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         row = self.rows[self.cursor]
         if row.values:
             row.index = (row.index + step) % len(row.values)
-        if row is self.mode_row:
-            self._rows({}, self.bot_row.value)
+        if row in (self.mode_row, self.pace):
+            self._rows({} if row is self.mode_row else setup_chosen(core_modes.get(self.mode_row.value), self.option_rows), self.bot_row.value)
         if row in (self.seats, self.bots) and self.bots.value > self.seats.value:  # bots fit at the table
             select_in(self.bots, self.seats.value)
         self.redraw()
@@ -329,10 +345,46 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     def form(self) -> dict[str, Any]:
         mode = core_modes.get(self.mode_row.value)
         return {"mode": mode.name, "options": setup_chosen(mode, self.option_rows), "seats": self.seats.value,
-                "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value}
+                "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value,
+                "turn_time": self.pace.value, "on_timeout": self.timeout.value,
+                "notify": self.notify_url}
+
+    def action_notify_address(self) -> None:
+        def given(url: str | None) -> None:
+            if url is not None:
+                self.notify_url = url or None
+                self.redraw()
+
+        self.app.push_screen(NotifyScreen(self.notify_url), given)
 
     def action_make(self) -> None:
         self.dismiss(self.form())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NotifyScreen(ModalScreen[str | None]):
+    """The new table's notification address: a URL (empty: none). The server checks it."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def __init__(self, url: str | None) -> None:
+        super().__init__()
+        self.url = url
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Notify an address", classes="title")
+            yield Static("When a player's move begins, the server POSTs a small JSON to this URL (a chat webhook takes "
+                         "its `text`); only to addresses its operator allows. Empty: none.")
+            yield Input(value=self.url or "", placeholder="https://...", id="notify-url")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip()[:1000])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

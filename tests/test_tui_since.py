@@ -1,0 +1,69 @@
+"""The "since you left" dialog in the app, at 80x24, against a real `cthulhu server` process: Ann
+leaves Bea's table, Bea plays on, Ann's `cthulhu join --table` shows what Bea did, grouped by
+turn, then the prompt; a return with nothing new shows no dialog."""
+
+from __future__ import annotations
+
+import asyncio
+
+import trio
+
+from cthulhu.net.seatstore import SeatStore
+from cthulhu.tui.app import CthulhuApp
+from cthulhu.tui.options import PlayOptions
+from cthulhu.tui.screens.game import GameScreen
+from cthulhu.tui.screens.since import SinceScreen
+
+from server_proc import ServerProcess, tables
+from memory_net import until
+from since_play import deciding, play_until, sit, started, told
+from tui_drive import screen_text, wait_for
+
+
+def test_ann_back_at_the_table_sees_what_bea_did_then_her_prompt(tmp_path, monkeypatch):
+    server = ServerProcess(tmp_path / "server").start()
+    try:
+        table = tables(server.address, "--create", "--mode", "shamblers", "--seats", "2", "--name", "Bea", home=tmp_path / "bea")["id"]
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "ann"))
+        store = SeatStore()
+
+        async def away() -> tuple[int, list]:
+            ann = await sit(server.port, "Ann", table_id=table, ident=store.identity(server.address))
+            bea = await sit(server.port, "Bea", table_id=table, ident="key-bea")
+            store.remember(address=server.address, table=table, name="Ann", seat=0, token=ann.session.token)
+            await started(ann)
+            await play_until(ann, lambda p, got: deciding(p) == 1)
+            left = ann.session.mirror.view["step"]
+            await ann.aclose()
+            await until(bea, lambda: not bea.session.table.seats[0].connected)  # the server has seen her go
+            missed = await play_until(bea, lambda p, got: deciding(p) == 0 and p.session.mirror.view["step"] > left)
+            await bea.aclose()
+            return left, told(missed, left)
+
+        left, missed = trio.run(away)
+        now = missed[-1][0]
+
+        async def back(expect_since: bool) -> str:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", server.port), join_address=server.address, join_table=table, name="Ann"))
+            async with app.run_test(size=(80, 24)) as pilot:
+                if expect_since:
+                    await wait_for(pilot, lambda: isinstance(app.screen, SinceScreen), tries=1500)
+                    shown = screen_text(app)
+                    await pilot.press("enter")
+                else:
+                    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) and app.screen.updates_seen > 0, tries=1500)
+                    await pilot.pause(0.3)
+                    shown = ""
+                    assert not isinstance(app.screen, SinceScreen)
+                await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+                screen = app.screen
+                assert screen.link.local_seats == frozenset({0}) and screen.view["prompt"]["seat"] == 0  # then her prompt
+                await wait_for(pilot, lambda: "1 " in screen_text(app))
+            return shown
+
+        shown = asyncio.run(back(True))
+        assert "Since you left" in shown and f"steps {left + 1} to {now}" in shown
+        assert "Turn " in shown and "Enter / escape" in shown  # grouped by turn; the whole dialog within 80x24
+        asyncio.run(back(False))  # nothing new since: no dialog
+    finally:
+        server.stop()
