@@ -1,11 +1,13 @@
 """Figures for the terminal app (README): start-up and update-and-repaint.
 
-    python bench/tui_figures.py [--seed 2] [--updates 60]
+    python bench/tui_figures.py [--seed 2] [--updates 60] [--runs 3] [--profile FILE]
 
 1. launch -> first interactive frame: `cthulhu play --start` in a real pseudo-terminal
    (120x40), timed until the prompt bar's choices are on screen; also in-process (Pilot).
-2. update -> repaint: Pilot presses option keys and waits for the update to be drawn;
-   in-process table and the embedded host over loopback.
+2. update -> repaint: Pilot presses option keys and waits for the update to be drawn
+   (the embedded host over loopback), and, the same run, the reference: a minimal Textual
+   app whose key press changes as many cells as the game's median update (with and
+   without a layout pass); `ratios` are the game's over the reference's.
 Bytes per turn are `bench/tui_bytes.py`'s. Wall-clock figures depend on the machine;
 they are printed, never asserted.
 """
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import shutil
 import sys
 import tempfile
 import time
+from typing import Any
 
 from pty_session import Pty
 
@@ -40,14 +44,64 @@ def launch_time(seed: int, runs: int) -> list[float]:
     return out
 
 
-async def in_process(seed: int, updates: int) -> dict[str, float]:
-    """Press option keys and time each update until its last frame is drawn.
+class Frames:
+    """Every frame `app` draws, encoded by `terminal` into what a terminal would be sent (headless
+    Textual writes none), and the clocks at the end of the last one: wall, process CPU, this thread's CPU."""
 
-    Headless Textual skips writing to a terminal, so every frame is encoded here into the
-    escape sequences a terminal would get, by the app's own writer (`app.terminal`). `update_to_frame`
-    runs from the key press to the end of the last frame that update caused; `cpu` is the
-    process time over the same span. `pilot_round_trip` is Pilot's press + pause, which
-    polls for idleness in 20 ms sleeps: it is at least 60 ms whatever the app does.
+    def __init__(self, app: Any, terminal: Any) -> None:
+        self.last = (0.0, 0.0, 0.0)
+        self.bytes = 0
+        self.terminal = terminal
+        display = app._display
+
+        def encoded_display(screen: Any, renderable: Any) -> None:
+            if renderable is not None and not app._batch_count:
+                self.bytes += len(terminal.update(renderable, *app.size).render_segments(app.console))
+                self.last = (time.perf_counter(), time.process_time(), time.thread_time())
+            display(screen, renderable)
+
+        app._display = encoded_display
+
+
+class Spans:
+    """Per update: key press -> end of its last frame (wall), process CPU, interface-thread CPU, cells sent."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[float, float, float, int]] = []
+
+    async def measure(self, pilot: Any, frames: Frames, key: str, done: Any) -> None:
+        cells = frames.terminal.cells_sent
+        t, c, th = time.perf_counter(), time.process_time(), time.thread_time()
+        await pilot.press(key)
+        while not done():
+            await pilot.pause(0)
+        await pilot.pause()
+        await pilot.pause(0.1)  # every frame the update causes is drawn by now
+        last = frames.last
+        self.rows.append((last[0] - t, last[1] - c, last[2] - th, frames.terminal.cells_sent - cells))
+
+    def figures(self) -> dict[str, float | int | None]:
+        def ms(col: int, q: float = 0.5) -> float | None:
+            xs = sorted(r[col] for r in self.rows)
+            return round(xs[int(len(xs) * q)] * 1000, 1) if xs else None
+
+        cells = sorted(r[3] for r in self.rows)
+        return {
+            "update_to_frame_ms_median": ms(0),
+            "update_to_frame_ms_p90": ms(0, 0.9),
+            "update_cpu_ms_median": ms(1),
+            "interface_cpu_ms_median": ms(2),
+            "cells_sent_median": cells[len(cells) // 2] if cells else 0,
+            "updates": len(self.rows),
+        }
+
+
+async def game(seed: int, updates: int, profiler: cProfile.Profile | None = None) -> dict[str, Any]:
+    """Press option keys in the game and time each update until its last frame is drawn.
+
+    `update_to_frame` runs from the key press to the end of the last frame that update caused;
+    `update_cpu` is the process time over the same span (the embedded host's thread included),
+    `interface_cpu` the interface thread's alone (what the minimal app is compared with).
     """
     from cthulhu.tui.app import CthulhuApp
     from cthulhu.tui.options import PlayOptions
@@ -55,17 +109,8 @@ async def in_process(seed: int, updates: int) -> dict[str, float]:
 
     t0 = time.perf_counter()
     app = CthulhuApp(PlayOptions(seed=seed, skip_title=True))
-    last = [0.0, 0.0]
-    display = app._display
-
-    def encoded_display(screen, renderable):
-        if renderable is not None:
-            app.terminal.update(renderable, *app.size).render_segments(app.console)  # what the app writes
-            last[:] = [time.perf_counter(), time.process_time()]
-        return display(screen, renderable)
-
-    app._display = encoded_display
-    frame, cpu, pilot_times = [], [], []
+    frames = Frames(app, app.terminal)
+    spans = Spans()
     async with app.run_test(size=(120, 40)) as pilot:
         while not (isinstance(app.screen, GameScreen) and app.screen.updates_seen):
             await pilot.pause(0.001)
@@ -73,49 +118,95 @@ async def in_process(seed: int, updates: int) -> dict[str, float]:
         first = time.perf_counter() - t0
         await pilot.pause(0.2)
         screen = app.screen
-        for _ in range(updates):
-            if screen.view.get("outcome"):
-                break
+        if profiler is not None:
+            profiler.enable()
+        while len(spans.rows) < updates and not screen.view.get("outcome"):
             labels = [str(o.get("label")) for o in screen.query_one("#prompt").options]
             if not labels:
                 await pilot.pause(0.01)
                 continue
             end = [n for n, lab in enumerate(labels) if lab.startswith("End actions")]
             seen = screen.updates_seen
-            t, c = time.perf_counter(), time.process_time()
-            await pilot.press(screen.query_one("#prompt").keys[end[0] if end else 0])
-            while screen.updates_seen == seen:
-                await pilot.pause(0)
-            await pilot.pause()
-            pilot_times.append(time.perf_counter() - t)
-            await pilot.pause(0.1)  # every frame the update causes is drawn by now
-            frame.append(last[0] - t)
-            cpu.append(last[1] - c)
+            await spans.measure(pilot, frames, screen.query_one("#prompt").keys[end[0] if end else 0], lambda: screen.updates_seen != seen)
+        if profiler is not None:
+            profiler.disable()
         await pilot.press("ctrl+q")
+    return {"first_frame_s": round(first, 3), **spans.figures(), "bytes_per_update": frames.bytes // max(1, len(spans.rows))}
 
-    def ms(xs: list[float], q: float) -> float | None:
-        return round(sorted(xs)[int(len(xs) * q)] * 1000, 1) if xs else None
 
-    return {
-        "first_frame_s": round(first, 3),
-        "update_to_frame_ms_median": ms(frame, 0.5),
-        "update_to_frame_ms_p90": ms(frame, 0.9),
-        "update_cpu_ms_median": ms(cpu, 0.5),
-        "pilot_round_trip_ms_median": ms(pilot_times, 0.5),
-        "updates": len(frame),
-    }
+async def minimal(cells: int, updates: int, layout: bool) -> dict[str, Any]:
+    """The reference: a minimal Textual app (one `Static` filling the 120x40 screen) whose key press
+    rewrites its text so that `cells` cells change (whole lines), its frames encoded by the same writer.
+    `layout`: `Static.update`'s default, a layout pass on every update; else `layout=False`."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from cthulhu.tui.terminal import Terminal
+
+    width, height = 120, 40
+    changed_rows = max(1, min(height, round(cells / width)))
+
+    def text(n: int) -> str:
+        rows = [chr(ord("a") + (n + y) % 26) * width if y < changed_rows else f"line {y} " * (width // 8) for y in range(height)]
+        return "\n".join(row[:width] for row in rows)
+
+    class Minimal(App[None]):
+        CSS = "Static { height: 1fr; }"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.n = 0
+
+        def compose(self) -> ComposeResult:
+            yield Static(text(0), id="text")
+
+        def on_key(self) -> None:
+            self.n += 1
+            self.query_one(Static).update(text(self.n), layout=layout)
+
+    app = Minimal()
+    frames = Frames(app, Terminal())
+    spans = Spans()
+    async with app.run_test(size=(width, height)) as pilot:
+        await pilot.pause(0.2)
+        for _ in range(updates):
+            seen = frames.last
+            await spans.measure(pilot, frames, "x", lambda: frames.last != seen)
+    return {**spans.figures(), "bytes_per_update": frames.bytes // max(1, len(spans.rows))}
+
+
+def ratios(game_run: dict[str, Any], refs: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    out = {}
+    for name, ref in refs.items():
+        for figure in ("interface_cpu_ms_median", "update_to_frame_ms_median"):
+            if game_run.get(figure) and ref.get(figure):
+                out[f"{figure} / {name}"] = round(game_run[figure] / ref[figure], 2)
+    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--updates", type=int, default=60)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=3, help="launches timed in a real terminal (0: none)")
+    ap.add_argument("--profile", metavar="FILE", help="cProfile the game's updates (the interface thread) into FILE (pstats)")
     args = ap.parse_args()
-    figures = {
-        "launch_to_first_frame_s (pty, embedded host)": launch_time(args.seed, args.runs),
-        "in_process_embedded_host": asyncio.run(in_process(args.seed, args.updates)),
+    figures: dict[str, Any] = {}
+    if args.runs:
+        figures["launch_to_first_frame_s (pty, embedded host)"] = launch_time(args.seed, args.runs)
+    profiler = cProfile.Profile() if args.profile else None
+    played = asyncio.run(game(args.seed, args.updates, profiler))
+    figures["game_embedded_host"] = played
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
+        return print(json.dumps(figures, indent=2)) or 0  # a profiled run's times are no figures to compare
+    cells = int(played["cells_sent_median"] or 1)
+    refs = {
+        "minimal": asyncio.run(minimal(cells, args.updates, layout=True)),
+        "minimal_no_layout": asyncio.run(minimal(cells, args.updates, layout=False)),
     }
+    figures.update(refs)
+    figures["ratios"] = ratios(played, refs)
     print(json.dumps(figures, indent=2))
     shutil.rmtree(SAVES, ignore_errors=True)
     return 0

@@ -18,7 +18,7 @@ def footer_offers_undo(app) -> bool:
     """Whether the Footer shows the Undo key now (it is left out, not greyed, when nothing can be taken back)."""
     from textual.widgets._footer import FooterKey
 
-    return any(key.action == "undo" and key.description == "Undo" for key in app.screen.query(FooterKey))
+    return any(key.action == "undo" and key.description == "Undo" and key.display for key in app.screen.query(FooterKey))
 
 
 async def take_back(pilot, screen, key: str = "u") -> None:

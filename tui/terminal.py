@@ -174,6 +174,7 @@ class Terminal:
         self.replaced: Counter[str] = Counter()  # ASCII mode: characters replaced (a well-made screen needs none)
         self._pens: dict[Style | None, Pen] = {}
         self._system: ColorSystem | None = None
+        self.cells_sent = 0  # cells written since the start (the benches' measure of how much text changed)
 
     def forget(self) -> None:
         """The terminal's content is unknown (resized, cleared, or written by someone else): paint all."""
@@ -271,6 +272,7 @@ class Terminal:
         for y in sorted(changed):
             row = self.rows[y]
             for start, end in _runs(sorted(set(changed[y])), row):
+                self.cells_sent += end - start
                 text: list[str] = []
                 last_style: Style | None | bool = False
                 for x in range(start, end):

@@ -125,6 +125,7 @@ class GameScreen(Screen[None]):
         self._rows: str | None = None  # the grid rows last set (None: the stylesheet's)
         self._status: Text | None = None  # the status line last drawn
         self._footer_state: tuple[bool, bool, bool] | None = None  # what the footer's bindings last depended on
+        self._told: list[Text] | None = None  # the Log lines of the update being applied, written at its end
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -388,11 +389,19 @@ class GameScreen(Screen[None]):
                 await asyncio.sleep(RETRY_SECONDS)
 
     def say(self, kind: str, sentence: str, moment: bool = False) -> None:
-        """A line for the Log (and its strip); `moment`: it is also on the moment card."""
+        """A line for the Log (and its strip); `moment`: it is also on the moment card. While an update is
+        applied, its lines wait and go in together at its end (`_tell`)."""
         line = plain(sentence, KIND_STYLES.get(kind, ""))
-        self.query_one(LogPane).write(line)
-        self.query_one(LogStrip).say(line)
+        if self._told is not None:
+            self._told.append(line)
+        else:
+            self._tell([line])
         self.query_one(MomentCard).told(None if moment else line)  # it covers the strip (the Log's foot): the newest line too
+
+    def _tell(self, lines: list[Text]) -> None:
+        if lines:
+            self.query_one(LogPane).write(*lines)
+            self.query_one(LogStrip).say(*lines)
 
     def tell_earlier(self, events: list[dict[str, Any]], view: dict[str, Any]) -> None:
         """The story so far (a loaded game, a joiner, a player back at the table): into the Log, under a heading
@@ -408,7 +417,12 @@ class GameScreen(Screen[None]):
 
     def apply_update(self, update: Update) -> None:
         with self.app.batch_update():  # one frame for the whole update
-            self._apply_update(update)
+            self._told = []
+            try:
+                self._apply_update(update)
+            finally:
+                told, self._told = self._told, None
+                self._tell(told)
 
     def _apply_update(self, update: Update) -> None:
         update = clean_update(update)  # whatever a link delivers came from outside this program
@@ -489,6 +503,7 @@ class GameScreen(Screen[None]):
         if footer_state != self._footer_state:
             self._footer_state = footer_state
             self.refresh_bindings()
+            self.query_one(FittedFooter).refit()  # in this update's frame, not one of its own after it
         options = self.query_one(PromptBar).options
         if len(options) > MANY_OPTIONS and not isinstance(self.app.screen, ChoiceScreen):
             self.action_choices()

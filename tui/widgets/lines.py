@@ -151,11 +151,12 @@ class LogLines(LinesView):
             self.unseen = n
             self.post_message(self.Unseen())
 
-    def write(self, text: Text) -> None:
-        self.entries.append(text)
+    def write(self, *texts: Text) -> None:
+        """Append `texts` (the lines of one update together: one repaint and one scroll for all)."""
+        self.entries.extend(texts)
         del self.entries[: -self.MAX_LINES]
         if not self.following:
-            self._set_unseen(self.unseen + 1)
+            self._set_unseen(self.unseen + len(texts))
         width = self.text_width
         if not width:
             self._wrapped_at = 0  # hidden: wrapped (all of it) when the pane is shown again
@@ -163,7 +164,8 @@ class LogLines(LinesView):
         if width != self._wrapped_at:
             self.rewrap()
             return
-        self._show(self.lines + text_strips(self.app.console, text, width), keep_place=True)
+        console = self.app.console
+        self._show(self.lines + [strip for text in texts for strip in text_strips(console, text, width)], keep_place=True)
         if self.text_width != self._wrapped_at:
             self.rewrap()  # the width changed under us (a scrollbar): wrap again
 

@@ -29,8 +29,8 @@ class LogStrip(Static):
         self.entries: list[Text] = []
         self._shown: Text | None = None
 
-    def say(self, line: Text) -> None:
-        self.entries.append(line)
+    def say(self, *lines: Text) -> None:
+        self.entries.extend(lines)
         del self.entries[: -self.KEEP]
         self.redraw()
 

@@ -38,6 +38,7 @@ class MomentCard(Static):
         self._behind = False  # a line was told since the card was drawn
         self._wrapped: Wrapped = {}  # the moments' lines, wrapped (for the moments shown now)
         self._shown: Text | None = None
+        self._height: int | None = None  # the rows last set: its lines are wrapped here, so no layout measures them
 
     def place(self, bottom: int, width: int | None, rows: int) -> None:
         """Stand `bottom` rows above the screen's foot, `width` columns wide (None: the whole width),
@@ -91,7 +92,11 @@ class MomentCard(Static):
                               self._wrapped)
         if text != self._shown:
             self._shown = text
-            self.update(safe_text(text))
+            rows = text.plain.count("\n") + 1
+            if rows != self._height:  # a layout only when the card grows or shrinks
+                self._height = rows
+                self.styles.height = rows
+            self.update(safe_text(text), layout=False)
 
     @property
     def text(self) -> str:
