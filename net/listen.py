@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("cthulhu.net.host")
 
 _OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+REFUSAL_WAIT = 0.25  # at the descriptor limit, how long a refused newcomer's first bytes are awaited (one at a time)
 ACCEPT_BATCH = 256  # connections taken from the kernel's queue before other tasks get a turn
 
 Handler = Callable[[trio.SocketStream, bytes], Awaitable[None]]
@@ -275,6 +276,8 @@ async def accept_forever(listener: trio.SocketListener, doorstep: Doorstep, refu
                         spare = None
                         try:
                             sock, _ = raw.accept()
+                            with trio.move_on_after(REFUSAL_WAIT):  # its hello, read before we close: else it is reset
+                                await trio.lowlevel.wait_readable(sock)
                             _say_and_close(sock, refusal)
                         except OSError:  # someone else took the descriptor first, or nobody was waiting
                             await trio.sleep(0.1)
