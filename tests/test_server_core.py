@@ -322,3 +322,65 @@ async def test_a_table_nobody_sat_at_keeps_its_bots_across_a_restart(tmp_path, c
         peer = await ms.peer(made.id, "Ada", ident="key-ada")
         assert [s.kind for s in peer.session.table.seats] == ["human", "bot"]
         assert peer.session.table.started  # the bot is there: the game begins with the one person
+
+
+async def test_a_table_closed_while_it_opens_lets_its_save_go_and_opens_again(tmp_path, clock, monkeypatch):
+    import threading
+
+    import cthulhu.server.server as server_module
+    from cthulhu.savegame.lock import holds, lock_path
+
+    data = tmp_path / "data"
+    async with memory_server(data) as ms:
+        made = await _create(await ms.lobby())
+    real, reading, go_on = server_module.resolve, threading.Event(), threading.Event()
+
+    def slow_resolve(spec):  # the save is being read (its lock taken) when the close comes
+        opened = real(spec)
+        reading.set()
+        go_on.wait(10)
+        return opened
+
+    monkeypatch.setattr(server_module, "resolve", slow_resolve)
+    async with memory_server(data) as ms:
+        table = ms.server.tables[made.id]
+        assert table.host is None and not holds(table.save_path)
+        ms.nursery.start_soon(ms.server._open, table)
+        await trio.to_thread.run_sync(reading.wait)
+        assert table.opening is not None and holds(table.save_path)
+        async with trio.open_nursery() as closing:
+            closing.start_soon(ms.server._close, table)
+            await trio.sleep(1)
+            go_on.set()
+        assert table.host is None and table.opening is None
+        assert not holds(table.save_path) and not lock_path(table.save_path).exists()
+        monkeypatch.setattr(server_module, "resolve", real)
+        peer = await ms.peer(made.id, "Ada", ident="key-ada")
+        assert peer.session.seat == 0 and table.host is not None and holds(table.save_path)
+
+
+async def test_a_table_whose_opening_is_cancelled_lets_its_save_go(tmp_path, clock, monkeypatch):
+    import threading
+
+    import cthulhu.server.server as server_module
+    from cthulhu.savegame.lock import holds
+
+    data = tmp_path / "data"
+    async with memory_server(data) as ms:
+        made = await _create(await ms.lobby())
+    real, reading, go_on = server_module.resolve, threading.Event(), threading.Event()
+
+    def slow_resolve(spec):
+        opened = real(spec)
+        reading.set()
+        go_on.wait(10)
+        return opened
+
+    monkeypatch.setattr(server_module, "resolve", slow_resolve)
+    async with memory_server(data) as ms:
+        table = ms.server.tables[made.id]
+        ms.nursery.start_soon(ms.server._reopen, table)  # (as for a table whose clock ran at a restart)
+        await trio.to_thread.run_sync(reading.wait)
+        ms.nursery.cancel_scope.cancel()  # the server stops while the save is still being read
+        go_on.set()
+    assert table.host is None and table.opening is None and not holds(table.save_path)
