@@ -197,8 +197,11 @@ class TableServer:
                     if table.record.clock and table.record.clock.get("deadline") and not table.record.finished:
                         nursery.start_soon(self._reopen, table)  # its clock must run out even if nobody comes
                 task_status.started()
+                try:
+                    await trio.sleep_forever()
+                finally:
+                    self._nursery = None  # (before the nursery closes) an opening that ends after this is told the server stops
         finally:
-            self._nursery = None  # an opening that ends after this finds no table to run in
             with trio.CancelScope(shield=True):
                 await self.shutdown()
 
@@ -522,7 +525,7 @@ class TableServer:
                 last = datetime.fromisoformat(table.activity())
             except ValueError:
                 continue
-            if last < old and not table.busy():
+            if last < old and not table.busy() and table.opening is None:  # (an opening: someone is coming)
                 await self._close(table)
                 table.record.archived = self.now()
                 del self.tables[table.id]

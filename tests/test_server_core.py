@@ -388,3 +388,23 @@ async def test_a_table_whose_opening_is_cancelled_lets_its_save_go(tmp_path, clo
         ms.nursery.cancel_scope.cancel()  # the server stops while the save is still being read
         slow.go_on.set()
     assert table.host is None and table.opening is None and not holds(table.save_path)
+
+
+async def test_a_table_being_opened_is_not_archived_under_its_player(tmp_path, clock, monkeypatch):
+    now = [datetime(2030, 1, 1, tzinfo=timezone.utc)]
+    data = tmp_path / "data"
+    async with memory_server(data, wall=lambda: now[0]) as ms:
+        made = (await _create(await ms.lobby())).id
+    slow = SlowOpening(monkeypatch)
+    now[0] += timedelta(days=400)  # long past `archive_after`: the sweep would archive it, were nobody coming
+    async with memory_server(data, wall=lambda: now[0]) as ms:
+        table = ms.server.tables[made]
+        await slow.begin(ms, ms.server._open, table)
+        async with trio.open_nursery() as sweeping:
+            sweeping.start_soon(ms.server.sweep)
+            await trio.sleep(1)
+            slow.go_on.set()
+        opening = table.opening
+        if opening is not None:
+            await opening.wait()
+        assert ms.server.tables.get(made) is table and table.host is not None  # opened for whoever opens it, not archived
