@@ -197,12 +197,16 @@ class TableServer:
                     if table.record.clock and table.record.clock.get("deadline") and not table.record.finished:
                         nursery.start_soon(self._reopen, table)  # its clock must run out even if nobody comes
                 task_status.started()
+                try:
+                    await trio.sleep_forever()
+                finally:
+                    self._nursery = None  # (before the nursery closes) an opening that ends after this is told the server stops
         finally:
             with trio.CancelScope(shield=True):
                 await self.shutdown()
 
     async def shutdown(self) -> None:
-        for table in [t for t in self.tables.values() if t.host is not None]:
+        for table in [t for t in self.tables.values() if t.host is not None or t.opening is not None]:
             await self._close(table, cancel=False)
         await self.flush()
 
@@ -277,10 +281,12 @@ class TableServer:
             if not table.live:
                 raise TableBroken("this table has been archived")
             table.opening = trio.Event()
+            opened = prepared
             try:
                 spec = table.spec(self.limits.table)
                 try:
-                    opened = prepared if prepared is not None else await trio.to_thread.run_sync(resolve, spec)
+                    if opened is None:
+                        opened = await trio.to_thread.run_sync(resolve, spec)
                 except Exception as exc:
                     log.error("table %s cannot be opened: %s", table.id, clean_text(_first_line(exc)))
                     raise TableBroken(f"this table's save cannot be read ({_first_line(exc)}); the server's operator was told") from None
@@ -291,12 +297,17 @@ class TableServer:
                 host.events = TableEvents(self, table)
                 host.wall = self.wall
                 host.kept_clock = table.record.clock  # a clock that ran before a restart goes on where it was
-                assert self._nursery is not None, "the server is not running"
+                if self._nursery is None:
+                    raise TableBroken("the server is stopping")
                 await self._nursery.start(self._run_table, table, host)
                 table.host = host
                 table.idle_since = trio.current_time()
                 self._changed(table)
                 log.debug("opened table %s", table.id)
+            except BaseException:
+                if opened is not None and opened.writer is not None:
+                    opened.writer.close()  # cancelled or refused after the save was taken: let it go
+                raise
             finally:
                 table.opening.set()
                 table.opening = None
@@ -318,8 +329,10 @@ class TableServer:
 
     async def _close(self, table: ServerTable, *, cancel: bool = True) -> None:
         """Stop the table's tasks, write its save (fsynced) and let it go; its record stays."""
+        while table.opening is not None:  # an opening (or a close) under way: its end decides
+            await table.opening.wait()
         host = table.host
-        if host is None or table.opening is not None:
+        if host is None:
             return
         table.opening = trio.Event()
         try:
@@ -512,7 +525,7 @@ class TableServer:
                 last = datetime.fromisoformat(table.activity())
             except ValueError:
                 continue
-            if last < old and not table.busy():
+            if last < old and not table.busy() and table.opening is None:  # (an opening: someone is coming)
                 await self._close(table)
                 table.record.archived = self.now()
                 del self.tables[table.id]

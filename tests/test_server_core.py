@@ -3,6 +3,7 @@ and closed as they are used, a restart, the archive, and limits shared by all ta
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -10,6 +11,7 @@ import trio
 
 from cthulhu.net.messages import Rejected, TablesPage
 from cthulhu.savegame import load, verify
+from cthulhu.savegame.lock import holds, lock_path
 from cthulhu.server import ServerLimits
 
 from memory_net import play_to_the_end
@@ -322,3 +324,87 @@ async def test_a_table_nobody_sat_at_keeps_its_bots_across_a_restart(tmp_path, c
         peer = await ms.peer(made.id, "Ada", ident="key-ada")
         assert [s.kind for s in peer.session.table.seats] == ["human", "bot"]
         assert peer.session.table.started  # the bot is there: the game begins with the one person
+
+
+class SlowOpening:
+    """The server's `resolve` held up once it has taken the save (its lock): `reading` is set
+    then, and it goes on when `go_on` is."""
+
+    def __init__(self, monkeypatch):
+        import cthulhu.server.server as server_module
+
+        self.reading, self.go_on = threading.Event(), threading.Event()
+        self.real = real = server_module.resolve
+
+        def slow_resolve(spec):
+            opened = real(spec)
+            self.reading.set()
+            self.go_on.wait(10)
+            return opened
+
+        monkeypatch.setattr(server_module, "resolve", slow_resolve)
+
+    async def begin(self, ms, opener, table):
+        """`opener(table)` in the background, until it holds the save and is held up."""
+        ms.nursery.start_soon(opener, table)
+        await trio.to_thread.run_sync(self.reading.wait)
+
+
+async def _a_closed_table(data, monkeypatch):
+    """A table made in a server that then stopped (its save on disk, nothing holding it), and
+    its next opening held up."""
+    async with memory_server(data) as ms:
+        made = await _create(await ms.lobby())
+    return made.id, SlowOpening(monkeypatch)
+
+
+async def test_a_table_closed_while_it_opens_lets_its_save_go_and_opens_again(tmp_path, clock, monkeypatch):
+    import cthulhu.server.server as server_module
+
+    data = tmp_path / "data"
+    made, slow = await _a_closed_table(data, monkeypatch)
+    async with memory_server(data) as ms:
+        table = ms.server.tables[made]
+        assert table.host is None and not holds(table.save_path)
+        await slow.begin(ms, ms.server._open, table)
+        assert table.opening is not None and holds(table.save_path)
+        async with trio.open_nursery() as closing:
+            closing.start_soon(ms.server._close, table)
+            await trio.sleep(1)
+            slow.go_on.set()
+        assert table.host is None and table.opening is None
+        assert not holds(table.save_path) and not lock_path(table.save_path).exists()
+        monkeypatch.setattr(server_module, "resolve", slow.real)
+        peer = await ms.peer(made, "Ada", ident="key-ada")
+        assert peer.session.seat == 0 and table.host is not None and holds(table.save_path)
+
+
+async def test_a_table_whose_opening_is_cancelled_lets_its_save_go(tmp_path, clock, monkeypatch):
+    data = tmp_path / "data"
+    made, slow = await _a_closed_table(data, monkeypatch)
+    async with memory_server(data) as ms:
+        table = ms.server.tables[made]
+        await slow.begin(ms, ms.server._reopen, table)  # (as for a table whose clock ran at a restart)
+        ms.nursery.cancel_scope.cancel()  # the server stops while the save is still being read
+        slow.go_on.set()
+    assert table.host is None and table.opening is None and not holds(table.save_path)
+
+
+async def test_a_table_being_opened_is_not_archived_under_its_player(tmp_path, clock, monkeypatch):
+    now = [datetime(2030, 1, 1, tzinfo=timezone.utc)]
+    data = tmp_path / "data"
+    async with memory_server(data, wall=lambda: now[0]) as ms:
+        made = (await _create(await ms.lobby())).id
+    slow = SlowOpening(monkeypatch)
+    now[0] += timedelta(days=400)  # long past `archive_after`: the sweep would archive it, were nobody coming
+    async with memory_server(data, wall=lambda: now[0]) as ms:
+        table = ms.server.tables[made]
+        await slow.begin(ms, ms.server._open, table)
+        async with trio.open_nursery() as sweeping:
+            sweeping.start_soon(ms.server.sweep)
+            await trio.sleep(1)
+            slow.go_on.set()
+        opening = table.opening
+        if opening is not None:
+            await opening.wait()
+        assert ms.server.tables.get(made) is table and table.host is not None  # opened for whoever opens it, not archived

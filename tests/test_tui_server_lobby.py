@@ -106,3 +106,35 @@ def test_the_lobby_screen_lists_makes_sits_and_comes_back(tmp_path, monkeypatch)
         assert row["moving"] == [1] and row["to_move"] is True and row["pace"] == "turn-based" and row["turn_time"] == 43_200  # Ann's move: her seat waits for her
     finally:
         assert server.stop()[0] == 0
+
+
+def test_the_lobby_keys_fit_one_line_at_80_columns(tmp_path, monkeypatch):
+    server = ServerProcess(tmp_path / "server").start()
+    try:
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "ann"))
+
+        async def main() -> list[str]:
+            app = CthulhuApp(PlayOptions(join=("127.0.0.1", server.port), join_address=server.address, name="Ann"))
+            async with app.run_test(size=(80, 24)) as pilot:
+                await wait_for(pilot, lambda: isinstance(app.screen, TablesScreen) and app.screen.page is not None, tries=1500)
+                lobby = app.screen
+                assert isinstance(lobby, TablesScreen)
+                seen = []
+                for key in ("", "m"):  # "m my tables", then "m all tables" (the longer)
+                    if key:
+                        await pilot.press(key)
+                        await wait_for(pilot, lambda: lobby.mine and lobby.page is not None, tries=1500)
+                    await pilot.pause()
+                    line = lobby.query_one("#tables-status")
+                    assert line.outer_size.height == 1, str(line.render())  # one line: it does not wrap
+                    seen.append(str(line.render()))
+                await pilot.press("q")
+                await wait_for(pilot, lambda: not app.is_running)
+                return seen
+
+        seen = asyncio.run(asyncio.wait_for(main(), 120))
+        for text, other in zip(seen, ("m my tables", "m all tables")):
+            for keys in ("enter sit", "w watch", "c new", other, "/ search", "n/p pages", "i by id", "q quit"):
+                assert keys in text, (keys, text)  # every key is still told
+    finally:
+        assert server.stop()[0] == 0

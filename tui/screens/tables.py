@@ -185,8 +185,8 @@ class TablesScreen(Screen[None]):
         if page is not None and not self.rows:
             body.append("No tables of yours here yet." if self.mine else "No tables here yet: c makes one.", style="dim")
         self.query_one("#tables-list", Static).update(safe_text(body))
-        keys = Text("enter sit   w watch   c new table   m " + ("all tables" if self.mine else "my tables")
-                    + "   / search   n/p pages   i table by id   q quit", style="dim")
+        keys = Text("enter sit  w watch  c new  m " + ("all tables" if self.mine else "my tables")  # one line at 80 columns
+                    + "  / search  n/p pages  i by id  q quit", style="dim")
         if self.status is not None:
             keys = Text.assemble(self.status, "\n", keys)
         self.query_one("#tables-status", Static).update(safe_text(keys))
