@@ -7,7 +7,10 @@
 2. update -> repaint: Pilot presses option keys and waits for the update to be drawn
    (the embedded host over loopback), and, the same run, the reference: a minimal Textual
    app whose key press changes as many cells as the game's median update (with and
-   without a layout pass); `ratios` are the game's over the reference's.
+   without a layout pass); `ratios` are the game's over the reference's. Also the garbage
+   collector's time over those spans (process-wide: the embedded host's allocations count
+   too), and, last in the same run, the game as a process of its own runs it: its start-up
+   heap frozen once the first table is drawn (`CthulhuApp.settle_heap`, set by `run_app`).
 Bytes per turn are `bench/tui_bytes.py`'s. Wall-clock figures depend on the machine;
 they are printed, never asserted.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import shutil
 import sys
@@ -63,20 +67,45 @@ class Frames:
         app._display = encoded_display
 
 
+class Collections:
+    """Time the garbage collector spends, per generation (gc.callbacks), while `on`."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.count = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._start = 0.0
+        gc.callbacks.append(self.callback)
+
+    def callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        elif self.on:
+            self.count[info["generation"]] += 1
+            self.seconds[info["generation"]] += time.perf_counter() - self._start
+
+    def close(self) -> None:
+        gc.callbacks.remove(self.callback)
+
+
 class Spans:
-    """Per update: key press -> end of its last frame (wall), process CPU, interface-thread CPU, cells sent."""
+    """Per update: key press -> end of its last frame (wall), process CPU, interface-thread CPU, cells sent;
+    and the collector's time over all of them."""
 
     def __init__(self) -> None:
         self.rows: list[tuple[float, float, float, int]] = []
+        self.gc = Collections()
 
     async def measure(self, pilot: Any, frames: Frames, key: str, done: Any) -> None:
         cells = frames.terminal.cells_sent
         t, c, th = time.perf_counter(), time.process_time(), time.thread_time()
+        self.gc.on = True
         await pilot.press(key)
         while not done():
             await pilot.pause(0)
         await pilot.pause()
         await pilot.pause(0.1)  # every frame the update causes is drawn by now
+        self.gc.on = False
         last = frames.last
         self.rows.append((last[0] - t, last[1] - c, last[2] - th, frames.terminal.cells_sent - cells))
 
@@ -86,7 +115,11 @@ class Spans:
             return round(xs[int(len(xs) * q)] * 1000, 1) if xs else None
 
         cells = sorted(r[3] for r in self.rows)
+        n, full = max(1, len(self.rows)), self.gc.count[2]
         return {
+            "gc_ms_per_update": round(sum(self.gc.seconds) * 1000 / n, 1),
+            "gc_collections_by_generation": self.gc.count,
+            "gc_full_collection_ms_mean": round(self.gc.seconds[2] * 1000 / full, 1) if full else None,
             "update_to_frame_ms_median": ms(0),
             "update_to_frame_ms_p90": ms(0, 0.9),
             "update_cpu_ms_median": ms(1),
@@ -96,7 +129,7 @@ class Spans:
         }
 
 
-async def game(seed: int, updates: int, profiler: cProfile.Profile | None = None) -> dict[str, Any]:
+async def game(seed: int, updates: int, profiler: cProfile.Profile | None = None, settle: bool = False) -> dict[str, Any]:
     """Press option keys in the game and time each update until its last frame is drawn.
 
     `update_to_frame` runs from the key press to the end of the last frame that update caused;
@@ -109,6 +142,7 @@ async def game(seed: int, updates: int, profiler: cProfile.Profile | None = None
 
     t0 = time.perf_counter()
     app = CthulhuApp(PlayOptions(seed=seed, skip_title=True))
+    app.settle_heap = settle  # (what `run_app` sets: this process then freezes its start-up heap)
     frames = Frames(app, app.terminal)
     spans = Spans()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -131,6 +165,7 @@ async def game(seed: int, updates: int, profiler: cProfile.Profile | None = None
         if profiler is not None:
             profiler.disable()
         await pilot.press("ctrl+q")
+    spans.gc.close()
     return {"first_frame_s": round(first, 3), **spans.figures(), "bytes_per_update": frames.bytes // max(1, len(spans.rows))}
 
 
@@ -207,6 +242,8 @@ def main() -> int:
     }
     figures.update(refs)
     figures["ratios"] = ratios(played, refs)
+    figures["game_settled_heap"] = asyncio.run(game(args.seed, args.updates, settle=True))  # last: it freezes this process
+    gc.unfreeze()
     print(json.dumps(figures, indent=2))
     shutil.rmtree(SAVES, ignore_errors=True)
     return 0

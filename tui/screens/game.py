@@ -427,6 +427,8 @@ class GameScreen(Screen[None]):
     def _apply_update(self, update: Update) -> None:
         update = clean_update(update)  # whatever a link delivers came from outside this program
         self.updates_seen += 1
+        if self.updates_seen == 1:
+            self.call_after_refresh(self.cthulhu.first_view_drawn)
         try:
             view = check_view(update.view)  # the renderers read the declared shape, nothing else
         except ValueError as exc:  # a host of another version: say so, keep the last good table
