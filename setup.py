@@ -22,9 +22,9 @@ from setuptools import setup
 # those become `typing.TypedDict`s, which pydantic refuses before Python 3.12. So such types live in
 # modules of types only (`wiretypes`, `main/viewtypes`, `main/prompttypes`) and the code beside them.
 COMPILED = [
-    "bots.py", "canon.py", "command.py", "game.py", "rng.py", "undo.py",
+    "basebots.py", "canon.py", "command.py", "game.py", "rng.py", "rules.py", "undo.py",
     "main/actions.py", "main/board.py", "main/describe.py", "main/effects.py", "main/engine.py", "main/fight.py",
-    "main/harm.py", "main/heuristic.py", "main/mods.py", "main/prepared.py", "main/prompts.py", "main/rules.py",
+    "main/harm.py", "main/heuristic.py", "main/mods.py", "main/policy.py", "main/prepared.py", "main/prompts.py", "main/rules.py",
     "main/state.py", "main/tasks.py", "main/turn.py", "main/view.py",
     "shamblers/heuristic.py", "shamblers/rules.py", "shamblers/state.py", "shamblers/tables.py",
 ]

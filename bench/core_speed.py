@@ -90,7 +90,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200, help="games per round and figure (default 200)")
     ap.add_argument("--repeat", type=int, default=5, help="rounds; the best is kept (default 5)")
-    ap.add_argument("--markdown", action="store_true", help="a README table instead of JSON")
+    ap.add_argument("--markdown", action="store_true", help="a table for bench/RESULTS.md instead of JSON")
     args = ap.parse_args()
     content = builtin()
     load_before = os.getloadavg()

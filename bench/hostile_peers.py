@@ -1,4 +1,4 @@
-"""Figures for a host facing hostile peers (README, "A hostile peer cannot hurt a table").
+"""Figures for a host facing hostile peers (bench/RESULTS.md, "Hostile peers").
 
     python bench/hostile_peers.py [--parts text,flood,cpu,frames,churn,doors,conns,disk] [--joins 5000] [--conns 1000] [--churn 4900]
 
@@ -61,10 +61,12 @@ import msgpack
 import trio
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the real-process helpers the tests use
+sys.path.insert(0, str(ROOT / "tests"))  # the real-process helpers the tests use (tests/support)
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))  # and the hostile peers of its end-to-end tests
 
-from hostile import EVIL_NAME, PAYLOADS, Terminal, cthulhu, reached  # noqa: E402
-from test_host_crash import CODE, MODE, HostProcess, play, seat_players  # noqa: E402
+from support.hostile import EVIL_NAME, PAYLOADS, cthulhu, reached  # noqa: E402
+from support.pty_term import PtyTerm  # noqa: E402
+from support.host_proc import CODE, MODE, HostProcess, play, seat_players  # noqa: E402
 
 from cthulhu.net.client import PeerSession, TrioPeer  # noqa: E402
 from cthulhu.net.frames import HEADER, FrameDecoder, encode_frame  # noqa: E402
@@ -93,7 +95,7 @@ async def _victim_of_peers(tmp: Path) -> bytes:
     peers = []
     try:
         port, _ = await host.start()
-        victim = Terminal(cthulhu("join", f"127.0.0.1:{port}", "--code", CODE, "--watch"), 200, 60)
+        victim = PtyTerm(cthulhu("join", f"127.0.0.1:{port}", "--code", CODE, "--watch"), cols=200, rows=60)
         assert await trio.to_thread.run_sync(victim.read_until, b"watching", 30)
         payloads = [p for p, _, _ in PAYLOADS.values()]
         for n, chunk in enumerate((payloads[:4], payloads[4:8], payloads[8:] + ["END-OF-PAYLOADS"])):
@@ -123,7 +125,7 @@ async def _victim_of_host() -> bytes:
 
     async with trio.open_nursery() as nursery:
         port = await nursery.start(_hostile_host)
-        victim = Terminal(cthulhu("join", f"127.0.0.1:{port}", "--watch"), 200, 60)
+        victim = PtyTerm(cthulhu("join", f"127.0.0.1:{port}", "--watch"), cols=200, rows=60)
         try:
             await trio.to_thread.run_sync(victim.read_until, b"END-OF-PAYLOADS", 40)
             victim.send("L")
@@ -506,7 +508,7 @@ def _ancestors(pid: int) -> set[int]:
 
 
 def _door_host(tmp: Path):
-    from serve_helpers import HostProcess as DoorHost
+    from support.serve_helpers import HostProcess as DoorHost
 
     return DoorHost(tmp / "doors-data", "--seats", "2", "--bots", "1", "--seed", "7", "--ssh", "0", "--web", "0")
 
@@ -520,7 +522,7 @@ def _ssh_crowds(tmp: Path, key: Path) -> dict:
     """A visitor past 64 idle sockets; then 40 simultaneous `ssh -N` from one address."""
     import socket
 
-    from serve_helpers import CODE as DOOR_CODE, Watcher
+    from support.serve_helpers import CODE as DOOR_CODE, Watcher
 
     out: dict = {}
     host = _door_host(tmp)

@@ -5,7 +5,7 @@
 Each example is a real game played by a seeded bot and written by the same
 `SaveWriter` the host uses, with a fixed clock so the files are byte-for-byte
 reproducible. Rerun this after a change to the rules or the content that
-`tests/test_save_examples.py` reports; commit the files it writes.
+`tests/savegame/test_save_examples.py` reports; commit the files it writes.
 """
 
 from __future__ import annotations

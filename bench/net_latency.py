@@ -60,7 +60,7 @@ def _profiled(out: str | None, name: str, run: Any) -> None:
 
 def _host_process(mode: str, seats: int, seeds: list[int], profile: str | None, conn: Any) -> None:
     from cthulhu.core import Setup
-    from cthulhu.net.table import TableSpec, open_table
+    from cthulhu.table import TableSpec, open_table
 
     cpu: dict[int, list[tuple[int, float]]] = {}  # table -> (seq, process time) at each delta
 

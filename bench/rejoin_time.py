@@ -14,7 +14,7 @@ the new host prints its join line (it prints it once it listens):
 * the interface's "Back at the table" line in its Log.
 
 It also prints what the interface showed while the host was away. Nothing here
-is a test: the figures go in the README with the command that made them.
+is a test: the figures go in bench/RESULTS.md with the command that made them.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from tmux_term import Terminal  # noqa: E402  (the tests' real-terminal driver)
+from support.tmux_term import Terminal  # noqa: E402  (the tests' real-terminal driver)
 
 CLI = [sys.executable, "-m", "cthulhu.cli"]
 

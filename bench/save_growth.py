@@ -47,7 +47,7 @@ def _wchar() -> int:
 
 def _host_process(mode: str, seed: int, path: str, fsync: bool, conn: Any) -> None:
     from cthulhu.core import Setup
-    from cthulhu.net.table import SaveTo, TableSpec, open_table
+    from cthulhu.table import SaveTo, TableSpec, open_table
 
     marks: list[tuple[int, float, int]] = []  # (seq, process time, bytes written) at each delta
 

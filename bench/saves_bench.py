@@ -5,7 +5,7 @@
 Plays seeded random-bot games (4 players, so they last) until one reaches
 `--steps` commands, autosaving after every command exactly as the host does,
 then times loading, verifying and seeking in that save. Wall-clock figures
-depend on the machine; the command and the machine go in the README with them.
+depend on the machine; the command and the machine go in bench/RESULTS.md with them.
 """
 
 from __future__ import annotations

@@ -112,11 +112,12 @@ def _limits(**kw):
 
     table = Limits(max_connections=4096, max_unverified=4096, max_unverified_per_address=4096, max_per_address=4096,
                    joins=(1e6, 10**6))
-    return ServerLimits(table=table, creates=(1e9, 10**9), identities=(1e9, 10**9), **kw)
+    return ServerLimits(table=table.but(prefix_frames=(1e6, 10**6), all_frames=(1e6, 10**6)), creates=(1e9, 10**9), identities=(1e9, 10**9),
+                        max_untouched=(10**6, 10**6), **kw)
 
 
 async def _make(server, n: int, seats: int, bots: int) -> list[str]:
-    from cthulhu.net.messages import CreateTable
+    from cthulhu.net.lobbymessages import CreateTable
 
     ids = []
     for k in range(n):
@@ -126,8 +127,9 @@ async def _make(server, n: int, seats: int, bots: int) -> list[str]:
 
 
 def _memory_and_listing(data: Path, tables: int, conn) -> None:
+    import msgpack
+
     from cthulhu.server import open_server
-    from cthulhu.server.listing import listing
 
     async def main() -> dict:
         server = open_server(data, limits=_limits(idle_close=0.0, sweep_every=1e9))
@@ -142,13 +144,13 @@ def _memory_and_listing(data: Path, tables: int, conn) -> None:
             best = float("inf")
             for _ in range(50):
                 t0 = time.perf_counter()
-                page = listing(server.tables.values(), server.people, None, size=20)
+                page = msgpack.unpackb(server.listings.page(server.people, None, size=20)[4:])
                 best = min(best, time.perf_counter() - t0)
             nursery.cancel_scope.cancel()
         server.store.close()
         return {"tables": tables, "base_rss_kb": base, "open_kb_per_table": round((opened - base) / tables, 1),
                 "listing_ms": round(best * 1000, 3),
-                "listed": page.total}
+                "listed": page["total"]}
 
     conn.send(trio.run(main))
 
@@ -212,7 +214,7 @@ def _server_process(data: Path, tables: int, conn) -> None:
 def _lone_process(data: Path, tables: int, conn) -> None:
     """The reference: one `Host` saving its game as `cthulhu host` does (fsynced), on its own."""
     from cthulhu.core import Setup
-    from cthulhu.net.table import SaveTo, TableSpec, open_table
+    from cthulhu.table import SaveTo, TableSpec, open_table
 
     async def main() -> None:
         data.mkdir(parents=True, exist_ok=True)

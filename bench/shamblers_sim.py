@@ -1,7 +1,7 @@
 """Shamblers mode simulator: win rate, mean turns and games/second per difficulty, bot and table size.
 
     python bench/shamblers_sim.py --games 1000                # every level, both bots, 1 and 2 players: JSON
-    python bench/shamblers_sim.py --games 1000 --markdown     # the same as the README's table
+    python bench/shamblers_sim.py --games 1000 --markdown     # the same as bench/RESULTS.md's table
 
 Every game is seeded (game seed = first seed + i, bot seed = the same), so the
 figures are reproducible; only `games_per_second` depends on the machine.
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bots", nargs="+", default=["random", "heuristic"])
     ap.add_argument("--difficulty", nargs="+", default=None, help="levels to play (default: every level of the content)")
     ap.add_argument("--content", default=None, help="content folder (default: built-in)")
-    ap.add_argument("--markdown", action="store_true", help="print the README's table instead of JSON")
+    ap.add_argument("--markdown", action="store_true", help="print bench/RESULTS.md's table instead of JSON")
     args = ap.parse_args(argv)
     content = shamblers_content(args.content)
     levels = args.difficulty or [lv.id for lv in content.shamblers.levels]

@@ -1,4 +1,4 @@
-"""Bytes a real terminal receives per turn (README): `cthulhu play` in a pseudo-terminal.
+"""Bytes a real terminal receives per turn (bench/RESULTS.md): `cthulhu play` in a pseudo-terminal.
 
     python bench/tui_bytes.py [--seed 2] [--keys 60] [--json]
 

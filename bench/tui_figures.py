@@ -1,4 +1,4 @@
-"""Figures for the terminal app (README): start-up and update-and-repaint.
+"""Figures for the terminal app (bench/RESULTS.md): start-up and update-and-repaint.
 
     python bench/tui_figures.py [--seed 2] [--updates 60] [--runs 3] [--profile FILE]
 

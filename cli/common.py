@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from cthulhu.core import Mode, Setup
     from cthulhu.core.choices import SetupOption
     from cthulhu.core.search import Thinking
-    from cthulhu.net.table import Pace
+    from cthulhu.table import Pace
 
 NAME_LIMIT = 24
 THEME_NAMES = ("dark", "ansi")  # the themes of cthulhu.tui.themes (named here: headless commands import no Textual)
@@ -73,7 +73,7 @@ def out_of_range(args: argparse.Namespace, ranges: dict[str, Range]) -> str | No
 
 def refuse(command: str, message: str) -> int:
     """One cleaned line on stderr (it may quote a file or a peer) and the exit status for a refusal (2)."""
-    from cthulhu.net.textclean import clean_text
+    from cthulhu.net import clean_text
 
     print(clean_text(f"cthulhu {command}: {message}"), file=sys.stderr)
     return 2
@@ -116,28 +116,35 @@ def add_setup_options(p: argparse.ArgumentParser, *, bot_default: str | None = N
 
 
 def add_pace_options(p: argparse.ArgumentParser, prefix: str = "") -> None:
-    """`--turn-time` and `--on-timeout`: a turn-based table (`net.table.Pace`)."""
+    """`--turn-time` and `--on-timeout`: a turn-based table (`table.spec.Pace`)."""
     p.add_argument("--turn-time", metavar="DURATION", default=None,
                    help=f"{prefix}a turn-based table: each decision has this long (90s, 12h, 3d, 1h30m); default: live, no clock")
     p.add_argument("--on-timeout", choices=["stand-in", "skip", "pause"], default=None,
-                   help=f"{prefix}when a clock runs out: the stand-in bot plays the seat until its player is back (stand-in, the "
-                        "default), the decision is passed over where the rules allow (skip), or the table waits (pause)")
+                   help=f"{prefix}when a clock runs out: the stand-in bot plays the rest of that turn (stand-in, the default), "
+                        "the decision is passed over where the rules allow (skip), or the table waits (pause); a table where "
+                        "no person decides for a whole round pauses until one is back")
+    p.add_argument("--away-after", metavar="N", type=int, default=None,
+                   help=f"{prefix}with --on-timeout stand-in: after N missed turns in a row the stand-in keeps the seat until "
+                        "its player is back (b, or joining again); default 3")
 
 
 def pace_of(args: argparse.Namespace) -> Pace:
     """The pace the flags ask for; ValueError with one line (a bad duration, a policy without a clock)."""
-    from cthulhu.net.clock import parse_duration
-    from cthulhu.net.table import Pace
+    from cthulhu.net import AWAY_AFTER, parse_duration
+    from cthulhu.table import Pace
 
     if args.turn_time is None:
-        if args.on_timeout is not None:
-            raise ValueError("--on-timeout goes with --turn-time (a live table has no clock to run out)")
+        for given in ("on_timeout", "away_after"):
+            if getattr(args, given) is not None:
+                raise ValueError(f"--{given.replace('_', '-')} goes with --turn-time (a live table has no clock to run out)")
         return Pace()
     try:
         seconds = parse_duration(args.turn_time)
     except ValueError as exc:
         raise ValueError(f"--turn-time: {exc}") from None
-    return Pace(turn_time=seconds, on_timeout=args.on_timeout or "stand-in")
+    if args.away_after is not None and args.on_timeout not in (None, "stand-in"):
+        raise ValueError(f"--away-after goes with --on-timeout stand-in ({args.on_timeout} never hands a seat to a stand-in)")
+    return Pace(turn_time=seconds, on_timeout=args.on_timeout or "stand-in", away_after=AWAY_AFTER if args.away_after is None else args.away_after)
 
 
 def given_choices(args: argparse.Namespace) -> dict[str, str | list[str]]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import clean_text
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

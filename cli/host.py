@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from cthulhu.net.host import Host
-    from cthulhu.net.table import TableSpec
     from cthulhu.savegame import SaveFile
+    from cthulhu.table import Host, TableSpec
     from cthulhu.serve.doors import FrontDoors
     from cthulhu.tui.app import LinkFactory
     from cthulhu.tui.netlink import NetLink
@@ -63,6 +62,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--headless", action="store_true", help="no interface: log to stderr, exit after the game")
     p.add_argument("--ssh", type=int, metavar="PORT", help="also serve the game over SSH: friends type `ssh -p PORT CODE@HOST` (0: any free port)")
     p.add_argument("--web", type=int, metavar="PORT", help="also serve the game to browsers at http://HOST:PORT/ (0: any free port)")
+    p.add_argument("--reader-door", action="store_true",
+                   help="the --ssh and --web doors give every visitor the reader mode (plain lines, for screen readers "
+                   "and phones) rather than the interface")
     add_interface_options(p)
     p.set_defaults(func=run)
 
@@ -89,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if args.bots > args.seats:
         return refuse("host", "--seats must be 1-5 and --bots at most --seats")
     problem = thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
+    if problem is None and args.reader_door and args.ssh is None and args.web is None:
+        problem = "--reader-door goes with --ssh or --web (it is what their visitors get)"
     if problem is not None:
         return refuse("host", problem)
     if args.code is not None and (not args.code or args.code.startswith("-") or len(args.code) > 64):
@@ -108,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         return run_app(args, held)
     log_warnings_to_stderr()
-    from cthulhu.net.table import open_table
+    from cthulhu.table import open_table
 
     try:
         host = open_table(table_spec(args))
@@ -116,18 +120,43 @@ def run(args: argparse.Namespace) -> int:
         from .play import one_line
 
         return refuse("host", one_line(exc))  # it may quote the save file: `refuse` cleans it
-    if host.warning:  # the saves folder: one cleaned line, and the game goes on
-        from cthulhu.net.textclean import clean_text
+    problem = unsaved(host, args)
+    if problem is not None:
+        host.saves.release()
+        return refuse("host", problem)
+    if host.warning:  # the saves folder: one cleaned line, and the game goes on in the fallback folder
+        from cthulhu.net import clean_text
 
         print(f"cthulhu host: {clean_text(host.warning)}", file=sys.stderr, flush=True)
     return trio.run(serve_headless, host, args)
+
+
+def unsaved(host: Host, args: argparse.Namespace) -> str | None:
+    """Why this table could not be saved (None: it can, or `--no-save`): a host that cannot save
+    refuses to start rather than play a game nobody can carry on. A saves folder that cannot be
+    written has fallen back already (`autosave_folder`); a file the host was given is probed here."""
+    from cthulhu.savegame.folder import default_saves_dir, fallback_saves_dir, unwritable
+
+    if args.no_save:
+        return None
+    path = host.saves.path
+    if path is not None:
+        problem = unwritable(path.parent)
+        where = f"cannot save to {path} ({problem})"
+    else:
+        folder = default_saves_dir(args.saves)
+        problem = unwritable(folder)
+        where = f"cannot save in {folder} ({problem}) nor in {fallback_saves_dir()}"
+    if problem is None:
+        return None
+    return f"{where}; give --save FILE or --saves DIR where it can be written, or --no-save to play without a save"
 
 
 def _game_over(path: Path) -> str | None:
     """What to say instead of opening a table for a game that has ended (None: it goes on)."""
     import shlex
 
-    from cthulhu.net.playagain import play_again_command
+    from cthulhu.net import play_again_command
     from cthulhu.savegame import SaveError, load
 
     try:
@@ -150,7 +179,7 @@ def log_warnings_to_stderr(command: str = "host") -> None:
     down or left (the seat news; a server also the tables made and archived): one cleaned line each."""
     import logging
 
-    from cthulhu.net.textclean import CleanFormatter
+    from cthulhu.net import CleanFormatter
 
     class ToStderr(logging.StreamHandler[TextIO]):
         """Writes to `sys.stderr` as it is when a line is logged (not when the handler was made)."""
@@ -165,12 +194,12 @@ def log_warnings_to_stderr(command: str = "host") -> None:
 
     handler = ToStderr()
     handler.setFormatter(CleanFormatter(f"cthulhu {command}: %(message)s"))
-    for name in ("cthulhu.net", "cthulhu.serve", "cthulhu.server"):  # the table(s), their front doors (`--ssh`, `--web`)
+    for name in ("cthulhu.net", "cthulhu.table", "cthulhu.serve", "cthulhu.server"):  # the wire, the table(s), their front doors
         logger = logging.getLogger(name)
         logger.handlers[:] = [h for h in logger.handlers if type(h).__name__ != "ToStderr"]
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
-    logging.getLogger("cthulhu.net.host").setLevel(logging.INFO)  # and the seat news: who sat down, who left
+    logging.getLogger("cthulhu.table.host").setLevel(logging.INFO)  # and the seat news: who sat down, who left
     logging.getLogger("cthulhu.server").setLevel(logging.INFO)  # and a server's tables: made, archived
 
 
@@ -192,8 +221,8 @@ def table_spec(args: argparse.Namespace) -> TableSpec:
     """The table the command line describes; the same for the hosting player's interface and a
     headless host (`open_table` builds it either way)."""
     from cthulhu.core import Setup, modes
-    from cthulhu.net.limits import Limits
-    from cthulhu.net.table import SaveTo, StandIns, TableSpec
+    from cthulhu.net import Limits
+    from cthulhu.table import SaveTo, StandIns, TableSpec
     from cthulhu.savegame import load
     from cthulhu.savegame.folder import default_saves_dir
 
@@ -227,8 +256,8 @@ def table_spec(args: argparse.Namespace) -> TableSpec:
 def run_app(args: argparse.Namespace, held: list[Path]) -> int:
     """The hosting player's own game interface; the other human seats stay open for `cthulhu join`.
     The table is opened (and its code and doors printed) before the interface takes the terminal."""
-    from cthulhu.net.invite import join_address, join_command
-    from cthulhu.net.table import open_table
+    from cthulhu.net import join_address, join_command
+    from cthulhu.table import open_table
     from cthulhu.tui.app import run as run_app_
     from cthulhu.tui.options import PlayOptions
 
@@ -242,6 +271,10 @@ def run_app(args: argparse.Namespace, held: list[Path]) -> int:
         from .play import one_line
 
         return refuse("host", one_line(exc))  # it may quote the save file: `refuse` cleans it
+    problem = unsaved(host, args)
+    if problem is not None:
+        host.saves.release()
+        return refuse("host", problem)
     try:
         doors = open_doors(args, host.code, host.table_id)
     except DoorsClosed as exc:
@@ -296,8 +329,8 @@ def host_name(args: argparse.Namespace, save: SaveFile | None, table_id: str) ->
     if args.name:
         return str(args.name)
     if save is not None:
-        from cthulhu.net.seatstore import SeatStore
-        from cthulhu.net.textclean import clean_name
+        from cthulhu.net import SeatStore
+        from cthulhu.net import clean_name
 
         mine = SeatStore().find(name=None, table=table_id, hosting=True)
         if mine is not None:
@@ -309,7 +342,7 @@ def host_name(args: argparse.Namespace, save: SaveFile | None, table_id: str) ->
 def _opening(host: Host, doors: FrontDoors | None, bind: str) -> LinkFactory:
     """The app's first table link is to the table opened here (its doors told where its port is,
     so their visitors join it); a new game from the title screen opens one as `cthulhu play` does."""
-    from cthulhu.tui.netlink import embedded_link
+    from .embedded import embedded_link
 
     opened: list[Host] = [host]
 
@@ -333,7 +366,8 @@ def open_doors(args: argparse.Namespace, code: str | None, table_id: str) -> Fro
         return None
     from cthulhu.serve.doors import DoorError, FrontDoors
 
-    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web, table=table_id, keep=not args.no_save)
+    doors = FrontDoors(bind=args.bind, code=code, ssh_port=args.ssh, web_port=args.web, table=table_id, keep=not args.no_save,
+                       caps={"reader": True} if args.reader_door else None)
     try:
         doors.start()
     except DoorError as exc:
@@ -344,7 +378,7 @@ def open_doors(args: argparse.Namespace, code: str | None, table_id: str) -> Fro
 async def serve_headless(host: Host, args: argparse.Namespace) -> int:
     import trio
 
-    from cthulhu.net.invite import join_address, join_command
+    from cthulhu.net import join_address, join_command
 
     stopped_by: int | None = None  # the signal that stopped us, if one did
     # Catch the signals before printing anything: whoever reads "Autosave:" may
@@ -401,9 +435,24 @@ async def serve_headless(host: Host, args: argparse.Namespace) -> int:
     print(f"{'Interrupted' if stopped_by else 'Game over'} at step {g.step}: outcome={g.outcome} state_hash={g.state_hash()}"
           + (f" seed={g.setup.seed}" if g.outcome else ""), flush=True)
     if g.outcome:
-        from cthulhu.net.playagain import play_again_command
+        from cthulhu.net import play_again_command
+
+        say_luck(host)
 
         again = play_again_command(g.setup, {s.index: s.bot_kind for s in host.seats if s.kind == "bot"})
         if again is not None:
             print(f"Play it again: {again}", flush=True)
     return 128 + stopped_by if stopped_by else 0  # 130 after Ctrl+C, 143 after SIGTERM, as shells expect
+
+
+def say_luck(host: Host) -> None:
+    """The luck report at a headless host's game over, as a peer's game-over dialog shows it: from
+    the host's own log, replayed from the set-up (the save needs no reading back)."""
+    from cthulhu.core import Game
+    from cthulhu.core.luck import luck_of_line
+
+    report = luck_of_line(Game.new(host.game.setup, host.game.content), host.log.commands())
+    if report is not None:
+        print("How the dice fell:", flush=True)
+        for line in report.lines():
+            print(f"  {line}", flush=True)

@@ -14,11 +14,16 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .common import (
     BOT_RANGES, PORT_MAX, SEATS_MAX, SEED_MAX, add_bot_options, add_interface_options, default_name, out_of_range, refuse, theme_of,
     thinking_of, thinking_problem,
 )
+from .reader import add_reader_option
+
+if TYPE_CHECKING:
+    import ssl
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "At a server of many tables (`cthulhu server`), --table names the table; without it, the interface opens the lobby. "
         "Seats count from 1, as the table shows them.",
     )
-    p.add_argument("address", metavar="HOST[:PORT]", help="where the host listens (port 7777 if omitted)")
+    p.add_argument("address", metavar="ADDRESS", help="where the host listens (port 7777 if omitted; "
+                   "tls://HOST[:PORT] for a server's TLS port, 7778 if omitted)")
     p.add_argument("--table", metavar="ID", help="at a server of many tables: the table to sit at (`cthulhu tables HOST` lists them)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--code", default=os.environ.get("CTHULHU_CODE") or None,
@@ -37,13 +43,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seat", type=int, help="the seat to ask for, numbered as the table shows it (1 is the first)")
     p.add_argument("--token", help="a seat token, to take a seat back from another machine")
     p.add_argument("--watch", action="store_true", help="spectate, even if a seat is free")
+    p.add_argument("--link", action="store_true", help="at a server: print a one-time code that links its SSH or web lobby "
+                   "(the l key there) to this machine's identity: one name, one \"my tables\"")
     add_bot_options(p, default=None, about="let a bot play the seat (with --headless)")
     p.add_argument("--seed", type=int, default=0, help="the bot's own seed")
     p.add_argument("--headless", action="store_true", help="no interface: play to the end and print the final hash")
     p.add_argument("--json", action="store_true", help="with --headless: print a JSON summary object")
     p.add_argument("--kiosk", action="store_true", help="this table only: no title screen, no new games, no files written "
                    "but the seat store (what `cthulhu host --ssh/--web` runs for each visitor)")
+    p.add_argument("--lobby-idle", type=float, default=None, metavar="SECONDS",
+                   help="in a server's lobby: leave after this long without a key (the doors set it for their visitors; default never)")
+    add_tls_option(p)
     add_interface_options(p)
+    add_reader_option(p)
     p.set_defaults(func=run)
 
 
@@ -58,22 +70,62 @@ def parse_address(text: str, default_port: int = 7777) -> tuple[str, int]:
     return text, default_port
 
 
+def add_tls_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tls-ca", metavar="FILE", help="with a tls:// address: trust the server's certificate in FILE "
+                   "(a self-signed server's own; default: the system's trusted authorities)")
+
+
+def reach(args: argparse.Namespace) -> tuple[str, int, ssl.SSLContext | None]:
+    """Where `args.address` (HOST[:PORT], or tls://HOST[:PORT] for a server's TLS port) is and how
+    to connect: the host's certificate checked against `--tls-ca` or the system's store.
+    `ValueError`: the line to refuse with."""
+    import ssl
+
+    from cthulhu.net import tls
+
+    secure, rest = tls.split_scheme(args.address)
+    try:
+        host, port = parse_address(rest, tls.DEFAULT_PORT if secure else 7777)
+    except ValueError:
+        raise ValueError(f"bad address {args.address!r} (HOST[:PORT] or tls://HOST[:PORT])") from None
+    if not 1 <= port <= PORT_MAX:
+        raise ValueError(f"bad address {args.address!r}: the port must be 1 to {PORT_MAX}")
+    if not secure:
+        if args.tls_ca is not None:
+            raise ValueError("--tls-ca goes with a tls:// address")
+        return host, port, None
+    try:
+        return host, port, tls.client_context(args.tls_ca)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(f"--tls-ca: cannot load {args.tls_ca}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
     try:
-        host, port = parse_address(args.address)
-    except ValueError:
-        return refuse("join", f"bad address {args.address!r} (HOST[:PORT])")
-    if not 1 <= port <= PORT_MAX:
-        return refuse("join", f"bad address {args.address!r}: the port must be 1 to {PORT_MAX}")
+        host, port, tls = reach(args)
+    except ValueError as exc:
+        return refuse("join", str(exc))
     if args.seat is not None and args.seat < 1:
         return refuse("join", "--seat counts from 1, as the table shows the seats")
-    problem = out_of_range(args, {"seat": (1, SEATS_MAX, ""), "seed": (0, SEED_MAX, ""), **BOT_RANGES})
+    problem = out_of_range(args, {"seat": (1, SEATS_MAX, ""), "seed": (0, SEED_MAX, ""), "lobby_idle": (1, 86_400, " seconds"), **BOT_RANGES})
     if problem is not None:
         return refuse("join", problem)
     if args.seat is not None:
         args.seat -= 1  # the protocol counts from 0
+    if args.link:
+        from .linkcode import print_link_code
+
+        return trio.run(print_link_code, host, port, args.address, args.name or default_name())
+    if args.reader:
+        if args.headless or args.bot is not None or args.json:
+            return refuse("join", "--reader is a way to play yourself: not with --headless, --bot or --json")
+        if table_problem(args):
+            return refuse("join", TABLE_ID)
+        from .reader import join
+
+        return join(args, host, port, tls)
     if not args.headless:
         if args.bot is not None:
             return refuse("join", "--bot plays without an interface; add --headless")
@@ -85,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
         options = PlayOptions(
             join=(host, port),
+            tls=tls,
             join_address=args.address,
             code=args.code,
             name=args.name or default_name(),
@@ -98,8 +151,11 @@ def run(args: argparse.Namespace) -> int:
             skip_title=True,
             kiosk=args.kiosk,
             kiosk_comeback=os.environ.get("CTHULHU_COMEBACK") if args.kiosk else None,
+            lobby_idle=args.lobby_idle,
         )
-        return run_visitor(options) if args.kiosk else run_app(options)
+        from .embedded import table_link
+
+        return run_visitor(options) if args.kiosk else run_app(options, table_link)
     if args.bot is None and not args.watch:
         from cthulhu.core import modes
 
@@ -107,22 +163,31 @@ def run(args: argparse.Namespace) -> int:
     problem = thinking_problem(args)
     if problem is not None:
         return refuse("join", problem)
-    if args.table is not None and (not args.table or len(args.table) > 32 or args.table.startswith("-")):
-        return refuse("join", "--table takes a table's id, as `cthulhu tables HOST` lists it")
-    return trio.run(_headless, host, port, args)
+    if table_problem(args):
+        return refuse("join", TABLE_ID)
+    return trio.run(_headless, host, port, tls, args)
 
 
-async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
+TABLE_ID = "--table takes a table's id, as `cthulhu tables HOST` lists it"
+
+
+def table_problem(args: argparse.Namespace) -> bool:
+    """`--table` given, but nothing a table's id could be."""
+    return args.table is not None and (not args.table or len(args.table) > 32 or args.table.startswith("-"))
+
+
+async def _headless(host: str, port: int, tls: ssl.SSLContext | None, args: argparse.Namespace) -> int:
     """Play the seat with a bot to the end; print the seat token as soon as the host gives it.
 
     With `--name` the token is also kept in the seat store (a second run with the same
     name takes the seat back); without, each run is a new player, so the same bot
     command started three times fills three seats."""
     from cthulhu.core import modes
-    from cthulhu.net.client import RECONNECT_FOR, PeerSession, play_bot
-    from cthulhu.net.invite import join_command
-    from cthulhu.net.seatstore import SeatStore
-    from cthulhu.net.textclean import clean_text  # what the host sends is printed: clean it
+    from cthulhu.net import RECONNECT_FOR, PeerSession, play_bot
+    from cthulhu.net import join_command
+    from cthulhu.net import SeatStore
+    from cthulhu.net import clean_text  # what the host sends is printed: clean it
+    from cthulhu.net import TlsFailed
 
     name = args.name or (f"{args.bot} bot" if args.bot else "watcher")
     store = SeatStore() if args.name and not args.watch else None
@@ -167,13 +232,15 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
     async def attempt(token: str | None) -> PeerSession:
         session = PeerSession(name, code=args.code, seat=args.seat, token=token, watch=args.watch, table_id=args.table, ident=ident)
         return await play_bot(host, port, bot=args.bot or "random", seed=args.seed, thinking=thinking_of(args), session=session,
-                              reconnect_for=RECONNECT_FOR, on_welcome=on_welcome, on_retry=on_retry)
+                              reconnect_for=RECONNECT_FOR, on_welcome=on_welcome, on_retry=on_retry, tls=tls)
 
     try:
         session = await attempt(token)
         if store is not None and stored is not None and session.closed is not None and session.closed.code == "bad_token":
             store.forget(stored)  # a seat from another game at this address, or one since freed
             session = await attempt(None)
+    except TlsFailed as exc:
+        return refuse("join", str(exc))
     except OSError as exc:
         print(f"cthulhu join: cannot reach {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -186,10 +253,16 @@ async def _headless(host: str, port: int, args: argparse.Namespace) -> int:
         print(clean_text(f"cthulhu join: refused: {session.closed.reason} ({session.closed.code})"), file=sys.stderr)
         return 1
     summary = session.summary()
+    if summary["seat"] is not None:
+        summary["seat"] += 1  # as the table shows it, and as --seat takes it
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
         print(clean_text(summary["final_hash"] or "(no final hash: the game did not end)"))  # the host said so
         if session.dice is not None:
             print(clean_text(f"Dice: {session.dice.message}"), file=sys.stderr)
+        if session.dice is not None and session.dice.luck is not None:  # as the game-over dialog says it
+            print("How the dice fell:", file=sys.stderr)
+            for line in session.dice.luck.lines():
+                print(clean_text(f"  {line}"), file=sys.stderr)
     return 0 if session.game_over is not None else 1

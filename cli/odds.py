@@ -31,7 +31,7 @@ RANGES: dict[str, Range] = {"dice": (0, 12, ""), "bonus": (0, 12, ""), "need": (
 def run(args: argparse.Namespace) -> int:
     from cthulhu.content import builtin
     from cthulhu.core.main.odds import die_of
-    from cthulhu.core.odds import best_chance, policy_distribution
+    from cthulhu.core.odds import at_least, best_chance, policy_distribution
 
     from .common import out_of_range, refuse
 
@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     purpose = "attack" if args.elder_hits else "check"
     mods = {"elder_hits": args.elder_hits}
     dice = [die_of(faces.standard, purpose, mods)] * args.dice + [die_of(faces.bonus, purpose, mods)] * args.bonus
-    dist = policy_distribution(dice, args.need, args.rerolls)
-    p_need = best_chance(dice, args.need, args.rerolls)
+    dist = policy_distribution(dice, args.need, args.rerolls)  # exact, over counts of values: 12 + 12 dice, 12 rerolls in ~0.3 s
+    p_need = at_least(dist, args.need)  # the policy's chance of the goal is best_chance's
     if args.json:
         print(json.dumps({
             "dice": args.dice, "bonus": args.bonus, "need": args.need, "rerolls": args.rerolls, "elder_hits": args.elder_hits,

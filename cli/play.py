@@ -15,6 +15,7 @@ from .common import (
     BOT_RANGES, SEATS_MAX, SEED_MAX, Range, SetUpFlag, add_interface_options, add_setup_options, check_save, choice_problem,
     given_choices, ignored_with_load, out_of_range, refuse, theme_of, thinking_of, thinking_problem,
 )
+from .reader import add_reader_option
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--load", metavar="FILE", help="carry on a saved game: a path, or a name from `cthulhu saves`")
     p.add_argument("--saves", metavar="DIR", help="where saves go (default: the checkout's saves/ or the user data folder)")
     add_interface_options(p)
+    add_reader_option(p)
     p.add_argument("--start", action="store_true", help="skip the title screen")
     p.set_defaults(func=run)
 
@@ -132,9 +134,15 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"cthulhu play: {problem}", file=sys.stderr)
         return 2
+    if args.reader:  # plain lines: a pipe will do
+        from .reader import play
+
+        return play(options, content)
     if not sys.stdout.isatty() and not os.environ.get("TEXTUAL_DRIVER"):  # a driver (textual-serve) needs no terminal
-        print("cthulhu play needs a terminal; try `cthulhu sim` for games without one.", file=sys.stderr)
+        print("cthulhu play needs a terminal; try `cthulhu play --reader` (plain lines) or `cthulhu sim` for games without one.", file=sys.stderr)
         return 2
     from cthulhu.tui.app import run as run_app
 
-    return run_app(options)
+    from .embedded import table_link
+
+    return run_app(options, table_link)

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import output_width, when_words
+from cthulhu.net import clean_text
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="List the saved games in the saves folder; delete one, or the finished and empty ones. "
                        "A save a running game holds is never deleted.")
     p.add_argument("--saves", metavar="DIR", help="the saves folder (default: saves/ in a checkout, else the user data dir)")
-    p.add_argument("--json", action="store_true", help="print one JSON object per save instead of a table")
+    p.add_argument("--json", action="store_true", help="print the saves as one JSON array (an object per save) instead of a table")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--delete", metavar="NAME", action="append",
                       help="delete this save (a name as listed, or a path); may be given more than once")
@@ -51,7 +53,8 @@ def _row(entry: Any) -> dict[str, Any]:
     return {
         "file": entry.path.name,
         "mode": h.mode,
-        "setup": {option.name: shown for option, shown in setup_facts(save.setup, h.summary)},
+        "setup": {option.name: shown for option, shown in setup_facts(save.setup, h.summary)},  # in words where it has them
+        "setup_ids": {name: list(value) if isinstance(value, list) else value for name, value in save.setup.options.items()},
         "players": [p.name for p in h.players],
         "step": h.step,
         "turn": h.summary.get("turn"),
@@ -126,13 +129,13 @@ def run(args: argparse.Namespace) -> int:
     entries = list_saves(folder)
     rows = [_row(e) for e in entries]
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
+        print(json.dumps(rows))  # one document, as every --json prints
         return 0
     if not rows:
         print(clean_text(f"No saves in {folder}"))
         return 0
     print(clean_text(f"Saves in {folder}"))
+    width = output_width() or 10_000  # to a pipe: the table, whole
     table: list[tuple[str, ...]] = [("FILE", "MODE", "SET-UP", "TURN", "STEP", "OUTCOME", "UPDATED")]
     damaged = []
     for entry, row in zip(entries, rows):
@@ -148,14 +151,20 @@ def run(args: argparse.Namespace) -> int:
                 "-" if turn is None else str(turn),
                 str(row["step"]),
                 row["outcome"] or ("not started" if row["step"] == 0 else "playing"),
-                row["updated"].replace("T", " ").removesuffix("+00:00"),
+                when_words(row["updated"]),
             )
         )
     table = [tuple(clean_text(cell) for cell in r) for r in table]  # every cell was read from a file
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    numbers = {3, 4}  # TURN and STEP are right-aligned
-    for r in table:
-        print("  ".join(cell.rjust(w) if i in numbers else cell.ljust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
+    if sum(widths) + 2 * (len(widths) - 1) <= width:
+        numbers = {3, 4}  # TURN and STEP are right-aligned
+        for r in table:
+            print("  ".join(cell.rjust(w) if i in numbers else cell.ljust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip())
+    else:  # too narrow for the table: each save its own few lines, wrapped at spaces
+        for file, mode, setup, turn, step, outcome, updated in table[1:]:
+            print(file)
+            for line in (mode if setup.lower() == mode.lower() else f"{mode}: {setup}", f"turn {turn}, step {step}, {outcome}, updated {updated}"):
+                print("\n".join(textwrap.wrap(line, max(width, 20), initial_indent="    ", subsequent_indent="      ", break_on_hyphens=False)))
     for row in damaged:
         print(clean_text(f"{row['file']}: cannot be read: {row['error']}"), file=sys.stdout)
     return 0

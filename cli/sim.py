@@ -95,7 +95,7 @@ def _timed(args: argparse.Namespace) -> Callable[[Bot, Game, int], Command] | No
     rules core; None for `--sims` (the core counts those itself) and for bots that do not search."""
     if args.bot != "search" or args.sims is not None:
         return None
-    from cthulhu.net.thinking import decide
+    from cthulhu.net import decide
 
     from .common import thinking_of
 

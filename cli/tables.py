@@ -1,10 +1,14 @@
 """`cthulhu tables HOST[:PORT]`: a server's tables for people and scripts, and new ones.
 
-Lists what the server's lobby lists (`--json`: one object per table with `id`, `mode`, `setup`,
-`seats` as `{seat, name, status}`, `step`, `moving` (the seats that must decide), `mine` (yours),
-`to_move` (true: it is your move), `finished`, `pace`, and for a turn-based table `turn_time`,
-`on_timeout` and `deadline`; seats numbered from 1, as `join --seat` takes them), or creates a table from the same set-up options `play` takes and
-prints its id and the join line (`--json`: `id`, `code` for a private table, `join`). This
+Lists what the server's lobby lists (`--json`: one array, an object per table with `id`, `mode`,
+`setup` (ids) and `about` (the same in words), `seats` as `{seat, name, status}` (status `open`,
+`person`, `bot`, `away`, or `stand_in`: a stand-in bot plays that person's seat now), `step`,
+`moving` (the seats that must decide), `mine` (yours), `to_move` (true: it is your move),
+`finished`, `pace`, and for a turn-based table `turn_time`, `on_timeout`, `away_after`, `deadline`
+and `paused` (its clock is stopped); seats numbered from 1, as `join --seat` takes them), or creates
+a table from the same set-up options `play` takes and prints its id, its pace and notify address,
+and the join line (`--json`: one object, `id`, `join`, `pace` (with `turn_time`, `on_timeout` and
+`away_after` when turn-based), `code` for a private table, `notify`). This
 machine is known to the server by the identity key its seat store keeps for that address, so
 "my tables" (`--mine`) and the name follow it.
 """
@@ -14,12 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     BOT_RANGES, SEATS_MAX, Range, add_pace_options, add_setup_options, choice_problem, default_name, given_choices, out_of_range, pace_of,
     refuse, thinking_problem,
 )
+from .join import add_tls_option
+
+if TYPE_CHECKING:
+    import ssl
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,7 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="list a server's tables, or create one (`cthulhu server`)",
         description="List the tables of a server of many tables, or create one with --create and the set-up options play takes.",
     )
-    p.add_argument("address", metavar="HOST[:PORT]", help="where the server listens (port 7777 if omitted)")
+    p.add_argument("address", metavar="ADDRESS", help="where the server listens: HOST[:PORT] (port 7777 if omitted), "
+                   "or tls://HOST[:PORT] for its TLS port (7778 if omitted)")
     p.add_argument("--json", action="store_true", help="JSON for scripts")
     p.add_argument("--mine", action="store_true", help="only the tables where you hold a seat (those at your move first)")
     p.add_argument("--search", metavar="WORDS", default="", help="only tables whose mode, set-up, players or id have every word")
@@ -40,8 +49,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS", help="with --create: a pause before each bot move (default 0.5)")
     p.add_argument("--private", action="store_true", help="with --create: listed only to its players; joiners need the code printed")
     add_pace_options(p, "with --create: ")
-    p.add_argument("--notify", metavar="URL", help="with --create: POST a small JSON there when a player's move begins "
-                                                    "(the server's operator says which addresses: server --notify-allow)")
+    p.add_argument("--notify", metavar="URL", help="with --create: POST there once when a player's move begins, and once more "
+                                                    "when a quarter of their clock is left (the server's operator says which "
+                                                    "addresses: server --notify-allow)")
+    p.add_argument("--notify-format", choices=["json", "discord", "slack", "matrix"], default=None,
+                   help="with --notify: the body the address takes: json (default), or a discord, slack or matrix message")
+    add_tls_option(p)
     p.set_defaults(func=run)
 
 
@@ -51,14 +64,12 @@ RANGES: dict[str, Range] = {"seats": (1, SEATS_MAX, ""), "bots": (0, SEATS_MAX, 
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    from .join import parse_address
+    from .join import reach
 
     try:
-        host, port = parse_address(args.address)
-    except ValueError:
-        return refuse("tables", f"bad address {args.address!r} (HOST[:PORT])")
-    if not 1 <= port <= 65535:
-        return refuse("tables", f"bad address {args.address!r}: the port must be 1 to 65535")
+        host, port, tls = reach(args)
+    except ValueError as exc:
+        return refuse("tables", str(exc))
     if args.create:
         problem = out_of_range(args, RANGES) or thinking_problem(args) or choice_problem(args.mode, given_choices(args), args.bot)
         if problem is None and args.bots > args.seats:
@@ -69,19 +80,28 @@ def run(args: argparse.Namespace) -> int:
             args.pace = pace_of(args)
         except ValueError as exc:
             return refuse("tables", str(exc))
-    elif any(getattr(args, name) not in (None, False) for name in ("private", "turn_time", "on_timeout", "notify")) or given_choices(args):
-        return refuse("tables", "the set-up options, --seats, --bots, --private, --turn-time, --on-timeout and --notify go with --create")
-    return trio.run(_talk, host, port, args)
+    elif any(getattr(args, name) not in (None, False) for name in ("private", "turn_time", "on_timeout", "away_after", "notify", "notify_format")) or given_choices(args):
+        return refuse("tables", "the set-up options, --seats, --bots, --private, --turn-time, --on-timeout, --away-after and --notify go with --create")
+    if args.notify_format is not None and args.notify is None:
+        return refuse("tables", "--notify-format goes with --notify URL")
+    return trio.run(_talk, host, port, tls, args)
 
 
-def _seat_word(seat: Any) -> str:
-    from cthulhu.net.textclean import clean_text
+def _pace_json(pace: Any) -> dict[str, Any]:
+    if pace.turn_time is None:
+        return {"pace": "live"}
+    more = {"away_after": pace.away_after} if pace.on_timeout == "stand-in" else {}
+    return {"pace": "turn-based", "turn_time": int(pace.turn_time), "on_timeout": pace.on_timeout, **more}
 
-    n = seat.seat + 1
-    if seat.status == "open":
-        return f"{n} open"
-    name = clean_text(seat.name or "?")
-    return f"{n} {name}" + (" (away)" if seat.status == "away" else "")
+
+def _pace_line(pace: Any) -> str:
+    """'Pace: live (no clock).' or 'Pace: turn-based, 12h a move; out of time: stand-in.'"""
+    from cthulhu.net import format_duration
+
+    if pace.turn_time is None:
+        return "Pace: live (no clock)."
+    kept = f" (keeps the seat after {pace.away_after} missed turns)" if pace.on_timeout == "stand-in" else ""
+    return f"Pace: turn-based, {format_duration(pace.turn_time)} a move; out of time: {pace.on_timeout}{kept}."
 
 
 def table_json(row: Any) -> dict[str, Any]:
@@ -91,6 +111,7 @@ def table_json(row: Any) -> dict[str, Any]:
         "id": row.id,
         "mode": row.mode,
         "setup": row.setup,
+        "about": row.about,  # the set-up in words, beside its ids
         "seats": [{"seat": s.seat + 1, "name": s.name, "status": s.status} for s in row.seats],
         "step": row.step,
         "moving": [seat + 1 for seat in row.to_move],
@@ -100,16 +121,18 @@ def table_json(row: Any) -> dict[str, Any]:
         "pace": row.pace,
     }
     if row.pace == "turn-based":
-        out |= {"turn_time": row.turn_time, "on_timeout": row.on_timeout, "deadline": row.deadline}
+        out |= {"turn_time": row.turn_time, "on_timeout": row.on_timeout, "away_after": row.away_after, "deadline": row.deadline,
+                "paused": row.paused}
     return out
 
 
-async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
-    from cthulhu.net.invite import join_command
-    from cthulhu.net.lobbyclient import LobbyRefused, open_lobby
-    from cthulhu.net.messages import Rejected
-    from cthulhu.net.seatstore import SeatStore
-    from cthulhu.net.textclean import clean_text
+async def _talk(host: str, port: int, tls: ssl.SSLContext | None, args: argparse.Namespace) -> int:
+    from cthulhu.net import join_command
+    from cthulhu.net import LobbyRefused, open_lobby
+    from cthulhu.net import Rejected
+    from cthulhu.net import SeatStore
+    from cthulhu.net import clean_text
+    from cthulhu.net import TlsFailed
 
     try:
         ident = SeatStore().identity(args.address)
@@ -117,23 +140,28 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
         print(f"cthulhu tables: could not keep this machine's identity key: {exc.strerror or exc}", file=sys.stderr)
         ident = None
     try:
-        async with open_lobby(host, port, args.name or default_name(), ident) as lobby:
+        async with open_lobby(host, port, args.name or default_name(), ident, tls) as lobby:
             if args.create:
                 pace = args.pace
                 answer = await lobby.create(mode=args.mode, options=given_choices(args), seats=args.seats, bots=args.bots,
                                             bot=args.bot, bot_delay_ms=round(args.bot_delay * 1000), private=args.private,
                                             turn_time=None if pace.turn_time is None else int(pace.turn_time), on_timeout=pace.on_timeout,
-                                            notify=args.notify)
+                                            away_after=pace.away_after, notify=args.notify, notify_format=args.notify_format or "json")
                 if isinstance(answer, Rejected):
                     return refuse("tables", f"the server refused: {answer.reason} ({answer.code})")
                 join = join_command(args.address, answer.code, table=answer.id)
                 if args.json:
-                    out: dict[str, Any] = {"id": answer.id, "join": join}
+                    out: dict[str, Any] = {"id": answer.id, "join": join, **_pace_json(pace)}
                     if answer.code is not None:
                         out["code"] = answer.code
+                    if args.notify:
+                        out["notify"] = args.notify
                     print(json.dumps(out, sort_keys=True))
                 else:
                     print(clean_text(f"Table {answer.id} created" + (f" (private, code {answer.code})" if answer.code else "") + "."))
+                    print(clean_text(_pace_line(pace)))  # what was asked for, said back
+                    if args.notify:
+                        print(clean_text(f"Notify: {args.notify} when a player's move begins."))
                     print(clean_text(f"Join with: {join}"))
                 return 0
             rows = await lobby.everything(query=args.search, mine=args.mine)
@@ -141,6 +169,8 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
         if exc.code == "not_a_server":
             return refuse("tables", f"{args.address} hosts one table, not a server of many: join it with `cthulhu join {args.address}`")
         return refuse("tables", f"the server refused: {exc.reason} ({exc.code})")
+    except TlsFailed as exc:
+        return refuse("tables", str(exc))
     except OSError as exc:
         print(f"cthulhu tables: cannot reach {args.address}: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -154,18 +184,11 @@ async def _talk(host: str, port: int, args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from cthulhu.core import modes
-    from cthulhu.net.clock import pace_words
+    from cthulhu.net import table_lines
 
+    now = datetime.now(timezone.utc)
     for row in rows:
-        title = modes.get(row.mode).title if row.mode in modes.names() else row.mode
-        about = f"{title}: {row.about}" if row.about else title
-        state = f"{row.outcome} at step {row.step}" if row.finished else f"step {row.step}" if row.step else "not started"
-        moving = f", seat {' and '.join(str(s + 1) for s in row.to_move)} to move" if row.to_move else ""
-        if set(row.mine) & set(row.to_move):
-            moving += " (your move)"
-        moving += pace_words(row, datetime.now(timezone.utc))
-        flags = "".join([" private" if row.private else "", f" (you: seat {', '.join(str(s + 1) for s in row.mine)})" if row.mine else ""])
-        print(clean_text(f"{row.id}  {about}{flags}"))
-        print(clean_text(f"    seats: {'; '.join(_seat_word(s) for s in row.seats)} - {state}{moving}"
-                         + (f", last move {row.last_move}" if row.last_move else "")))
+        first, seats = table_lines(row, modes.get(row.mode).title if row.mode in modes.names() else row.mode, now)
+        print(first)
+        print(f"    {seats}")
     return 0

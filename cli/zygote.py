@@ -13,7 +13,7 @@ from cthulhu.serve.zygote import main as serve_main
 def warm() -> None:
     """Import and build, once, what every visitor's interface needs before its first frame (what a
     visitor still imported by itself, found by listing `sys.modules` in one; a test holds that it
-    imports nothing: `tests/test_serve_zygote.py`)."""
+    imports nothing: `tests/serve/test_serve_zygote.py`)."""
     import importlib
 
     from . import build_parser
@@ -22,7 +22,7 @@ def warm() -> None:
     from cthulhu.tui.modes import tui_mode
     from rich.cells import cell_len
 
-    for name in ("cthulhu.tui.app", "cthulhu.tui.netlink", "cthulhu.tui.render", "cthulhu.net.seatstore",
+    for name in ("cthulhu.tui.app", "cthulhu.tui.netlink", "cthulhu.tui.render", "cthulhu.net.seatstore", "cthulhu.cli.embedded",
                  "textual.drivers.linux_driver", "textual.drivers.web_driver", "textual.drivers.headless_driver",
                  "textual.layouts.factory", "textual.layouts.horizontal", "textual.layouts.stream", "textual.pilot"):
         importlib.import_module(name)

@@ -1,7 +1,7 @@
 """The rules core: pure, deterministic, seeded. No I/O, no clock, no `random`.
 
 The public surface is what this module exports (`__all__`, held by
-tests/test_surface.py): the façade (`Game`, `Setup`), the values that cross
+tests/core/test_surface.py): the façade (`Game`, `Setup`), the values that cross
 layers (`Command`, `Event`, `Prompt`, `Option` and their wire forms), the typed
 rejections, and the mode registry (`modes`, `Mode`, `Rules`). A mode's own
 types live in its package (`cthulhu.core.main.view.MainView` ...).
@@ -19,8 +19,9 @@ from .errors import (
     Rejected,
     StalePrompt,
 )
-from .game import Game, Rules, script_dice
+from .game import Game, script_dice
 from .modes import Mode
+from .rules import Rules
 from .setup import Setup
 
 __all__ = [

@@ -5,7 +5,7 @@ versions and needs nothing outside the stdlib; BLAKE2b keeps it short.
 
 `orjson`, when installed (`pip install 'cthulhu[fast]'`), writes the same bytes
 about ten times faster: sorted keys, no spaces, UTF-8 unescaped, the same
-escapes (tests/test_canon.py holds the two to the same bytes over states,
+escapes (tests/core/test_canon.py holds the two to the same bytes over states,
 views and awkward strings). Anything it refuses (a key that is not a string,
 an integer past 64 bits) goes to the standard library, which answers as it
 always did. The standard library stays the reference: `plain_bytes`.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .errors import MalformedCommand
+from .labels import distinct_labels
 from .wiretypes import OptionWire as OptionWire, PromptWire as PromptWire  # declared apart: see `wiretypes`
 
 _SCALARS = (str, int, bool, type(None))
@@ -154,6 +155,10 @@ class Prompt:
                  "data": dict(o.data) if o.data is not None else describe(o.command) if describe is not None else {}}
                 for o in self.options
             ]
+            labels = [o.label for o in self.options]
+            if len(set(labels)) < len(labels):  # two read alike: told apart as shown (the state keeps the engine's)
+                for wire, label in zip(self._options, distinct_labels(labels, [w["data"] for w in self._options])):
+                    wire["label"] = label
         return {
             "seat": self.seat,
             "kind": self.kind,

@@ -1,52 +1,28 @@
 """The façade every caller uses: tests, bots, the host, the TUI and the tools.
 
-Modes plug in through `Rules` (main game, Shamblers); the façade owns what is
-common to them: seats, prompt versions, rejection before mutation, the step
-counter and the state hash.
+Modes plug in through the hooks of `core.rules.Rules` (main game, Shamblers); the
+façade owns what is common to them: seats, prompt versions, rejection before
+mutation, the step counter and the state hash.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import Any, Protocol, cast
+from collections.abc import Hashable
+from typing import Any, cast
 
 from . import modes
 from .canon import digest
 from .command import Command, Event, Prompt
-from .errors import GameOver, IllegalCommand, NotYourDecision, StalePrompt
+from .errors import GameOver, IllegalCommand, NotYourDecision, Rejected, StalePrompt
+from .rules import Rules
 from .setup import Setup
 from .undo import History
-
-
-class Rules(Protocol):
-    """The hooks a game mode provides; its state is its own plain-data object.
-
-    Randomness comes from an `Rng` kept as `state.rng`. Two more hooks are optional:
-    `secret(state)` returns the parts of the state no seat sees (deck orders, the
-    bag), which `core.undo` compares before and after each step to tell a reveal;
-    a mode without it offers no take-backs. `projection(state, seat)` returns a
-    key that is equal for two seats exactly when their views are equal (a host
-    then builds and sends one view for both); without it every seat is its own.
-    """
-
-    name: str
-
-    def new_state(self, setup: Setup, content: Any) -> Any: ...
-    def start(self, state: Any) -> list[Event]: ...
-    def prompt(self, state: Any) -> Prompt | None: ...
-    def resolve(self, state: Any, command: Command) -> list[Event]: ...
-    def view(self, state: Any, seat: int | None) -> Mapping[str, Any]:
-        """A fresh view (the mode's declared TypedDict) of what `seat` may see; the façade fills
-        its `step`, `outcome` and `prompt`."""
-    def outcome(self, state: Any) -> str | None: ...
-    def canonical(self, state: Any) -> dict[str, Any]: ...
-    def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> Any: ...
 
 
 class Game:
     """One game: apply legal commands, read per-seat views, hash the state."""
 
-    __slots__ = ("setup", "content", "rules", "state", "step", "history", "_start_events", "_asked")
+    __slots__ = ("setup", "content", "rules", "state", "step", "history", "_start_events", "_asked", "_setup_dump")
 
     def __init__(self, setup: Setup, content: Any, rules: Rules, state: Any, step: int = 0) -> None:
         self.setup = setup
@@ -58,6 +34,7 @@ class Game:
         self._start_events: list[Event] = []
         # The prompt of this step, asked of the rules once: (step, state, prompt). See `prompt`.
         self._asked: tuple[int, Any, Prompt | None] | None = None
+        self._setup_dump: tuple[Setup, dict[str, Any]] | None = None  # see `_setup_data`
 
     @classmethod
     def new(cls, setup: Setup, content: Any = None) -> "Game":
@@ -99,6 +76,13 @@ class Game:
     def outcome(self) -> str | None:
         return self.rules.outcome(self.state)
 
+    @property
+    def turn(self) -> int:
+        """The number of the turn under way (`Mode.turn`); in a mode that declares no turns, each
+        decision is one (the step)."""
+        turn = modes.get(self.setup.mode).turn
+        return self.step if turn is None else turn(self.state)[0]
+
     def legal(self, seat: int) -> list[Command]:
         prompt = self.prompt
         if prompt is None or prompt.seat != seat or self.outcome is not None:
@@ -134,10 +118,17 @@ class Game:
         a stand-in bot decided for an away player, who must not take its choices back on return."""
         self.history.seal(self.step, why)
 
+    def undo_refusal(self, seat: int, count: int = 1, version: int | None = None) -> Rejected | None:
+        """What `undo` would raise, built without touching anything (None: it would take back)."""
+        if version is not None and version != self.step:
+            return StalePrompt(f"that answers an earlier question (version {version}, now {self.step})")
+        return self.history.refusal(self, seat, count)
+
     def undo(self, seat: int, count: int = 1, version: int | None = None) -> list[Event]:
         """Take back `seat`'s last `count` decisions, or raise `CannotUndo` (a `Rejected`) and change nothing."""
-        if version is not None and version != self.step:
-            raise StalePrompt(f"that answers an earlier question (version {version}, now {self.step})")
+        refusal = self.undo_refusal(seat, count, version)
+        if refusal is not None:
+            raise refusal
         return self.history.undo(self, seat, count)
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -153,16 +144,23 @@ class Game:
         return view
 
     def projection(self, seat: int | None) -> Hashable:
-        """Equal for seats that see the same view now (the mode's `projection` hook); else the seat."""
-        hook = getattr(self.rules, "projection", None)
-        return seat if hook is None else hook(self.state, seat)
+        """Equal for seats that see the same view now (the mode's `Rules.projection`)."""
+        return self.rules.projection(self.state, seat)
 
     def canonical(self) -> dict[str, Any]:
         """The full state, secrets included: for hashing and snapshots, never for peers."""
         return {"step": self.step, "setup": self.setup.model_dump(mode="json"), "state": self.rules.canonical(self.state)}
 
     def state_hash(self) -> str:
-        return digest(self.canonical())
+        """`digest(self.canonical())`, without copying the state to get it (`Rules.hashed`)."""
+        return digest({"step": self.step, "setup": self._setup_data(), "state": self.rules.hashed(self.state)})
+
+    def _setup_data(self) -> dict[str, Any]:
+        """The set-up as plain data, dumped once per `Setup` (it is frozen)."""
+        dumped = self._setup_dump
+        if dumped is None or dumped[0] is not self.setup:
+            dumped = self._setup_dump = (self.setup, self.setup.model_dump(mode="json"))
+        return dumped[1]
 
     @classmethod
     def from_canonical(cls, data: dict[str, Any], content: Any) -> "Game":
@@ -174,4 +172,7 @@ class Game:
 
 def script_dice(game: Game, *faces: Any) -> None:
     """Queue die faces for the next rolls (tests and worked examples only)."""
-    game.state.rng.scripted.extend(faces)
+    rng = game.rules.rng(game.state)
+    if rng is None:
+        raise ValueError(f"mode {game.setup.mode!r} rolls no dice")
+    rng.scripted.extend(faces)

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
+from .basebots import Bot, RandomBot
 from .choices import SetupOption
 from .registry import Registry
 
 if TYPE_CHECKING:
-    from .bots import Bot
-    from .game import Game, Rules
+    from .game import Game
+    from .luck import LuckKeeper
+    from .rules import Rules
     from .search import Searchable
     from .setup import Setup
 
@@ -62,6 +64,13 @@ class Mode:
     `skips` are the command kinds that pass a decision over without doing anything (end the
     actions, decline, stop): a turn-based table whose `skip` policy finds one among a prompt's
     legal options plays it when the clock runs out (the engine still decides it is legal).
+    `turn` tells, from the rules' state, the game's turn under way: `(number, seat)`, the number
+    changing whenever the next turn begins (one investigator's or Player Mat's whole turn: its
+    actions, Mythos, Investigate/Fight and end of turn) and the seat whose turn it is. A turn-based
+    table's stand-in plays a timed-out seat's decisions until the number changes, and counts
+    missed turns and rounds by it. None (the default): each decision is a turn of its own.
+    `luck` makes, from a game at its start, the keeper of its luck report (`core.luck.LuckKeeper`):
+    shown every step's events, it sets each player's dice against their exact odds. None: no report.
     """
 
     name: str
@@ -81,14 +90,14 @@ class Mode:
     characters: Callable[[Any], Mapping[int, list[str]]] | None = None
     endings: Mapping[str, str] = field(default_factory=dict)
     skips: frozenset[str] = frozenset()
+    turn: Callable[[Any], tuple[int, int]] | None = None
+    luck: Callable[[Game], LuckKeeper] | None = None
 
     def bot(self, kind: str, seed: int) -> Bot:
         """A bot of `kind` for this mode; every mode has "random"."""
         factory = self.bots.get(kind)
         if factory is None:
             if kind == "random":
-                from .bots import RandomBot
-
                 return RandomBot(seed)
             raise ValueError(f"no {kind!r} bot for mode {self.name!r} (choose from {', '.join(self.bot_kinds)})")
         return factory(seed)

@@ -30,7 +30,7 @@ from .rng import Rng
 from .undo import Untracked
 
 if TYPE_CHECKING:
-    from .bots import Bot
+    from .basebots import Bot
     from .game import Game
 
 DEFAULT_SIMS = 64  # simulations per decision when nobody says (the thinking budget is the caller's)
@@ -130,9 +130,9 @@ class Search:
         assert game is not None, "a view that gave one world gives every world"
         game.history = Untracked()
         game.apply(self.seat, Command.from_wire(self.options[option]["command"]))
-        until = getattr(game.state, "turn", 0) + self.hooks.horizon
+        until = game.turn + self.hooks.horizon
         bots: dict[int, Bot] = {}
-        while game.outcome is None and getattr(game.state, "turn", 0) < until:
+        while game.outcome is None and game.turn < until:
             prompt = game.prompt
             assert prompt is not None, "a running game always waits for someone"
             bot = bots.get(prompt.seat) or bots.setdefault(prompt.seat, self.hooks.policy(seed + prompt.seat, self.content))

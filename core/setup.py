@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
+from . import modes
+
 _FIELDS = ("mode", "players", "seats", "seed", "options")
 # Every setup made before modes declared their options dumped these three keys, set or not; dumping
 # them still keeps the state hash (the setup is part of it) of every such game and save.
@@ -45,16 +47,12 @@ class Setup(BaseModel):
     @field_validator("mode")
     @classmethod
     def _known_mode(cls, mode: str) -> str:
-        from . import modes
-
         modes.get(mode)  # ValueError naming the known modes
         return mode
 
     @model_validator(mode="after")
     def _choices_the_mode_declares(self) -> "Setup":
         """An episode for Shamblers, or difficulty levels for the main game, would be silently ignored: refused."""
-        from . import modes
-
         declared = {o.name: o for o in modes.get(self.mode).options}
         for name, value in self.options.items():
             option = declared.get(name)
@@ -86,8 +84,6 @@ class Setup(BaseModel):
     @model_validator(mode="after")
     def _seats_fit(self) -> "Setup":
         if self.seats is not None:
-            from . import modes
-
             for option in modes.get(self.mode).options:
                 figures = self.many(option.name) if option.many else []
                 if figures and len(self.seats) != len(figures):

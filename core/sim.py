@@ -60,7 +60,7 @@ def play(
 
     if on_events is not None:
         on_events(0, game.start_events)
-    while game.outcome is None and getattr(game.state, "turn", 0) <= turn_limit:
+    while game.outcome is None and game.turn <= turn_limit:
         prompt = game.prompt
         assert prompt is not None, "a running game always waits for someone"
         chooser = bots.get(prompt.seat)
@@ -70,15 +70,14 @@ def play(
         events = game.apply(prompt.seat, command)
         if on_events is not None:
             on_events(game.step, events)
-    state = game.state
     return Played(
         seed=setup.seed,
         outcome=game.outcome or "turn_limit",
         commands=game.step,
-        turns=getattr(state, "turn", 0),
+        turns=game.turn,
         final_hash=game.state_hash(),
-        cause=getattr(state, "cause", None),
-        summoned=bool(getattr(state, "summoned", False)),
+        cause=game.rules.cause(game.state),
+        summoned=game.rules.summoned(game.state),
         coverage=dict(used),
     )
 

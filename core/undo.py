@@ -4,8 +4,8 @@ A step *reveals* something when chance spoke during it (any RNG stream was
 drawn, or a scripted test face was used) or when the mode's secret zones
 changed (a card drawn from a shuffled deck, a tentacle pulled from the bag);
 a mode names its secret zones with the `Rules.secret(state)` hook, and a mode
-without that hook counts every step as revealing, so it never offers an undo
-it cannot vouch for. Such a step, a decision by another seat and the setup
+that names none (the hook's default) counts every step as revealing, so it
+never offers an undo it cannot vouch for. Such a step, a decision by another seat and the setup
 itself are lines nothing is taken back across: the seat deciding now may undo
 only its own decisions since the last line (its *horizon*).
 
@@ -72,15 +72,16 @@ class History:
             self.base = game.rules.canonical(game.state)
             self.base_step = game.step
             self.entries.clear()
-        rng = getattr(game.state, "rng", None)
+        rng = game.rules.rng(game.state)
+        secret = game.rules.secret(game.state)
         if rng is None:
-            return 0, (), _secret(game)
-        return rng.draws, tuple(rng.scripted) if rng.scripted else (), _secret(game)
+            return 0, (), secret
+        return rng.draws, tuple(rng.scripted) if rng.scripted else (), secret
 
     def after(self, game: "Game", seat: int, command: Command, label: str, before: tuple[int, tuple[Any, ...], Any]) -> None:
         """Called by `Game.apply` right after the step; moves the line if the step revealed anything."""
         draws, scripted, secret = before
-        rng = getattr(game.state, "rng", None)
+        rng = game.rules.rng(game.state)
         faces: tuple[Any, ...] = ()
         chance = False
         if rng is not None:
@@ -89,7 +90,7 @@ class History:
             chance = bool(faces) or rng.draws != draws
         self.entries.append(Entry(seat, command, label, faces))
         step = game.step
-        if chance or secret is _UNDECLARED or _secret(game) != secret:  # (no need to look at the secrets after a roll)
+        if chance or secret is None or game.rules.secret(game.state) != secret:  # (no need to look at the secrets after a roll)
             self.floor, self.why = step, "the last step revealed something (a roll, a card, a draw or a shuffle)"
         elif self.floor < step - 1 and self.entries[-2].seat != seat:
             self.floor, self.why = step - 1, f"seat {self.entries[-2].seat + 1} decided since"
@@ -116,15 +117,22 @@ class History:
             return 0, f"the last decision was seat {self.entries[-1].seat + 1}'s"
         return game.step - self.floor, ""
 
-    def undo(self, game: "Game", seat: int, count: int = 1) -> list[Event]:
-        """Take back `seat`'s last `count` decisions, or raise `CannotUndo` and change nothing."""
+    def refusal(self, game: "Game", seat: int, count: int = 1) -> CannotUndo | None:
+        """Why `seat` may not take back `count` decisions now (None: it may); nothing is built."""
         can, why = self._horizon(game, seat)
         if count < 1:
-            raise CannotUndo("take back at least one decision")
+            return CannotUndo("take back at least one decision")
         if can == 0:
-            raise CannotUndo(f"nothing to take back: {why}")
+            return CannotUndo(f"nothing to take back: {why}")
         if count > can:
-            raise CannotUndo(f"only {can} decision(s) can be taken back")
+            return CannotUndo(f"only {can} decision(s) can be taken back")
+        return None
+
+    def undo(self, game: "Game", seat: int, count: int = 1) -> list[Event]:
+        """Take back `seat`'s last `count` decisions, or raise `CannotUndo` and change nothing."""
+        refusal = self.refusal(game, seat, count)
+        if refusal is not None:
+            raise refusal
         target = game.step - count
         keep = target - self.base_step
         taken = self.entries[keep:]
@@ -140,8 +148,8 @@ class History:
             rules.start(state)
         else:
             state = rules.from_canonical(copy.deepcopy(self.base), game.setup, game.content)
-        rng = getattr(state, "rng", None)
-        live = getattr(game.state, "rng", None)
+        rng = rules.rng(state)
+        live = rules.rng(game.state)
         for entry in entries:
             if rng is not None:
                 rng.scripted[:] = entry.faces
@@ -149,14 +157,6 @@ class History:
         if rng is not None and live is not None:
             rng.scripted[:] = live.scripted
         return state
-
-
-_UNDECLARED = object()
-
-
-def _secret(game: "Game") -> Any:
-    hook = getattr(game.rules, "secret", None)
-    return _UNDECLARED if hook is None else hook(game.state)
 
 
 class Untracked(History):

@@ -16,7 +16,9 @@ the end it can check every roll against the revealed seed (`verify_dice`).
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Iterator
 
 import trio
@@ -29,6 +31,9 @@ from .commitment import DiceVerdict, GameRecord, new_game, verify
 from .delta import DeltaError, apply, view_hash
 from .frames import FrameDecoder, FrameError, encode_frame
 from .thinking import decide_view, view_off_loop
+from .route import RedirectRefused, Route
+from .tls import open_tls_stream
+from .lobbymessages import LobbyWelcome
 from .messages import (
     PROTOCOL_VERSION,
     Back,
@@ -40,10 +45,10 @@ from .messages import (
     Hello,
     History,
     Lobby,
-    LobbyWelcome,
     Ping,
     Pong,
     ProtocolError,
+    Redirect,
     Rejected,
     Snapshot,
     SnapshotRequest,
@@ -101,6 +106,16 @@ class ConnectionTrouble:
     error: FrameError | ProtocolError
 
 
+class AfterDrop(Enum):
+    """What a peer does once its connection has ended: `PeerSession.after_drop`'s decision."""
+
+    OVER = "over"  # the game is over: nothing to come back to
+    CLOSED = "closed"  # the host closed the table on purpose (`host_closed`)
+    REFUSED = "refused"  # the host turned us away (`closed` says why), or never seated us
+    SIT_ANEW = "sit_anew"  # the host no longer keeps our seat (its token is bad): come back as a new player
+    RECONNECT = "reconnect"  # the connection was lost: dial again, the seat token reclaims the seat
+
+
 @dataclass
 class PeerSession:
     """One peer's protocol state. Construct, send `data_to_send()`, feed `receive_data()`."""
@@ -117,6 +132,7 @@ class PeerSession:
     welcomed: bool = False
     game_over: GameOverMsg | None = None
     closed: Error | None = None  # a fatal error from the host
+    redirect: Redirect | None = None  # the table is at another process of the server (`net.route`): go there
     commands: int = 0
     deltas: int = 0
     resyncs: int = 0
@@ -137,9 +153,29 @@ class PeerSession:
         self._snapshot_pending = False
         self.mirror = Mirror()
         self.welcomed = False
-        self.closed = None
+        self.closed = self.redirect = None
         self._queue(Hello(proto=PROTOCOL_VERSION, name=self.name, code=self.code, seat=self.seat, token=self.token, watch=self.watch,
                           table=self.table_id, ident=self.ident))
+
+    def after_drop(self, *, seated: bool, stale: bool = False) -> AfterDrop:
+        """The one rule for a connection that ended (sans-IO: the caller dials, or not). `seated`: we were
+        welcomed at this table before; `stale`: the token may be an old one (kept on this machine), so a
+        host that refuses it before seating us is no refusal either: we sit down as a new player."""
+        refused = self.closed
+        if self.game_over is not None:
+            return AfterDrop.OVER
+        if refused is not None and refused.code == "bad_token" and self.token and (seated or stale):
+            return AfterDrop.SIT_ANEW
+        if refused is not None and refused.code == "host_closed":
+            return AfterDrop.CLOSED
+        if refused is not None or not seated:
+            return AfterDrop.REFUSED
+        return AfterDrop.RECONNECT
+
+    def sit_anew(self) -> str | None:
+        """Let go of a seat the host no longer keeps (`AfterDrop.SIT_ANEW`); the token dropped, to forget."""
+        token, self.token, self.seat = self.token, None, None
+        return token
 
     # ---- outgoing ---------------------------------------------------------
 
@@ -213,10 +249,10 @@ class PeerSession:
             if not self.mirror.load(msg.seq, msg.view, msg.hash):
                 self._resync("welcome hash")
         elif isinstance(msg, History):
-            self.record.heard(msg.start, msg.entries)
+            self.record.heard(msg.start, msg.entries, msg.sealed)
         elif isinstance(msg, Delta):
             self.deltas += 1
-            self.record.stepped(msg.step, msg.cmd, msg.hash)
+            self.record.stepped(msg.step, msg.cmd, msg.hash, msg.stand_in)
             if not self.mirror.apply_delta(msg):
                 self._resync("delta out of step")
         elif isinstance(msg, Snapshot):
@@ -234,6 +270,9 @@ class PeerSession:
             self._queue(Pong(n=msg.n))
         elif isinstance(msg, Error) and msg.fatal:
             self.closed = msg
+        elif isinstance(msg, Redirect):  # a driver that does not follow it (`net.route`) says where the table is
+            self.redirect = msg
+            self.closed = Error(code="redirect", fatal=True, reason=f"this table is at {msg.host}:{msg.port}")
         elif isinstance(msg, LobbyWelcome):  # a hello without a table, at a server of many
             self.closed = Error(code="server_lobby", fatal=True, reason=SERVER_LOBBY)
 
@@ -282,6 +321,7 @@ class PeerSession:
             "token": self.token,
             "dice": dice.status if dice else "unchecked",
             "dice_detail": dice.message if dice else None,
+            "luck": dice.luck.wire() if dice is not None and dice.luck is not None else None,  # a verified game's
         }
 
 
@@ -328,8 +368,9 @@ class TrioPeer:
         self.session = session
 
     @classmethod
-    async def connect(cls, host: str, port: int, session: PeerSession) -> "TrioPeer":
-        stream = await trio.open_tcp_stream(host, port)
+    async def connect(cls, host: str, port: int, session: PeerSession, tls: ssl.SSLContext | None = None) -> "TrioPeer":
+        """Connect (over TLS with `tls`: `TlsFailed` if the host is not trusted) and send the hello."""
+        stream: trio.abc.Stream = await open_tls_stream(host, port, tls) if tls is not None else await trio.open_tcp_stream(host, port)
         peer = cls(stream, session)
         try:
             await peer.flush()
@@ -401,30 +442,35 @@ async def play_seat(
     reconnect_for: float = 0.0,
     on_welcome: Any = None,
     on_retry: Any = None,
+    tls: ssl.SSLContext | None = None,
 ) -> PeerSession:
     """Join, play this seat with a `ViewBot` until the game ends (or the host refuses us), return the session.
+    A bot at a seat is always there: a table paused for want of people hears `back` from it.
 
     With `reconnect_for` a lost connection is retried with back-off for that many
     seconds (per outage), reclaiming the seat with its token; `on_welcome(session)`
     runs at every welcome (the token is known from the first), `on_retry(attempt,
-    error)` before every try. A token the host no longer takes (its seat was freed)
+    error)` before every try; `tls`: over TLS, the host's certificate checked with it. A token the host no longer takes (its seat was freed)
     is dropped and the bot comes back as a new player."""
     session = session or PeerSession(name, code=code)
     chooser = ViewBot(bot, seed, thinking)
+    route = Route(host, port, tls is not None)  # a redirect is followed at once, a lost connection goes home (`net.route`)
     seated = False  # welcomed once: from then on a lost connection is retried
     while True:
         try:
-            peer = await TrioPeer.connect(host, port, session)
+            peer = await TrioPeer.connect(route.host, route.port, session, tls)
         except LOST as exc:
-            if not seated:
+            if not seated and not route.away:
                 if isinstance(exc, OSError):
                     raise  # never got in: the caller says why
                 raise OSError(f"the host closed the connection at once: {exc!r}") from None
-            retried = await _reconnect(host, port, session, reconnect_for, on_retry)
+            route.lost()
+            retried = await _reconnect(route, session, reconnect_for or RECONNECT_EVERY, on_retry, tls)
             if retried is None:
                 return session
             peer = retried
         answered: int | None = None
+        backed: int | None = None  # the step at which we last said we are here (an idle pause)
         try:
             while session.game_over is None and session.closed is None:
                 try:
@@ -435,6 +481,7 @@ async def play_seat(
                     break
                 if any(isinstance(m, Welcome) for m in messages):
                     seated = True
+                    route.arrived()
                     if on_welcome is not None:
                         on_welcome(session)
                 if on_messages is not None:
@@ -446,23 +493,39 @@ async def play_seat(
                 if prompt is not None and view is not None and prompt["version"] != answered and session.table and session.table.started:
                     answered = prompt["version"]
                     session.send_command(await chooser.decide(view, session.table.mode), answered)
-                    try:
-                        await peer.flush()
-                    except LOST:
-                        pass  # the next receive sees the connection is gone
+                elif view is not None and session.table and session.table.clock and session.table.clock.idle and backed != view["step"]:
+                    # A table paused for want of people (`table.standin`) while ours has no decision (its
+                    # investigator may be dead): this seat's player is here, as `b` says at the interface.
+                    backed = view["step"]
+                    session.send_back()
+                try:
+                    await peer.flush()
+                except LOST:
+                    pass  # the next receive sees the connection is gone
         finally:
             with trio.CancelScope(shield=True):
                 await peer.aclose()
-        refused = session.closed
-        if refused is not None and refused.code == "bad_token" and session.token and seated and reconnect_for:
-            session.token = session.seat = None  # our seat was freed while we were away: sit down anew
-        elif session.game_over is not None or refused is not None or not reconnect_for or not seated:
-            return session
+        if session.redirect is not None:
+            try:
+                route.follow(session.redirect)
+            except RedirectRefused as exc:
+                session.closed = Error(code="redirect_refused", fatal=True, reason=str(exc))
+                return session
+        else:
+            after = session.after_drop(seated=seated)
+            if after not in (AfterDrop.SIT_ANEW, AfterDrop.RECONNECT) or not reconnect_for:
+                return session
+            if after is AfterDrop.SIT_ANEW:
+                session.sit_anew()  # our seat was freed while we were away: sit down anew
+            else:
+                route.lost()
         session.restart()
 
 
-async def _reconnect(host: str, port: int, session: PeerSession, reconnect_for: float, on_retry: Any) -> "TrioPeer | None":
-    """Try to reach the host again until `reconnect_for` seconds have passed; None if it never came back."""
+async def _reconnect(route: Route, session: PeerSession, reconnect_for: float, on_retry: Any,
+                     tls: ssl.SSLContext | None) -> "TrioPeer | None":
+    """Try to reach the host (`route`'s home) again until `reconnect_for` seconds have passed; None
+    if it never came back."""
     if not reconnect_for:
         return None
     deadline = trio.current_time() + reconnect_for
@@ -472,7 +535,7 @@ async def _reconnect(host: str, port: int, session: PeerSession, reconnect_for: 
         await trio.sleep(delay)
         session.restart()
         try:
-            return await TrioPeer.connect(host, port, session)
+            return await TrioPeer.connect(route.host, route.port, session, tls)
         except LOST as exc:
             if trio.current_time() >= deadline:
                 if on_retry is not None:

@@ -1,24 +1,21 @@
-"""A turn-based table's clock: who must decide, by when, and what the host does when time runs out.
+"""A turn clock's words, for both ends of the wire: the timeout policies, a duration as it is
+typed (`12h`, `1h30m`) and as it is read (`4h 05m`), and a lobby row's pace.
 
-The host asks `deciding` after every change (a step, a take-back, a seat taken or handed over):
-the clock runs only for a person's seat that must decide and that no bot plays, and only on a
-turn-based table (`Pace`). It runs per decision, on trio's clock (so tests run it on virtual
-time); its deadline is also told as wall-clock UTC, which is what a server keeps in its store, so
-a restarted server gives the same decision only the time it had left. What the host tells its
-owner (`MoveBegins`, `StandInMove`) is told on live tables too: a move beginning is news whatever
-the pace.
+The clock itself (who must decide, by when, what happens when time runs out) is the table's:
+`cthulhu.table.turnclock`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Literal
+from datetime import datetime
 
-from .messages import OnTimeout, TableRow
+from .lobbymessages import TableRow
+from .wirebase import OnTimeout
 
 ON_TIMEOUT: tuple[OnTimeout, ...] = ("stand-in", "skip", "pause")
+AWAY_AFTER = 3  # missed turns in a row before a stand-in keeps the seat until its player is back
+MAX_AWAY_AFTER = 100
 
 _UNITS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
 _DURATION = re.compile(r"(\d+)([dhms])")
@@ -64,6 +61,8 @@ def pace_words(row: TableRow, now: datetime) -> str:
     words = f", {format_duration(row.turn_time)} a move"
     if row.finished:
         return words
+    if row.paused:
+        return words + ", paused"
     if row.deadline is not None:
         try:
             left = (datetime.fromisoformat(row.deadline) - now).total_seconds()
@@ -71,71 +70,3 @@ def pace_words(row: TableRow, now: datetime) -> str:
             return words
         return words + f", {format_duration(left)} left"
     return words
-
-
-@dataclass(frozen=True, slots=True)
-class MoveBegins:
-    """A person's seat must decide (a new decision, or the same one after its stand-in left).
-    `turn`: the game's turn number, where the mode counts turns; `deadline`: when its clock runs
-    out (UTC), None on a live table or while the table is paused for it."""
-
-    seat: int
-    name: str | None
-    step: int
-    turn: int | None
-    deadline: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class StandInMove:
-    """A bot decided for a person's seat (`step` is the step it made; no take-back crosses it).
-    `why`: `away` (a stand-in for a player who left), `clock` (their clock ran out: a stand-in
-    plays until they are back), `skip` (their clock ran out and the decision was passed over)."""
-
-    seat: int
-    name: str | None
-    step: int
-    command: dict[str, Any]
-    why: Literal["away", "clock", "skip"]
-
-
-@dataclass(slots=True)
-class ClockState:
-    """The clock of one decision: `seat` at `step`, due at `due` (trio clock) and at `deadline`
-    (UTC); `paused`: it ran out and the table waits for that seat (`pause`)."""
-
-    seat: int
-    step: int
-    due: float | None
-    deadline: datetime | None
-    paused: bool = False
-
-    def left(self, now: float) -> float | None:
-        return None if self.due is None else max(0.0, self.due - now)
-
-    def saved(self) -> dict[str, Any]:
-        """What a server keeps of it (wall time only: its trio clock does not outlive it)."""
-        return {"seat": self.seat, "step": self.step, "deadline": _iso(self.deadline), "paused": self.paused}
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat(timespec="seconds")
-
-
-def resumed(saved: dict[str, Any] | None, seat: int, step: int, now: float, wall: datetime) -> ClockState | None:
-    """The clock a server kept for this very decision, with only the time it had left (or none:
-    it ran out while the server was down, and runs out at once); None if it was another decision."""
-    if not saved or saved.get("seat") != seat or saved.get("step") != step:
-        return None
-    if saved.get("paused"):
-        return ClockState(seat, step, None, None, paused=True)
-    try:
-        deadline = datetime.fromisoformat(str(saved["deadline"]))
-    except (KeyError, ValueError):
-        return None
-    left = max(0.0, (deadline - wall).total_seconds())
-    return ClockState(seat, step, now + left, deadline)
-
-
-def started(seat: int, step: int, turn_time: float, now: float, wall: datetime) -> ClockState:
-    return ClockState(seat, step, now + turn_time, (wall + timedelta(seconds=turn_time)).replace(microsecond=0))

@@ -7,16 +7,23 @@ from the public setup and the revealed seed, replays the commands it was sent
 and compares its own view after every step with the hash the host sent for
 that step. A host that picked another seed after committing, or rolled
 anything the seed does not give, is caught at the first step that shows it.
+
+The steps a stand-in bot decided (`delta.stand_in`, `history.sealed`) get the host's line in
+the replay too: no take-back crosses them, and every view's prompt says how many decisions may be
+taken back (`prompt.undo`), so a replay without those lines would not show what an honest table
+showed. The line changes only that count, never a roll.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from cthulhu.core import Command, Game, Rejected, Setup
+from cthulhu.core.luck import LuckReport, keeper, seats_of
 from cthulhu.savegame.dice import opens
+from cthulhu.savegame.file import STAND_IN_LINE
 
 from .delta import view_hash
 
@@ -34,6 +41,7 @@ class DiceVerdict:
     message: str
     step: int | None = None
     steps: int = 0
+    luck: LuckReport | None = None  # a verified game's luck report, from the same replay
 
     @property
     def verified(self) -> bool:
@@ -45,7 +53,8 @@ class GameRecord:
     """What a peer saw of a game, kept to verify it at the end.
 
     `commands[k-1]` is the k-th command as `(seat, wire)` (None where this peer
-    never heard it); `hashes[k]` the view hash the host sent for step k.
+    never heard it); `hashes[k]` the view hash the host sent for step k; `sealed` the steps
+    the host said a stand-in bot decided.
     """
 
     seat: int | None = None
@@ -53,25 +62,36 @@ class GameRecord:
     setup: dict[str, Any] | None = None
     commands: list[tuple[int, dict[str, Any]] | None] = field(default_factory=list)
     hashes: dict[int, str] = field(default_factory=dict)
+    sealed: set[int] = field(default_factory=set)
     broken_undo: int | None = None  # a take-back that did not restore the table shown before
 
     def joined(self, seat: int | None, step: int, view_hash_: str, commit_: str | None, setup: dict[str, Any] | None) -> None:
         self.seat, self.commit, self.setup = seat, commit_, setup
+        self._forget_after(step)
         self.commands = self.commands[:step] + [None] * (step - len(self.commands))
         self.saw(step, view_hash_)
 
-    def heard(self, start: int, entries: list[list[Any]]) -> None:
-        """A `history` message: commands `start+1 ...` (for a peer that joined mid-game)."""
+    def heard(self, start: int, entries: list[list[Any]], sealed: Collection[int] = ()) -> None:
+        """A `history` message: commands `start+1 ...` (for a peer that joined mid-game), and
+        the steps among them a stand-in decided."""
+        lines = set(sealed)
         for n, entry in enumerate(entries):
             k = start + n
             if 0 <= k < len(self.commands) and isinstance(entry, list) and len(entry) == 2:
                 self.commands[k] = (entry[0], entry[1])
+                if k + 1 in lines:
+                    self.sealed.add(k + 1)
 
-    def stepped(self, step: int, cmd: list[Any] | None, view_hash_: str) -> None:
-        """A delta: a command led to `step`, or (no command) a take-back went back to it."""
+    def stepped(self, step: int, cmd: list[Any] | None, view_hash_: str, stand_in: bool = False) -> None:
+        """A delta: a command led to `step` (`stand_in`: a bot decided it for its seat's person),
+        or (no command) a take-back went back to it."""
         if cmd is not None and len(cmd) == 2 and step >= 1:
+            self._forget_after(step - 1)
             self.commands = self.commands[: step - 1] + [None] * (step - 1 - len(self.commands)) + [(cmd[0], cmd[1])]
+            if stand_in:
+                self.sealed.add(step)
         elif cmd is None and step < len(self.commands):
+            self._forget_after(step)
             del self.commands[step:]
             if self.hashes.get(step) not in (None, view_hash_) and self.broken_undo is None:
                 self.broken_undo = step
@@ -81,6 +101,12 @@ class GameRecord:
 
     def saw(self, step: int, view_hash_: str) -> None:
         self.hashes[step] = view_hash_
+
+    def _forget_after(self, step: int) -> None:
+        """Before the commands after `step` are cut (taken back, or to be heard again): their lines
+        go too (a line is only ever kept with its step's command, so most calls cut nothing)."""
+        if len(self.commands) > step:
+            self.sealed = {k for k in self.sealed if k <= step}
 
 
 def new_game(setup: Setup) -> Game:
@@ -116,13 +142,18 @@ def verify(
     bad = _differs(record, game, 0)
     if bad:
         return bad
+    luck = keeper(game)  # the luck report comes from the same replay: no second pass
     for step, (seat, wire) in enumerate(commands, start=1):
         try:
-            game.apply(seat, Command.from_wire(wire))
+            events = game.apply(seat, Command.from_wire(wire))
         except Rejected as exc:
             return DiceVerdict("mismatch", f"step {step}: with the revealed seed that command is not legal ({exc.reason})", step)
         except Exception as exc:
             return DiceVerdict("mismatch", f"step {step}: replaying it failed ({type(exc).__name__})", step)
+        if luck is not None:
+            luck.see(step, events)
+        if step in record.sealed:
+            game.seal_undo(STAND_IN_LINE)  # as the host did after its stand-in's step
         bad = _differs(record, game, step)
         if bad:
             return bad
@@ -133,6 +164,7 @@ def verify(
         "verified",
         f"every roll verified: the seed matches the commitment made at the start, and all {n} steps replay to what the host showed",
         steps=n,
+        luck=seats_of(luck.report(), game) if luck is not None else None,
     )
 
 

@@ -41,48 +41,63 @@ def view_hash(view: Any) -> str:
 def diff(old: Any, new: Any) -> list[Op]:
     """Operations that turn `old` into `new` (``apply(old, diff(old, new)) == new``)."""
     out: list[Op] = []
-    _diff(old, new, [], out)
+    if type(old) is dict and type(new) is dict and old is not new:
+        _diff_map(old, new, [], out)  # a view's root differs at every step (its `step`): not compared whole first
+    else:
+        _diff(old, new, [], out)
     return out
 
 
 def _diff(old: Any, new: Any, path: list[Any], out: list[Op]) -> None:
     if old is new:
         return  # views share their unchanging parts (the map, the reference cards): skip them whole
-    if type(old) is not type(new):
+    kind = type(new)
+    if type(old) is not kind:
         out.append(["s", path, new])
-        return
-    if isinstance(new, (dict, list)) and old == new and (_same_parts(old, new) or _pack(old) == _pack(new)):
-        return  # `==` is C-speed but says True == 1; the same parts, or else the packed bytes, tell them apart
-    if isinstance(new, dict):
-        sub: list[Op] = []
-        for k in old:
-            if k not in new:
-                sub.append(["d", [*path, k]])
-        floor = 1  # bytes the whole map packs to besides the values `sub` sets: its header, keys, shared parts
-        for k, v in new.items():
-            floor += 1 + len(k)
-            if k in old:
-                was = old[k]
-                if was is v:
-                    if isinstance(v, (dict, list)):
-                        floor += _shared_size(v)
-                    continue
-                _diff(was, v, [*path, k], sub)
-            else:
-                sub.append(["s", [*path, k], v])
-        _emit(sub, path, new, out, floor)
-    elif isinstance(new, list):
-        sub = []
-        n_old, n_new = len(old), len(new)
-        for i in range(min(n_old, n_new)):
-            _diff(old[i], new[i], [*path, i], sub)
-        if n_new > n_old:
-            sub.extend(["s", [*path, i], new[i]] for i in range(n_old, n_new))
+    elif kind is dict or kind is list:
+        if old == new and (_same_parts(old, new) or _pack(old) == _pack(new)):
+            return  # `==` is C-speed but says True == 1; the same parts, or else the packed bytes, tell them apart
+        if kind is dict:
+            _diff_map(old, new, path, out)
         else:
-            sub.extend(["d", [*path, i]] for i in range(n_old - 1, n_new - 1, -1))
-        _emit(sub, path, new, out, 1)
+            _diff_list(old, new, path, out)
     elif old != new:
         out.append(["s", path, new])
+
+
+def _diff_map(old: dict[str, Any], new: dict[str, Any], path: list[Any], out: list[Op]) -> None:
+    sub: list[Op] = []
+    for k in old:
+        if k not in new:
+            sub.append(["d", [*path, k]])
+    floor = 1  # bytes the whole map packs to besides the values `sub` sets: its header, keys, shared parts
+    for k, v in new.items():
+        floor += 1 + len(k)
+        if k in old:
+            was = old[k]
+            if was is v:
+                if type(v) is dict or type(v) is list:
+                    floor += _shared_size(v)
+                continue
+            if type(v) is dict or type(v) is list or type(was) is not type(v):
+                _diff(was, v, [*path, k], sub)
+            elif was != v:  # a scalar changed: what `_diff` says of it, without the call
+                sub.append(["s", [*path, k], v])
+        else:
+            sub.append(["s", [*path, k], v])
+    _emit(sub, path, new, out, floor)
+
+
+def _diff_list(old: list[Any], new: list[Any], path: list[Any], out: list[Op]) -> None:
+    sub: list[Op] = []
+    n_old, n_new = len(old), len(new)
+    for i in range(min(n_old, n_new)):
+        _diff(old[i], new[i], [*path, i], sub)
+    if n_new > n_old:
+        sub.extend(["s", [*path, i], new[i]] for i in range(n_old, n_new))
+    else:
+        sub.extend(["d", [*path, i]] for i in range(n_old - 1, n_new - 1, -1))
+    _emit(sub, path, new, out, 1)
 
 
 def _same_parts(old: Any, new: Any) -> bool:

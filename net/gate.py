@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from .budgets import Allowance
 from .limits import Limits, TokenBucket
 
 log = logging.getLogger("cthulhu.net.host")
@@ -165,6 +166,7 @@ class Gate:
         self.max_open = min(limits.max_connections, max(1, files - self.waiting.total))
         self.open = 0
         self.quiet = Quiet()
+        self.allowance = Allowance(limits.prefix_frames, limits.all_frames, clock)  # every connection's frames, past its own rate
         self._addresses: OrderedDict[str, _Address] = OrderedDict()
 
     def _entry(self, address: str) -> _Address:

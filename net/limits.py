@@ -71,7 +71,17 @@ class Limits:
     max_spectators: int = 64  # watchers (seats are never refused for room)
     # rates: (per second, burst)
     frames: tuple[float, int] = (100.0, 200)  # whole frames from one peer; beyond this it is read slower
+    # ... and from all connections of one network (an IPv4 /24, an IPv6 /64) together, then from every
+    # connection at once (`net.budgets.Allowance`): strangers' floods cost the other tables a bounded share
+    prefix_frames: tuple[float, int] = (200.0, 400)
+    all_frames: tuple[float, int] = (2000.0, 4000)
     chat: tuple[float, int] = (1.0, 5)  # chat lines from one peer; beyond this they are dropped
+    # One table's crowd together (`table.peers.Serving`): its watchers' frames past their own rates (a
+    # watcher only chats and pings, so a crowd of them is read no faster than this, whatever networks it
+    # comes from), and the chat lines the table relays to everyone. So a hostile table's crowd costs the
+    # other tables of a server a fixed share, not one per network it has.
+    watcher_frames: tuple[float, int] = (20.0, 60)
+    table_chat: tuple[float, int] = (5.0, 15)
     joins: tuple[float, int] = (5.0, 60)  # hellos from one address; beyond this they are refused
     # code guessing: free wrong codes per address, then a wait that doubles up to the cap
     free_code_tries: int = 3
@@ -85,6 +95,12 @@ class Limits:
     def but(self, **changes: Any) -> "Limits":
         """A copy with some fields changed (tests and benches)."""
         return replace(self, **changes)
+
+
+# A token short by no more than the rounding of float seconds is a token: else `wait` could answer a
+# time too small to move the clock (0.35 + 2.8e-17 is 0.35), and a loop of wait and take would never
+# end on trio's virtual clock (issue 35: a lobby spinning in its frame budget).
+ROUNDING = 1e-9
 
 
 @dataclass(slots=True)
@@ -109,15 +125,16 @@ class TokenBucket:
     def take(self, now: float) -> bool:
         """Spend a token if there is one."""
         self._refill(now)
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if self.tokens >= 1.0 - ROUNDING:
+            self.tokens = max(0.0, self.tokens - 1.0)
             return True
         return False
 
     def wait(self, now: float) -> float:
-        """Seconds until a token is there (0: one is there now)."""
+        """Seconds until a token is there (0: one is there now). Never a wait too short for the
+        clock to move: a token short by a rounding error is a token."""
         self._refill(now)
-        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+        return 0.0 if self.tokens >= 1.0 - ROUNDING else (1.0 - self.tokens) / self.rate
 
     def full(self, now: float) -> bool:
         """Saved up to its burst: forgetting it would give nothing back."""

@@ -302,3 +302,11 @@ async def serve_listeners(listeners: list[trio.SocketListener], doorstep: Doorst
         for listener in listeners:
             nursery.start_soon(accept_forever, listener, doorstep, refusal)
         task_status.started(listeners[0].socket.getsockname()[1])
+
+
+def peer_address(stream: trio.SocketStream) -> str:
+    """The address a TCP connection comes from ("?" when the system cannot say)."""
+    try:
+        return str(stream.socket.getpeername()[0])
+    except (OSError, IndexError, TypeError):
+        return "?"

@@ -1,13 +1,14 @@
 """The peer side of a server's lobby (`cthulhu server`): list its tables, make new ones.
 
 `LobbyClient` is sans-IO like `PeerSession`: it queues a lobby hello and the requests, and turns
-the bytes the server sends into its answers. `Lobby` drives one over a trio stream for the
+the bytes the server sends into its answers. `TrioLobby` drives one over a trio stream for the
 command line (`cthulhu tables`); the interface's lobby screen drives the same client over
 asyncio streams.
 """
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,24 +16,41 @@ from typing import Any
 import trio
 
 from .frames import FrameDecoder, FrameError, encode_frame
-from .messages import (
-    PROTOCOL_VERSION,
+from .tls import open_tls_stream
+from .lobbymessages import (
+    AskBoard,
+    BoardMsg,
+    ChallengesMsg,
     Created,
     CreateTable,
-    Error,
-    Hello,
+    Entered,
+    LinkCodeMsg,
+    LinkDoor,
+    Linked,
+    ListChallenges,
+    ListRecords,
     ListTables,
     LobbyWelcome,
-    OnTimeout,
+    NewLinkCode,
+    RecordsMsg,
+    SubmitChallenge,
+    TablesPage,
+)
+from .messages import (
+    PROTOCOL_VERSION,
+    Error,
+    Hello,
     Ping,
     Pong,
     ProtocolError,
     Rejected,
-    TablesPage,
     parse_to_peer,
 )
+from .wirebase import NotifyFormat, OnTimeout
 
-Answer = TablesPage | Created | Rejected
+Answer = TablesPage | Created | Rejected | LinkCodeMsg | Linked | RecordsMsg | ChallengesMsg | BoardMsg | Entered
+CLUB_ANSWERS = (RecordsMsg, ChallengesMsg, BoardMsg, Entered)
+PART = 2000  # bytes of a save in one `submit_challenge` (a peer's frame holds 2,048 bytes of binary at most)
 
 
 class LobbyRefused(Exception):
@@ -63,17 +81,50 @@ class LobbyClient:
         self._out += encode_frame(msg.wire())
         return int(getattr(msg, "seq", 0))
 
-    def tables(self, *, query: str = "", page: int = 0, size: int = 20, mine: bool = False) -> int:
+    def tables(self, *, query: str = "", page: int = 0, size: int = 20, mine: bool = False, finished: bool = True) -> int:
         self._seq += 1
-        return self._queue(ListTables(seq=self._seq, query=query, page=page, size=size, mine=mine))
+        return self._queue(ListTables(seq=self._seq, query=query, page=page, size=size, mine=mine, finished=finished))
 
     def create(self, *, mode: str, options: dict[str, str | list[str]], seats: int, bots: int = 0, bot: str | None = None,
                bot_delay_ms: int = 500, private: bool = False, turn_time: int | None = None, on_timeout: OnTimeout = "stand-in",
-               notify: str | None = None) -> int:
+               away_after: int = 3, notify: str | None = None, notify_format: NotifyFormat = "json") -> int:
         self._seq += 1
         return self._queue(CreateTable(seq=self._seq, mode=mode, options=options, seats=seats, bots=bots, bot=bot,
                                        bot_delay_ms=bot_delay_ms, private=private, turn_time=turn_time, on_timeout=on_timeout,
-                                       notify=notify))
+                                       away_after=away_after, notify=notify, notify_format=notify_format))
+
+    def new_link_code(self) -> int:
+        """Ask for a one-time code that links another door to this identity."""
+        self._seq += 1
+        return self._queue(NewLinkCode(seq=self._seq))
+
+    def link(self, code: str) -> int:
+        """Link this door to the identity whose code this is."""
+        self._seq += 1
+        return self._queue(LinkDoor(seq=self._seq, code=code.strip()[:32] or "?"))
+
+    def records(self, page: int = 0) -> int:
+        """Ask for a page of the club's records."""
+        self._seq += 1
+        return self._queue(ListRecords(seq=self._seq, page=page))
+
+    def challenges(self) -> int:
+        """Ask for the challenges taking tries now."""
+        self._seq += 1
+        return self._queue(ListChallenges(seq=self._seq))
+
+    def board(self, challenge: str) -> int:
+        """Ask for a challenge's board."""
+        self._seq += 1
+        return self._queue(AskBoard(seq=self._seq, challenge=challenge))
+
+    def submit(self, challenge: str, save: bytes) -> int:
+        """Send a save as this identity's try at `challenge`, in parts (answered once, after the last)."""
+        self._seq += 1
+        parts = [save[n : n + PART] for n in range(0, len(save), PART)] or [b"?"]
+        for n, data in enumerate(parts):
+            self._queue(SubmitChallenge(seq=self._seq, challenge=challenge, part=n, parts=len(parts), data=data))
+        return self._seq
 
     def receive_data(self, data: bytes | bytearray) -> list[Answer]:
         """The answers these bytes complete (the welcome and pings are handled here). Raises
@@ -93,12 +144,12 @@ class LobbyClient:
             elif isinstance(msg, Error) and msg.fatal:
                 self.closed = msg
                 raise LobbyRefused(msg.code, msg.reason)
-            elif isinstance(msg, (TablesPage, Created, Rejected)):
+            elif isinstance(msg, (TablesPage, Created, Rejected, LinkCodeMsg, Linked, *CLUB_ANSWERS)):
                 out.append(msg)
         return out
 
 
-class Lobby:
+class TrioLobby:
     """A `LobbyClient` over a trio stream: each call sends one request and waits for its answer."""
 
     def __init__(self, stream: trio.abc.Stream, client: LobbyClient) -> None:
@@ -135,7 +186,7 @@ class Lobby:
 
     async def tables(self, **kw: Any) -> TablesPage | Rejected:
         answer = await self._answer(self.client.tables(**kw))
-        assert not isinstance(answer, Created)
+        assert isinstance(answer, (TablesPage, Rejected))
         return answer
 
     async def everything(self, *, query: str = "", mine: bool = False) -> list[Any]:
@@ -153,16 +204,57 @@ class Lobby:
 
     async def create(self, **kw: Any) -> Created | Rejected:
         answer = await self._answer(self.client.create(**kw))
-        assert not isinstance(answer, TablesPage)
+        assert isinstance(answer, (Created, Rejected))
+        return answer
+
+    async def new_link_code(self) -> LinkCodeMsg | Rejected:
+        answer = await self._answer(self.client.new_link_code())
+        assert isinstance(answer, (LinkCodeMsg, Rejected))
+        return answer
+
+    async def link(self, code: str) -> Linked | Rejected:
+        answer = await self._answer(self.client.link(code))
+        assert isinstance(answer, (Linked, Rejected))
+        return answer
+
+    async def records(self) -> RecordsMsg | Rejected:
+        """Every page of the club's records, as one answer."""
+        rows: list[Any] = []
+        page = 0
+        while True:
+            answer = await self._answer(self.client.records(page))
+            assert isinstance(answer, (RecordsMsg, Rejected))
+            if isinstance(answer, Rejected):
+                return answer
+            rows += answer.rows
+            page += 1
+            if page >= answer.pages:
+                return answer.model_copy(update={"rows": rows, "page": 0, "pages": 1})
+
+    async def challenges(self) -> ChallengesMsg | Rejected:
+        answer = await self._answer(self.client.challenges())
+        assert isinstance(answer, (ChallengesMsg, Rejected))
+        return answer
+
+    async def board(self, challenge: str) -> BoardMsg | Rejected:
+        answer = await self._answer(self.client.board(challenge))
+        assert isinstance(answer, (BoardMsg, Rejected))
+        return answer
+
+    async def submit(self, challenge: str, save: bytes) -> Entered | Rejected:
+        answer = await self._answer(self.client.submit(challenge, save))
+        assert isinstance(answer, (Entered, Rejected))
         return answer
 
 
 @asynccontextmanager
-async def open_lobby(host: str, port: int, name: str, ident: str | None = None) -> AsyncIterator[Lobby]:
-    """A lobby session with the server at `host`:`port`, welcomed; `LobbyRefused` if it will not
-    (a one-table host says so), `OSError` if nothing answers."""
-    stream = await trio.open_tcp_stream(host, port)
+async def open_lobby(host: str, port: int, name: str, ident: str | None = None,
+                     tls: ssl.SSLContext | None = None) -> AsyncIterator[TrioLobby]:
+    """A lobby session with the server at `host`:`port` (over TLS with `tls`), welcomed;
+    `LobbyRefused` if it will not (a one-table host says so), `OSError` if nothing answers,
+    `TlsFailed` if the server's certificate is not trusted."""
+    stream: trio.abc.Stream = await open_tls_stream(host, port, tls) if tls is not None else await trio.open_tcp_stream(host, port)
     async with stream:
-        lobby = Lobby(stream, LobbyClient(name, ident))
+        lobby = TrioLobby(stream, LobbyClient(name, ident))
         await lobby.welcomed()
         yield lobby

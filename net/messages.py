@@ -1,9 +1,8 @@
-"""The wire messages: pydantic models discriminated on ``t``.
+"""The wire messages of a table: pydantic models discriminated on ``t``, and their parsing.
 
-Strict and closed (``extra="forbid"``): a peer cannot smuggle fields, and a
-bool never passes for an int. Wire types are msgpack-native (``list`` not
-``tuple``, ``Literal`` not ``Enum``). Validation errors are reported without
-echoing the input back (``include_input=False``).
+Strict and closed (`net.wirebase`); validation errors are reported without echoing the input
+back (``include_input=False``). A server's lobby has messages of its own (`net.lobbymessages`),
+parsed here with these.
 
 Two unions: what a host accepts from peers and what a peer accepts from the
 host, so a peer that sends a ``delta`` gets "unexpected", not silence.
@@ -15,12 +14,29 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-PROTOCOL_VERSION = 5
+from . import lobbymessages
+from .lobbymessages import (
+    AskBoard,
+    BoardMsg,
+    ChallengesMsg,
+    Created,
+    CreateTable,
+    Entered,
+    LinkCodeMsg,
+    LinkDoor,
+    Linked,
+    ListChallenges,
+    ListRecords,
+    ListTables,
+    LobbyWelcome,
+    NewLinkCode,
+    RecordsMsg,
+    SubmitChallenge,
+    TablesPage,
+)
+from .wirebase import Msg, Name, OnTimeout, Secret, TableId
 
-Name = Annotated[str, Field(min_length=1, max_length=40)]
-Secret = Annotated[str, Field(min_length=1, max_length=64)]
-TableId = Annotated[str, Field(min_length=1, max_length=32)]
-Query = Annotated[str, Field(max_length=80)]
+PROTOCOL_VERSION = 7
 
 
 class ProtocolError(Exception):
@@ -49,13 +65,6 @@ class BadMessage(ProtocolError):
     code = "bad_message"
 
 
-class _Msg(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    def wire(self) -> dict[str, Any]:
-        return self.model_dump()
-
-
 class SeatInfo(BaseModel):
     """One seat as the table shows it. `stand_in`: a bot plays this away player's turns until they are back."""
 
@@ -68,14 +77,14 @@ class SeatInfo(BaseModel):
     stand_in: bool = False
 
 
-OnTimeout = Literal["stand-in", "skip", "pause"]
-
-
 class Clock(BaseModel):
     """A turn-based table's clock, as it stands when the frame is sent. `seat` must decide by
     `deadline` (ISO 8601 UTC; null with `seat`: nobody must decide, or the table is paused);
     `left_ms`: the time left then, for a peer to count down on its own clock (clocks differ).
-    `paused`: the clock ran out and the table waits for that seat's player (`on_timeout` pause)."""
+    `paused`: the clock ran out and the table waits for that seat's player (`on_timeout` pause),
+    or, with `idle`, the table stopped at that seat because no person played for a whole round of
+    turns (any person's decision, `back` or reconnect starts it again). `away_after`: missed turns
+    in a row before a stand-in keeps a seat until its player is back."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -85,46 +94,8 @@ class Clock(BaseModel):
     deadline: str | None = None
     left_ms: int | None = None
     paused: bool = False
-
-
-class SeatRow(BaseModel):
-    """One seat in a lobby listing: who holds it (a person's name, a bot's kind) and whether they are
-    there. `status`: `open`, `person` (connected), `bot`, `away` (a person's seat waiting for them)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    seat: int
-    name: str | None = None
-    status: Literal["open", "person", "bot", "away"]
-
-
-class TableRow(BaseModel):
-    """A table as a server's lobby lists it. `setup` holds the set-up choices made (ids, by option
-    name; the mode's defaults for the rest) and `about` the same in words ("The Wexley Mill Fire,
-    Hastur"); `to_move` the seats that must decide now; `last_move` is ISO 8601 UTC. `mine` are the
-    asker's own seats there, and `code` (a private table's) is told only to its creator."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    id: str
-    mode: str
-    setup: dict[str, str | list[str]]
-    about: str = ""
-    seats: list[SeatRow]
-    step: int = 0
-    to_move: list[int] = Field(default_factory=list)
-    finished: bool = False
-    outcome: str | None = None
-    last_move: str | None = None
-    created: str | None = None
-    private: bool = False
-    code: str | None = None
-    mine: list[int] = Field(default_factory=list)
-    watchers: int = 0
-    pace: Literal["live", "turn-based"] = "live"
-    turn_time: int | None = None  # seconds per decision (turn-based)
-    on_timeout: OnTimeout | None = None
-    deadline: str | None = None  # ISO 8601 UTC: when the seat in `to_move` runs out of time (null: nobody must decide)
+    idle: bool = False
+    away_after: int = 3
 
 
 class Table(BaseModel):
@@ -139,12 +110,13 @@ class Table(BaseModel):
     started: bool = False
     spectators: int = 0
     clock: Clock | None = None  # None: a live table (the game waits for whoever must decide)
+    held: str | None = None  # the table waits for its disk: no step is told until it is saved (why it cannot save)
 
 
 # --- peer -> host ----------------------------------------------------------
 
 
-class Hello(_Msg):
+class Hello(Msg):
     """First message on a connection. `token` (with `seat`) reclaims a seat; `watch` asks to spectate.
 
     At a server of many tables (`cthulhu server`) `table` names the table to sit at, and `lobby`
@@ -164,40 +136,7 @@ class Hello(_Msg):
     lobby: bool = False
 
 
-class ListTables(_Msg):
-    """Lobby: one page of the tables the asker may see, newest activity first, those with open seats
-    leading. `query` matches words of the mode, the set-up, the players' names and the id; `mine`:
-    only the tables where the asker's identity holds a seat (where it is their move first)."""
-
-    t: Literal["list_tables"] = "list_tables"
-    seq: int
-    query: Query = ""
-    page: Annotated[int, Field(ge=0, le=100_000)] = 0
-    size: Annotated[int, Field(ge=1, le=100)] = 20
-    mine: bool = False
-
-
-class CreateTable(_Msg):
-    """Lobby: a new table. `options` are the set-up choices the mode declares (`Mode.options`),
-    by name; the last `bots` seats are played by `bot` bots; `private`: it is listed only to the
-    ones who sit at it, and joiners need the code the answer carries. No floats on the wire: the
-    bots' pause is in milliseconds."""
-
-    t: Literal["create_table"] = "create_table"
-    seq: int
-    mode: Annotated[str, Field(min_length=1, max_length=32)]
-    options: dict[str, str | list[str]] = Field(default_factory=dict)
-    seats: Annotated[int, Field(ge=1, le=5)] = 4
-    bots: Annotated[int, Field(ge=0, le=5)] = 0
-    bot: Annotated[str, Field(min_length=1, max_length=32)] | None = None
-    bot_delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 500
-    private: bool = False
-    turn_time: Annotated[int, Field(ge=1, le=60 * 86_400)] | None = None  # seconds per decision; None: live
-    on_timeout: OnTimeout = "stand-in"
-    notify: Annotated[str, Field(min_length=1, max_length=1000)] | None = None  # a URL POSTed to when a person's move begins
-
-
-class CommandMsg(_Msg):
+class CommandMsg(Msg):
     """A decision. `seq` is the peer's own counter (echoed in `rejected`); `version` is the prompt version."""
 
     t: Literal["command"] = "command"
@@ -206,7 +145,7 @@ class CommandMsg(_Msg):
     command: dict[str, Any]
 
 
-class Undo(_Msg):
+class Undo(Msg):
     """Take back the sender's last decision. `version` is the prompt version being taken back from."""
 
     t: Literal["undo"] = "undo"
@@ -214,20 +153,20 @@ class Undo(_Msg):
     version: int | None = None
 
 
-class Back(_Msg):
+class Back(Msg):
     """The sender's player is back at the seat a turn clock's stand-in plays (their connection
     stayed open): the stand-in leaves, and the next decision is theirs again."""
 
     t: Literal["back"] = "back"
 
 
-class SnapshotRequest(_Msg):
+class SnapshotRequest(Msg):
     t: Literal["snapshot_request"] = "snapshot_request"
     seq: int | None = None
     reason: Annotated[str, Field(max_length=200)] = ""
 
 
-class Chat(_Msg):
+class Chat(Msg):
     """From a peer only `text` counts; the host fills in `name` and `seat` when it relays."""
 
     t: Literal["chat"] = "chat"
@@ -236,12 +175,12 @@ class Chat(_Msg):
     seat: int | None = None
 
 
-class Ping(_Msg):
+class Ping(Msg):
     t: Literal["ping"] = "ping"
     n: int
 
 
-class Pong(_Msg):
+class Pong(Msg):
     t: Literal["pong"] = "pong"
     n: int
 
@@ -249,7 +188,7 @@ class Pong(_Msg):
 # --- host -> peer ----------------------------------------------------------
 
 
-class Welcome(_Msg):
+class Welcome(Msg):
     """Seat (None: spectator), the seat token (only ever sent to its owner) and a full view.
 
     `commit` binds the host to the seed (net/commitment.py); `setup` is the setup without the seed;
@@ -269,15 +208,17 @@ class Welcome(_Msg):
     events: list[dict[str, Any]] = Field(default_factory=list)
 
 
-class History(_Msg):
-    """Commands `start+1 ...` as `[seat, command]`, for a peer that joins a game already under way."""
+class History(Msg):
+    """Commands `start+1 ...` as `[seat, command]`, for a peer that joins a game already under way;
+    `sealed`: the steps among them a stand-in bot decided (as their `delta.stand_in` said)."""
 
     t: Literal["history"] = "history"
     start: int
     entries: list[list[Any]]
+    sealed: list[int] = Field(default_factory=list)
 
 
-class RecapMsg(_Msg):
+class RecapMsg(Msg):
     """After a `welcome`: the events of the latest steps up to `step`, as `[step, [event, ...]]`
     entries, oldest first (at most 32 KiB of them), so a peer's Log tells the story so far."""
 
@@ -286,7 +227,7 @@ class RecapMsg(_Msg):
     entries: list[list[Any]]
 
 
-class SinceMsg(_Msg):
+class SinceMsg(Msg):
     """After the `recap`, to a player back at the table: the last step they saw (`seen`, up to `step`
     now), how many steps after it the recap does not carry (`older`), and the steps after it a
     stand-in bot decided, as `[step, seat]` pairs, so their interface can say what happened since
@@ -299,43 +240,12 @@ class SinceMsg(_Msg):
     stand_in: list[list[int]] = Field(default_factory=list)
 
 
-class Lobby(_Msg):
+class Lobby(Msg):
     t: Literal["lobby"] = "lobby"
     table: Table
 
 
-class LobbyWelcome(_Msg):
-    """A server's answer to a lobby hello: its name, the name this identity is known by there (chosen
-    once, at its first visit), and how many tables it lists."""
-
-    t: Literal["lobby_welcome"] = "lobby_welcome"
-    proto: int
-    server: str
-    name: str
-    tables: int = 0
-
-
-class TablesPage(_Msg):
-    """One page of a lobby listing (`page` of `pages`, `total` tables matched)."""
-
-    t: Literal["tables"] = "tables"
-    seq: int
-    page: int
-    pages: int
-    total: int
-    rows: list[TableRow]
-
-
-class Created(_Msg):
-    """A table was created: its id, and for a private table the code its joiners need."""
-
-    t: Literal["created"] = "created"
-    seq: int
-    id: str
-    code: str | None = None
-
-
-class Rejected(_Msg):
+class Rejected(Msg):
     """The game refused a command (or a server's lobby a request); sent to its sender only. `code`
     is the core's `Rejected.code`, or a lobby's own (`bad_setup`, `slow_down`, `server_full`...)."""
 
@@ -345,7 +255,7 @@ class Rejected(_Msg):
     reason: str
 
 
-class Delta(_Msg):
+class Delta(Msg):
     """Operations (see `net.delta`) turning the view at `seq - 1` into the view at `seq`, whose hash is `hash`."""
 
     t: Literal["delta"] = "delta"
@@ -358,14 +268,14 @@ class Delta(_Msg):
     stand_in: bool = False  # a stand-in bot (or a turn clock's skip) decided `cmd` for its seat's person
 
 
-class Snapshot(_Msg):
+class Snapshot(Msg):
     t: Literal["snapshot"] = "snapshot"
     seq: int
     view: dict[str, Any]
     hash: str
 
 
-class Error(_Msg):
+class Error(Msg):
     """A protocol-level problem (bad frame, bad message, refused hello). `fatal`: the host closes next."""
 
     t: Literal["error"] = "error"
@@ -375,7 +285,18 @@ class Error(_Msg):
     details: list[str] = Field(default_factory=list)
 
 
-class GameOverMsg(_Msg):
+class Redirect(Msg):
+    """The table is run by another process of the same server (`cthulhu server` on a shared store):
+    connect there and say the same hello. `tls_port`: its TLS port, for a peer on TLS (none: it
+    has no TLS, and such a peer does not follow). The host closes after sending it."""
+
+    t: Literal["redirect"] = "redirect"
+    host: Annotated[str, Field(min_length=1, max_length=253)]
+    port: Annotated[int, Field(ge=1, le=65535)]
+    tls_port: Annotated[int, Field(ge=1, le=65535)] | None = None
+
+
+class GameOverMsg(Msg):
     """The end, with the seed and the commitment's salt (hex) revealed so peers may verify every roll."""
 
     t: Literal["game_over"] = "game_over"
@@ -386,25 +307,36 @@ class GameOverMsg(_Msg):
     salt: str | None = None
 
 
-ToHost = Annotated[Union[Hello, CommandMsg, Undo, Back, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable], Field(discriminator="t")]
+ToHost = Annotated[Union[Hello, CommandMsg, Undo, Back, SnapshotRequest, Chat, Ping, Pong, ListTables, CreateTable, NewLinkCode, LinkDoor,
+                         ListRecords, ListChallenges, AskBoard, SubmitChallenge],
+                   Field(discriminator="t")]
 ToPeer = Annotated[
     Union[Welcome, History, RecapMsg, SinceMsg, Lobby, Rejected, Delta, Snapshot, Chat, Ping, Pong, Error, GameOverMsg, LobbyWelcome, TablesPage,
-          Created],
+          Created, LinkCodeMsg, Linked, RecordsMsg, ChallengesMsg, BoardMsg, Entered, Redirect],
     Field(discriminator="t"),
 ]
 
 _TO_HOST: TypeAdapter[Any] = TypeAdapter(ToHost)
 _TO_PEER: TypeAdapter[Any] = TypeAdapter(ToPeer)
-_HOST_TYPES = {"hello", "command", "undo", "back", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table"}
+_HOST_TYPES = {"hello", "command", "undo", "back", "snapshot_request", "chat", "ping", "pong", "list_tables", "create_table", "new_link_code", "link",
+               "list_records", "list_challenges", "challenge_board", "submit_challenge"}
 _PEER_TYPES = {"welcome", "history", "recap", "since", "lobby", "rejected", "delta", "snapshot", "chat", "ping", "pong", "error", "game_over",
-               "lobby_welcome", "tables", "created"}
+               "lobby_welcome", "tables", "created", "link_code", "linked",
+               "records", "challenges", "board", "entered", "redirect"}
 ALL_TYPES = _HOST_TYPES | _PEER_TYPES
+
+
+# What a problem's place may name: the messages' own field names and pydantic's type tags. A map's
+# key (a set-up option's name) came from the wire and is shown as "?": errors never echo input.
+_MODELS = [model for space in (globals(), vars(lobbymessages)) for model in list(space.values())
+           if isinstance(model, type) and issubclass(model, BaseModel)]
+_PLACES = ALL_TYPES | {name for model in _MODELS for name in model.model_fields} | {"str", "int", "bool", "float", "bytes", "list[str]", "[key]"}
 
 
 def _details(exc: ValidationError) -> list[str]:
     out = []
     for err in exc.errors(include_input=False, include_url=False, include_context=False)[:10]:
-        loc = ".".join(str(p) for p in err["loc"])
+        loc = ".".join(str(p) if isinstance(p, int) or p in _PLACES else "?" for p in err["loc"])
         out.append(f"{loc}: {err['msg']}" if loc else err["msg"])
     return out
 
@@ -414,7 +346,7 @@ def _parse(adapter: TypeAdapter[Any], accepted: set[str], data: dict[str, Any]) 
     if t not in accepted:
         if t in ALL_TYPES:
             raise UnexpectedMessage(f"a {t!r} message is not accepted here")
-        raise UnknownMessage(f"unknown message type {str(t)[:40]!r}")
+        raise UnknownMessage("unknown message type" if isinstance(t, str) else "a message needs a 't' string")
     try:
         return adapter.validate_python(data)
     except ValidationError as exc:

@@ -10,6 +10,10 @@ out, so `cthulhu host --load` serves the same code again.
 
 Updates are read-modify-write under a lock on a file next to it, so two
 terminals joining at once cannot lose each other's tokens; writes are atomic.
+
+The file counts seats from 1, as every screen does (`"seats_from": 1`); a file written before
+that (no such key) counted from 0 and is read as it was meant. `SeatEntry.seat` is the
+protocol's, from 0.
 """
 
 from __future__ import annotations
@@ -39,6 +43,12 @@ class SeatEntry:
     updated: str = ""
 
 
+def _seat_from(entry: dict[str, Any], shift: int) -> dict[str, Any]:
+    """`entry` with its seat number moved by `shift` (the file's count to the protocol's and back)."""
+    seat = entry.get("seat")
+    return {**entry, "seat": seat + shift} if isinstance(seat, int) and not isinstance(seat, bool) else entry
+
+
 def normal_address(address: str) -> str:
     return address.strip().lower()
 
@@ -58,7 +68,8 @@ class SeatStore:
             return {"seats": [], "codes": {}, "identities": {}}
         if not isinstance(data, dict):
             return {"seats": [], "codes": {}, "identities": {}}
-        seats = [e for e in data.get("seats", []) if isinstance(e, dict)]
+        shift = 1 if data.get("seats_from") == 1 else 0  # files from before counted from 0
+        seats = [_seat_from(e, -shift) for e in data.get("seats", []) if isinstance(e, dict)]
         codes = data.get("codes") if isinstance(data.get("codes"), dict) else {}
         identities = data.get("identities") if isinstance(data.get("identities"), dict) else {}
         return {"seats": seats, "codes": codes, "identities": identities}
@@ -120,7 +131,8 @@ class SeatStore:
             yield data
             from cthulhu.savegame.writer import write_atomic  # 0600, atomic
 
-            write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True).encode(), fsync=False, what="the seat tokens")
+            on_disk = {**data, "seats": [_seat_from(e, 1) for e in data["seats"]], "seats_from": 1}
+            write_atomic(self.path, json.dumps(on_disk, indent=1, sort_keys=True).encode(), fsync=False, what="the seat tokens")
         finally:
             os.close(fd)
 

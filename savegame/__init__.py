@@ -49,10 +49,12 @@ from .file import (
     encode,
     load,
 )
+from .luck import luck_of
 from .replay import check_dice, replay, resume, seek, steps_told, verify
 from .writer import Chunk, SaveWriter, hash_token, put, save_game, sweep_temp_files, token_matches, write_atomic
 
 __all__ = [
+    "luck_of",
     "FORMAT_VERSION",
     "MIGRATIONS",
     "STAND_IN_LINE",

@@ -61,18 +61,27 @@ def fallback_saves_dir() -> Path:
         user = re.sub(r"[^A-Za-z0-9_.-]+", "-", getpass.getuser()) or str(os.getuid())
     except Exception:  # no login name (a container without a passwd entry)
         user = str(os.getuid())
-    return Path(tempfile.gettempdir()) / f"cthulhu-saves-{user}"
+    try:
+        temp = tempfile.gettempdir()
+    except OSError:  # none takes data (a full disk): the folder is still named, and found unwritable
+        temp = os.environ.get("TMPDIR") or "/tmp"
+    return Path(temp) / f"cthulhu-saves-{user}"
+
+
+PROBE = b"\0" * 4096  # some data, as a save has: a folder that takes a name but no data (a full disk) is found
 
 
 def unwritable(folder: Path) -> str | None:
     """Why saves cannot be written in `folder` (a short phrase), or None when they can: the folder is
-    made if missing, and a probe file written in it and removed."""
+    made if missing, and a probe file written in it (some data, to the disk) and removed."""
     import tempfile
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cthulhu-probe-"):
-            pass
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cthulhu-probe-") as probe:
+            probe.write(PROBE)
+            probe.flush()
+            os.fsync(probe.fileno())
     except OSError as exc:
         return exc.strerror or str(exc)
     return None

@@ -39,6 +39,7 @@ from cthulhu.core import Command, Game, Setup, modes
 
 from .dice import Dice
 from .lock import hold, release
+from .shelf import Shelf
 from .file import (
     FORMAT_VERSION,
     PlayerRecord,
@@ -238,15 +239,18 @@ class SaveWriter:
         clock: Callable[[], str] = now_iso,
         dice: Dice | None = None,
         started: bool | None = None,
+        shelf: Shelf | None = None,
         _initial_hash: str | None = None,
     ) -> None:
         if game.step != 0 and _initial_hash is None:
             raise ValueError("a SaveWriter starts at step 0; use SaveWriter.resume or save_game for a game in progress")
         if snapshot_every < 1:
             raise ValueError("snapshot_every must be at least 1")
-        self.path = Path(path)
-        hold(self.path)  # before anything is written or swept: SaveLocked if another process has it
-        self._held = True
+        self.path = Path(path)  # (on a `shelf`: the save's name, for messages)
+        self.shelf = shelf
+        if shelf is None:
+            hold(self.path)  # before anything is written or swept: SaveLocked if another process has it
+        self._held = shelf is None
         self.game = game
         self.players = _player_records(players)
         self.snapshot_every = snapshot_every
@@ -275,7 +279,8 @@ class SaveWriter:
         self.started = (_initial_hash is not None or not autosave) if started is None else started
         if _initial_hash is None:
             self._snapshots.append((0, pack_snapshot(0, game.canonical())))
-            sweep_temp_files(self.path.parent, self.path.name)
+            if shelf is None:
+                sweep_temp_files(self.path.parent, self.path.name)
 
     # The host's CommandLog interface.
     def append(self, seat: int, command: dict[str, Any] | Command, state_hash: str) -> None:
@@ -398,15 +403,22 @@ class SaveWriter:
         self._settled = chunk.version
         return True
 
+    def put(self, chunk: Chunk, *, fsync: bool = True) -> None:
+        """Write `chunk` where the save is kept: its file (its folder made if need be), or its shelf."""
+        if self.shelf is not None:
+            self.shelf.put(chunk, fsync=fsync)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        put(self.path, chunk, fsync=fsync)
+
     def write(self) -> None:
         """Write the save (a `SaveIOError` if the disk refuses); nothing before a new game's first
         command (`started`)."""
         if not self.started:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         chunk = self.chunk()
         try:
-            put(self.path, chunk, fsync=self.fsync)
+            self.put(chunk, fsync=self.fsync)
         except BaseException:
             self.lost(chunk)
             raise
@@ -423,10 +435,10 @@ class SaveWriter:
         *,
         fsync: bool = True,
         autosave: bool = True,
+        shelf: Shelf | None = None,
     ) -> "SaveWriter":
-        """Carry on writing `save` (already replayed to its last step as `game`).
-
-        The save's dice commitment carries on; a format 1 save gets one now.
+        """Carry on writing `save` (already replayed to its last step as `game`), to its file or
+        its `shelf`. The save's dice commitment carries on; a format 1 save gets one now.
         """
         if game.step != save.last_step:
             raise ValueError(f"the game is at step {game.step} but the save ends at step {save.last_step}")
@@ -440,6 +452,7 @@ class SaveWriter:
             autosave=False,
             created=save.header.created,
             dice=dice,
+            shelf=shelf,
             _initial_hash=save.initial_hash,
         )
         writer.content_version = save.header.content_version
@@ -449,7 +462,8 @@ class SaveWriter:
         writer.hashes = [s.hash for s in save.steps]
         writer._snapshots = [(k, pack_snapshot(k, v)) for k, v in sorted(save.snapshots.items())]
         writer.autosave = autosave
-        sweep_temp_files(writer.path.parent, writer.path.name)
+        if shelf is None:
+            sweep_temp_files(writer.path.parent, writer.path.name)
         return writer
 
 

@@ -12,6 +12,12 @@ there, and the same visitor takes the same seat back; nothing else is needed.
 One identity plays at most one session at a time; a second session of it
 watches, so two tabs of one browser never fight over a seat.
 
+A server's doors open on its lobby, which is no table: there the caps are the
+server's (`--max-visitors`, `--max-per-address`), its refusals say "the server",
+and a visitor idle in the lobby is let go (`lobby_idle`), so sessions held open
+from a few addresses cannot keep everyone else out. Each table still bounds its
+own watchers (the host's `max_spectators`).
+
 The host sees every visitor connect from loopback: its own per-address cap
 leaves room for `MAX_SESSIONS` more there (`net.limits.Limits.door_visitors`),
 while the caps that matter per person are applied here, per real address.
@@ -31,12 +37,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cthulhu.net.gate import Quiet
-from cthulhu.net.seatstore import SeatStore
-from cthulhu.net.textclean import clean_name
+from cthulhu.net import Quiet
+from cthulhu.net import SeatStore
+from cthulhu.net import clean_name
 
-MAX_SESSIONS = 16  # visitors' interfaces running at once, through both doors
+MAX_SESSIONS = 16  # visitors' interfaces running at once, through both doors of one table
 MAX_PER_ADDRESS = 8  # ... from one client address
+VISITOR_MB = 48  # a visitor's interface costs ~24 MB (PSS, forked warm); twice that leaves room for the rest
+LOBBY_IDLE = 600.0  # seconds without a key in a server's lobby before its door lets the visitor go
 FREE_WRONG_CODES = 10  # per address; after these, each refusal waits THROTTLE seconds
 THROTTLE = 1.0
 TICKET_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: read off a screen and typed
@@ -46,6 +54,17 @@ _TICKET = re.compile(f"[{TICKET_ALPHABET}]{{{TICKET_LENGTH}}}")
 
 class Refused(Exception):
     """One line for the visitor (never a traceback)."""
+
+
+def visitors_for_memory(meminfo: str = "/proc/meminfo") -> int:
+    """A server's default `--max-visitors`: as many interfaces as half the machine's memory holds
+    (`VISITOR_MB` each), never fewer than one table's `MAX_SESSIONS`, at most 4,096."""
+    try:
+        with open(meminfo, encoding="ascii") as f:
+            total_kb = next(int(line.split()[1]) for line in f if line.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return MAX_SESSIONS * 4
+    return max(MAX_SESSIONS, min(4096, total_kb // 1024 // 2 // VISITOR_MB))
 
 
 def new_ticket() -> str:
@@ -58,7 +77,7 @@ class Visit:
     """One admitted session: the command to run for it, its environment, and what to release after."""
 
     argv: list[str]
-    """`PYTHON -m cthulhu.cli join ... --kiosk`: the visitor's interface (the zygote runs it in a child)."""
+    """`PYTHON -m cthulhu.cli join ... --kiosk [--reader]`: the visitor's interface (the zygote runs it in a child)."""
     address: str
     identity: str | None
     watch: bool
@@ -96,6 +115,12 @@ class Admission:
     table: tuple[str, int] | None = None
     """Where the visitors' interfaces connect (the host's game port on loopback); None until it listens."""
     python: str = sys.executable
+    server: bool = False
+    """The doors of a server's lobby (not of one table): the caps and the refusals are the server's."""
+    lobby_idle: float | None = None
+    """A server's lobby: seconds without a key before a visitor's interface lets them go (None: never)."""
+    reader: bool = False
+    """Every visitor gets the reader mode (`--reader-door`) unless they ask otherwise."""
 
     def __post_init__(self) -> None:
         # Only the host's user may look in (the seat tokens of every visitor are in there).
@@ -138,27 +163,49 @@ class Admission:
 
     # -- sessions ----------------------------------------------------------------------
 
-    async def admit(self, *, address: str, code: str | None, name: str | None, identity: str, watch: bool = False) -> Visit:
-        """A visit for this visitor, or `Refused` with one line saying why."""
+    async def admit(self, *, address: str, code: str | None, name: str | None, identity: str, watch: bool = False,
+                    reader: bool | None = None) -> Visit:
+        """A visit for this visitor, or `Refused` with one line saying why. `reader`: the visitor asked
+        for the reader mode (True) or the interface (False); None: the door's default."""
+        reader = self.reader if reader is None else reader
         await self.check_code(address, code)
-        if len(self.sessions) >= self.max_sessions:
-            raise Refused("too many visitors at this table; try again later")
-        if sum(1 for v in self.sessions if v.address == address) >= self.max_per_address:
-            raise Refused("too many sessions from your address")
-        if self.table is None:
-            raise Refused("the table is not open yet; try again in a moment")
+        full = self.no_room(address)
+        if full is not None:
+            raise Refused(full)
         home = self.home(identity)
         home.mkdir(exist_ok=True, mode=0o700)
         name = clean_name(name or "") or self._stored_name(home) or self._guest()
         busy = any(v.identity == identity and not v.watch for v in self.sessions)
         watch = watch or busy
+        assert self.table is not None  # (`no_room` says so otherwise)
         host, port = self.table
         argv = [self.python, "-m", "cthulhu.cli", "join", f"[{host}]:{port}" if ":" in host else f"{host}:{port}", "--kiosk", f"--name={name}"]
         if watch:
             argv.append("--watch")
+        if reader:
+            argv.append("--reader")
+        if self.lobby_idle is not None:
+            argv.append(f"--lobby-idle={self.lobby_idle:g}")
         visit = Visit(argv, address, identity, watch, home, self.code)
         self.sessions.append(visit)
         return visit
+
+    def no_room(self, address: str) -> str | None:
+        """Why one more visitor from `address` cannot come in now, in words that fit (None: they can).
+        Asked before anything is started or handed out (the web door's pass too)."""
+        if len(self.sessions) >= self.max_sessions:
+            return self.full()
+        if sum(1 for v in self.sessions if v.address == address) >= self.max_per_address:
+            return f"too many sessions from your address ({self.max_per_address}); close one and try again"
+        if self.table is None:
+            return f"the {'server' if self.server else 'table'} is not open yet; try again in a moment"
+        return None
+
+    def full(self) -> str:
+        """What a visitor is told when every visitor's place is taken: the server's or the table's."""
+        if self.server:
+            return f"the server has no room for more visitors ({self.max_sessions} are here); try again later"
+        return "too many visitors at this table; try again later"
 
     def seated_name(self, identity: str) -> str | None:
         """The name this visitor sat down with at this table, if they ever did (a seat token of

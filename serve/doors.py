@@ -12,9 +12,9 @@ import asyncio
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from cthulhu.net.invite import join_address
+from cthulhu.net import join_address
 
 from .admission import Admission
 from .zygote import Zygote
@@ -63,18 +63,20 @@ class FrontDoors:
         table: str | None = None,
         keep: bool = False,
         admission: Admission | None = None,
+        caps: dict[str, Any] | None = None,
     ) -> None:
         """`table`, `keep`: a saved table keeps its visitors' seat tokens in `data_dir` under its
-        table id, so they take their seats back after `host --load`; otherwise they go with the host."""
+        table id, so they take their seats back after `host --load`; otherwise they go with the host.
+        `caps`: the `Admission`'s caps and options other than the defaults (a server's lobby)."""
         if data_dir is None:
             from cthulhu.savegame.folder import user_data_dir
 
             data_dir = user_data_dir()
         if admission is None:
             if keep and table:
-                admission = Admission(code=code, folder=visitors_folder(data_dir, table), kept=True)
+                admission = Admission(code=code, folder=visitors_folder(data_dir, table), kept=True, **(caps or {}))
             else:
-                admission = Admission(code=code)
+                admission = Admission(code=code, **(caps or {}))
         self.bind = bind
         self.ssh_port = ssh_port
         self.web_port = web_port

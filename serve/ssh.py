@@ -2,7 +2,10 @@
 
 Each SSH session that asks for a shell with a terminal gets one `cthulhu join
 --kiosk` process (forked by the visitors' zygote, `zygote`) on a pseudo-terminal
-of its own, its controlling terminal (its size, resize events and TERM are the client's). Nothing else is granted: a command (`ssh host ls`), a
+of its own, its controlling terminal (its size, resize events and TERM are the client's). One
+command is taken: `reader` (`ssh -t -p PORT CODE@HOST reader`) gives the reader mode (`join
+--reader`: plain lines, for a screen reader or a narrow screen) instead of the interface, as
+`--reader-door` gives it to every visitor. Nothing else is granted: any other command (`ssh host ls`), a
 subsystem (sftp), port forwarding, agent or X11 forwarding are refused, each
 with one line. The user name carries the table code (`CODE`, or `NAME+CODE` to
 choose a name); a wrong one is refused before any process starts.
@@ -38,8 +41,8 @@ from typing import Any
 
 import asyncssh
 
-from cthulhu.net.gate import Crowd
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import Crowd
+from cthulhu.net import clean_text
 
 from .admission import Admission, Refused, Visit, new_ticket
 from .visitor import Child
@@ -58,9 +61,10 @@ KEEPALIVE = 30  # seconds between keepalives; 3 unanswered ones close a vanished
 # speak therefore cannot keep anyone else out: a visitor from another address always gets a turn.
 MAX_LOGGING_IN = 32
 MAX_LOGGING_IN_PER_ADDRESS = 8
-MAX_CONNECTIONS = 64  # logged-in SSH connections in all
-MAX_CONNECTIONS_PER_ADDRESS = 16
+MAX_CONNECTIONS = 64  # logged-in SSH connections in all (at least; a server's doors admit more visitors)
+MAX_CONNECTIONS_PER_ADDRESS = 16  # ... from one address (at least: as many as its visitors may be)
 SESSIONS_PER_CONNECTION = 4  # open session channels on one connection
+READER_COMMAND = "reader"  # `ssh -t ... reader`: the reader mode instead of the interface
 REFUSAL_GRACE = 5.0  # seconds a refused connection has to ask to log in (and read why not)
 
 
@@ -175,6 +179,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.size = (80, 24)
         self.has_pty = False
         self.wants = "nothing"
+        self.reader: bool | None = None  # `reader` asked for (None: the door's default)
         self.master: int | None = None
         self.child: Child | None = None
         self.visit: Visit | None = None
@@ -199,6 +204,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True
 
     def exec_requested(self, command: str) -> bool:
+        if command.strip() == READER_COMMAND:
+            self.wants, self.reader = "shell", True
+            return True
         self.wants = "exec"
         return True  # accepted only to answer with our own line, then closed
 
@@ -212,10 +220,12 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         door = self.owner.door
         try:
             if self.wants == "exec":
-                raise Refused("this server runs the game only; commands are refused (connect without a command)")
+                raise Refused(f"this server runs the game only; commands are refused (connect without a command, or with `{READER_COMMAND}`)")
+            if not self.has_pty and self.reader:
+                raise Refused(f"the reader mode needs a terminal too; add -t (ssh -t ... {READER_COMMAND})")
             if not self.has_pty:
                 raise Refused("the game needs a terminal; connect without -T (and without -N)")
-            self.visit = await door.admit(self.owner)
+            self.visit = await door.admit(self.owner, reader=self.reader)
             await self._play(self.visit)
             if self.chan is not None:  # everything said reaches the client before anyone closes the connection
                 with contextlib.suppress(asyncio.TimeoutError):
@@ -272,7 +282,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self.chan is not None and not self._done:
             if self._drew:
                 self.chan.write(RESTORE)  # whatever state the interface left the terminal in (killed, crashed)
-            if self.owner.door.closing:  # a saved table opens again (`host --load`): the way back still works
+            if self.owner.door.closing and self.owner.door.admission.server:  # a server's lobby: the server stopped, its tables wait
+                self._say("cthulhu: the server stopped; its tables are saved and wait for you.")
+                if visit.comeback:
+                    self._say(visit.comeback)
+            elif self.owner.door.closing:  # a saved table opens again (`host --load`): the way back still works
                 again = f" It is saved; when it is open again: {visit.comeback}" if self.owner.door.admission.kept else ""
                 self._say(f"cthulhu: the host closed the table.{again}")
             self._done = True
@@ -383,11 +397,14 @@ class SSHDoor:
     # -- connections: logging in, then logged in ------------------------------------
 
     def _room_for(self, conn: _Connection) -> str | None:
-        """Why a logged-in connection from `conn`'s address would be one too many, or None."""
-        if sum(1 for c in self.connections if c.address == conn.address) >= MAX_CONNECTIONS_PER_ADDRESS:
-            return "too many sessions from your address"
-        if len(self.connections) >= MAX_CONNECTIONS:
-            return "too many visitors at this table; try again later"
+        """Why a logged-in connection from `conn`'s address would be one too many, or None. Room
+        enough for every visitor the admission lets in (a connection is at least one of them)."""
+        admission = self.admission
+        per_address = max(MAX_CONNECTIONS_PER_ADDRESS, admission.max_per_address)
+        if sum(1 for c in self.connections if c.address == conn.address) >= per_address:
+            return f"too many sessions from your address ({per_address}); close one and try again"
+        if len(self.connections) >= max(MAX_CONNECTIONS, admission.max_sessions):
+            return admission.full()
         return None
 
     def arrived(self, conn: _Connection) -> None:
@@ -416,7 +433,7 @@ class SSHDoor:
         if conn in self.connections:
             self.connections.remove(conn)
 
-    async def admit(self, owner: _Connection) -> Visit:
+    async def admit(self, owner: _Connection, reader: bool | None = None) -> Visit:
         """Who this connection is (its key, a return ticket it typed, or a new ticket) and its visit."""
         username = owner.conn.get_extra_info("username") if owner.conn is not None else ""
         name, secret = split_user(username or "")
@@ -431,7 +448,7 @@ class SSHDoor:
                 identity = f"ticket:{ticket}"
         if self.admission.code is None and code is not None and ticket != code:
             name, code = name or code, None  # an open table: the user name is only a name
-        visit = await self.admission.admit(address=owner.address, code=code, name=name, identity=identity)
+        visit = await self.admission.admit(address=owner.address, code=code, name=name, identity=identity, reader=reader)
         visit.ticket = ticket
         user = self.admission.code or "NAME"
         if ticket is not None:

@@ -39,8 +39,8 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from cthulhu.net.gate import Crowd
-from cthulhu.net.textclean import clean_name, clean_text
+from cthulhu.net import Crowd
+from cthulhu.net import clean_name, clean_text
 
 from .admission import Admission, Refused, Visit
 from .visitor import Child
@@ -95,6 +95,7 @@ class _Pass:
     name: str | None
     identity: str
     watch: bool
+    reader: bool = False  # for the reader page's websocket (`/read/`), not the terminal's
 
 
 class _App(AppService):
@@ -212,6 +213,7 @@ class WebDoor:
                 web.get("/", self.index),
                 web.get("/table", self.table),
                 web.get("/ws/{pass_}", self.websocket),
+                web.get("/read/{pass_}", self.read),
                 web.get("/favicon.ico", self.no_icon),
                 web.static("/static", STATIC, show_index=False),
             ]
@@ -259,7 +261,10 @@ class WebDoor:
         else:
             code_field = f'<input type="hidden" name="code" value="{html.escape(code or "", quote=True)}">'
             focus = " autofocus"
-        return self._html(_page("form.html", {"code_field": code_field, "name_focus": focus}, title=self.title, message=message,
+        reader = (
+            '<label class="check"><input type="checkbox" name="reader" value="1" id="reader"'
+            f'{" checked" if self.admission.reader else ""}> Plain text: one sentence a line, for screen readers and small screens</label>')
+        return self._html(_page("form.html", {"code_field": code_field, "name_focus": focus, "reader_field": reader}, title=self.title, message=message,
                                 name=seated or "", sit="Back to your seat" if seated else "Sit down"), status=status)
 
     async def _code_refused(self, request: web.Request, code: str | None) -> web.Response | None:
@@ -286,9 +291,14 @@ class WebDoor:
             return refused
         name = clean_name(request.query.get("name", "")[:200]) or None  # the visitor's words: cleaned at the door
         watch = request.query.get("as") == "watch"
+        full = self.admission.no_room(request.remote or "?")
+        if full is not None:  # said on the form, before any pass: a pass the door would then refuse shows a blank terminal
+            self.admission.warn(f"web {full}", "web door: refused %s: %s", request.remote or "?", full)
+            return self._form(request, f"Refused: {full}.", code, status=503)
         visitor = self._visitor(request) or secrets.token_urlsafe(24)
-        pass_ = self._give_pass(request.remote or "?", _Pass(time.monotonic() + self.pass_seconds, name, f"web:{visitor}", watch))
-        response = self._html(_page("game.html", title=self.title, pass_=pass_))
+        reader = request.query.get("reader") == "1"
+        pass_ = self._give_pass(request.remote or "?", _Pass(time.monotonic() + self.pass_seconds, name, f"web:{visitor}", watch, reader))
+        response = self._html(_page("reader.html" if reader else "game.html", title=self.title, pass_=pass_))
         response.set_cookie(COOKIE, visitor, httponly=True, samesite="Strict", max_age=30 * 86400)
         return response
 
@@ -334,7 +344,7 @@ class WebDoor:
         entry = self._take_pass(pass_)
         ws = web.WebSocketResponse(heartbeat=15, max_msg_size=WS_MESSAGE)
         await ws.prepare(request)
-        if entry is None:
+        if entry is None or entry.reader:
             await ws.close(message=b"this page has expired; reload it")
             return ws
         address = request.remote or "?"
@@ -343,7 +353,7 @@ class WebDoor:
         try:
             try:
                 visit = await self.admission.admit(address=address, code=self.admission.code, name=entry.name, identity=entry.identity,
-                                                   watch=entry.watch)
+                                                   watch=entry.watch, reader=False)  # the terminal runs the interface
             except Refused:
                 self._give_pass(address, entry, pass_)  # not used up: no process was started for it
                 raise
@@ -380,6 +390,54 @@ class WebDoor:
                 await self._end(service)
             if visit is not None and (service is None or service.child is None):
                 self.admission.release(visit)  # no process was started; one started is let go when reaped
+            await ws.close()
+        return ws
+
+    async def read(self, request: web.Request) -> web.StreamResponse:
+        """The reader page's websocket: the visitor's `join --kiosk --reader` on pipes, a line a message."""
+        from . import webreader
+
+        entry = self._take_pass(request.match_info["pass_"])
+        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=WS_MESSAGE)
+        await ws.prepare(request)
+        if entry is None or not entry.reader:
+            await ws.close(message=b"this page has expired; reload it")
+            return ws
+        address = request.remote or "?"
+        visit: Visit | None = None
+        child: Child | None = None
+        bad = 0
+
+        async def refused(why: str) -> bool:
+            nonlocal bad
+            bad += 1
+            self.admission.warn("web bad message", "web door: refused a message from the reader page at %s: %s", address, why)
+            await ws.send_str(f"(A message from this page was refused: {why}.)")
+            return bad <= MAX_BAD_MESSAGES
+
+        try:
+            visit = await self.admission.admit(address=address, code=self.admission.code, name=entry.name, identity=entry.identity,
+                                               watch=entry.watch, reader=True)
+            visit.comeback = "To come back to your seat, open this page again in this browser (a cookie keeps your place)."
+            env = dict(visit.env(self.env), COLUMNS=webreader.columns(request.query.get("width")))
+            child, stdout, stderr, stdin = await webreader.spawn(self.zygote, visit.argv, env, lambda v=visit: self.admission.release(v))
+            await webreader.relay(ws, stdout, stdin, refused)
+            stdin.close()
+            said = (await stderr.read(4096)).decode("utf-8", "replace").strip().splitlines()
+            if said and not child.running and (await asyncio.shield(child.reaped)) != 0:
+                await ws.send_str(clean_text(said[-1]))
+        except Refused as exc:
+            self.admission.warn(f"web {exc}", "web door: refused %s: %s", address, str(exc))
+            await ws.send_str(clean_text(f"cthulhu: {exc}"))
+        except Exception:
+            log.exception("web: a reader session failed")
+        finally:
+            if visit is not None:
+                self.admission.leaving(visit)
+            if child is not None:
+                await child.stop()
+            elif visit is not None:
+                self.admission.release(visit)  # no process was started
             await ws.close()
         return ws
 

@@ -1,9 +1,10 @@
 """Webhooks: an HTTP POST of a small JSON when a person's move begins at a table with an address.
 
 The server's operator says where notifications may go (`cthulhu server --notify-allow PATTERN`,
-URL globs, repeatable; none: notifications are off). A table's address is checked against them
-when the table is made (a refusal is one typed line) and again before every send, so an address
-the operator no longer allows after a restart is never contacted.
+repeatable; none: notifications are off; the rules are `server.hookurl`'s). A table's address is
+checked against them when the table is made (a refusal is one typed line) and again before every
+send, its host resolved then and only an allowed address contacted, so an address the operator no
+longer allows after a restart, or a name that now points somewhere else, is never contacted.
 
 Nothing here can hold a table up: `Notifier.notify` only appends to a bounded queue (when it is
 full the oldest notice is dropped, and counted); a few sender tasks per server post them, every
@@ -14,112 +15,41 @@ context for https: a POST is a dozen lines, not worth a dependency.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import ssl
-from collections import deque
-from collections.abc import Iterable
+from collections import OrderedDict, deque
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from fnmatch import fnmatchcase
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 import trio
 
-from cthulhu.net.textclean import clean_name
+from .hookurl import NotifyPolicy, NotifyRefused, Resolver, Target, resolve_host
 
 log = logging.getLogger(__name__)
 
-MAX_URL = 1000
 QUEUE = 256  # notices waiting (retries included); past it the oldest is dropped
 SENDERS = 4  # posts at once, at most one per host: a host that hangs holds up one sender, not the others' notices
 ATTEMPTS = 4  # tries of one notice
+REFUSED_KEPT = 1024  # addresses remembered as no longer allowed (each said once in the log)
 BACKOFF = 2.0  # seconds before the first retry, times 4 before each later one (2, 8, 32)
 TIMEOUT = 10.0  # seconds for each of connect, send and read
-_URL_CHARS = re.compile(r"[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]+")  # RFC 3986's, nothing else (no spaces, no controls)
 
 
-class NotifyRefused(ValueError):
-    """A notification address this server will not use: a wire code and one line."""
-
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
-
-
-def parse_url(url: str) -> SplitResult:
-    """An http(s) URL with a host, or `NotifyRefused("bad_notify", ...)`."""
-    if not 1 <= len(url) <= MAX_URL or not _URL_CHARS.fullmatch(url):
-        raise NotifyRefused("bad_notify", f"a notification address is a URL of up to {MAX_URL} plain characters")
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise NotifyRefused("bad_notify", "that notification address is not a URL") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise NotifyRefused("bad_notify", "a notification address is an http:// or https:// URL with a host")
-    if parts.username is not None or parts.password is not None:
-        raise NotifyRefused("bad_notify", "a notification address carries no user name or password (put a token in its path)")
-    if port == 0:
-        raise NotifyRefused("bad_notify", "a notification address needs a real port")
-    return parts
-
-
-@dataclass(frozen=True)
-class NotifyPolicy:
-    """Where this server may send notifications: URL globs (`https://hooks.example.org/*`)."""
-
-    patterns: tuple[str, ...] = ()
-
-    @property
-    def on(self) -> bool:
-        return bool(self.patterns)
-
-    def check(self, url: str) -> str:
-        """`url` if notifications may go there; `NotifyRefused` (typed, one line) otherwise."""
-        if not self.on:
-            raise NotifyRefused("notify_off", "this server sends no notifications (its operator allows no address: "
-                                              "cthulhu server --notify-allow PATTERN)")
-        parse_url(url)
-        if not any(fnmatchcase(url, pattern) for pattern in self.patterns):
-            raise NotifyRefused("notify_not_allowed", "this server's operator does not allow notifications to that address")
-        return url
-
-
-def _plain(name: str | None) -> str:
-    """A player's name for a chat message: cleaned, and nothing a chat could read as markup,
-    a mention or a link (`<`, `@`, `*`, `[` ...)."""
-    kept = "".join(ch for ch in clean_name(name or "") if ch.isalnum() or ch in " .'-")
-    return " ".join(kept.split()) or "a player"
-
-
-def move_notice(table: str, seat: int, player: str | None, turn: int | None, deadline: datetime | None) -> dict[str, object]:
-    """The JSON posted when `seat`'s move begins (`seat` counts from 0, as in `tables --json`)."""
-    when = deadline.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if deadline is not None else None
-    who = _plain(player)
-    text = f"It is {who}'s move (seat {seat + 1}) at table {table}" + (f", turn {turn}" if turn is not None else "")
-    text += f"; their clock runs out at {deadline.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC." if deadline is not None else "."
-    return {"table": table, "seat": seat, "player": clean_name(player or "") or None, "turn": turn, "deadline": when, "text": text}
-
-
-async def post_json(url: str, body: bytes, timeout: float) -> int:
-    """POST `body` to `url` (HTTP/1.1, one request, `Connection: close`); the response's status.
-    Each of connect (with TLS), send and read of the status line takes at most `timeout`."""
-    parts = parse_url(url)
-    host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+async def post_json(target: Target, address: str, body: bytes, timeout: float) -> int:
+    """POST `body` to `target` at `address` (one it resolved to, already allowed: no name is
+    looked up here), HTTP/1.1, one request, `Connection: close`; the response's status. Each of
+    connect (with TLS, verified for the URL's host), send and read of the status line takes at
+    most `timeout`."""
     with trio.fail_after(timeout):
-        tcp = await trio.open_tcp_stream(host, port)
+        tcp = await trio.open_tcp_stream(address, target.port)
     stream: trio.abc.Stream = tcp
     try:
-        if parts.scheme == "https":
-            stream = trio.SSLStream(tcp, ssl.create_default_context(), server_hostname=host, https_compatible=True)
+        if target.scheme == "https":
+            stream = trio.SSLStream(tcp, ssl.create_default_context(), server_hostname=target.host, https_compatible=True)
             with trio.fail_after(timeout):
                 await stream.do_handshake()
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        head = (f"POST {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: cthulhu-notify\r\n"
+        head = (f"POST {target.target} HTTP/1.1\r\nHost: {target.netloc}\r\nUser-Agent: cthulhu-notify\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n")
         with trio.fail_after(timeout):
             await stream.send_all(head.encode("ascii") + body)
@@ -154,8 +84,10 @@ class Notifier:
     """The server's notifications: a bounded queue and `senders` tasks (`run`) posting from it."""
 
     def __init__(self, policy: NotifyPolicy, *, queue: int = QUEUE, senders: int = SENDERS, attempts: int = ATTEMPTS,
-                 backoff: float = BACKOFF, timeout: float = TIMEOUT) -> None:
+                 backoff: float = BACKOFF, timeout: float = TIMEOUT, resolve: Resolver = resolve_host) -> None:
+        """`resolve`: a host's addresses now (the system's resolver; a test's own table)."""
         self.policy = policy
+        self.resolve = resolve
         self.limit = queue
         self.senders = senders
         self.attempts = attempts
@@ -165,15 +97,21 @@ class Notifier:
         self._queue: deque[_Notice] = deque()
         self._busy: set[str] = set()  # hosts a sender is posting to now
         self._wake = trio.Event()
+        self._refused: OrderedDict[str, None] = OrderedDict()  # addresses no longer allowed, said once each (bounded)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waits to be posted and nothing is being posted."""
+        return not self._queue and not self._busy
 
     @property
     def in_flight(self) -> frozenset[str]:
         """The hosts being posted to now."""
         return frozenset(self._busy)
 
-    def notify(self, url: str, notice: dict[str, object]) -> None:
-        """Queue `notice` for `url`; never waits (a full queue lets its oldest go, counted)."""
-        self._put(_Notice(url, json.dumps(notice, sort_keys=True).encode()))
+    def notify(self, url: str, body: bytes) -> None:
+        """Queue a POST of `body` to `url`; never waits (a full queue lets its oldest go, counted)."""
+        self._put(_Notice(url, body))
 
     def _put(self, notice: _Notice) -> None:
         if len(self._queue) >= self.limit:
@@ -222,17 +160,16 @@ class Notifier:
     async def _send(self, notice: _Notice) -> None:
         notice.tries += 1
         try:
-            self.policy.check(notice.url)  # the operator's word now, not when the table was made
-        except ValueError as exc:
+            target = self.policy.check(notice.url)  # the operator's word now, not when the table was made
+            problem, final = await self._try(target, notice.body)
+        except NotifyRefused as exc:
             self.failed += 1
-            log.warning("notifications: not sent to a table's address any more allowed (%s)", exc)
+            if notice.url not in self._refused:  # once per address, not once per notice
+                self._refused[notice.url] = None
+                if len(self._refused) > REFUSED_KEPT:
+                    self._refused.popitem(last=False)
+                log.warning("notifications: a table's address is no longer allowed (%s); its notices are not sent", exc)
             return
-        try:
-            status = await post_json(notice.url, notice.body, self.timeout)
-            problem = None if 200 <= status < 300 else f"the answer was HTTP {status}"
-            final = problem is None or (400 <= status < 500 and status not in (408, 429))
-        except (OSError, trio.TooSlowError, trio.BrokenResourceError, ssl.SSLError, ValueError) as exc:
-            problem, final = f"{type(exc).__name__}: {exc}"[:200], False
         if problem is None:
             self.sent += 1
             return
@@ -243,13 +180,27 @@ class Notifier:
         notice.due = trio.current_time() + self.backoff * 4 ** (notice.tries - 1)
         self._put(notice)
 
+    async def _try(self, target: Target, body: bytes) -> tuple[str | None, bool]:
+        """One try: (what went wrong or None, whether trying again is pointless). `NotifyRefused`
+        when the host resolves to no address the operator allows."""
+        try:
+            with trio.fail_after(self.timeout):
+                addresses = await self.policy.addresses(target, self.resolve)  # what the name means now
+            status = await self._post(target, addresses, body)
+        except NotifyRefused:
+            raise
+        except (OSError, trio.TooSlowError, trio.BrokenResourceError, ssl.SSLError, ValueError) as exc:
+            return f"{type(exc).__name__}: {exc}"[:200], False
+        if 200 <= status < 300:
+            return None, True
+        return f"the answer was HTTP {status}", 400 <= status < 500 and status not in (408, 429)
 
-def allowed(patterns: Iterable[str]) -> NotifyPolicy:
-    """The policy of `--notify-allow` (each pattern checked to be an http(s) URL glob)."""
-    out = []
-    for pattern in patterns:
-        if not re.match(r"https?://[^/*?\[\]]", pattern):
-            raise ValueError(f"--notify-allow {pattern!r}: a pattern is an http:// or https:// URL (glob) with its host, "
-                             "e.g. https://hooks.example.org/*")
-        out.append(pattern)
-    return NotifyPolicy(tuple(out))
+    async def _post(self, target: Target, addresses: list[str], body: bytes) -> int:
+        """The POST to the first of `addresses` that takes a connection."""
+        for address in addresses[:-1]:
+            try:
+                return await post_json(target, address, body, self.timeout)
+            except (OSError, trio.TooSlowError):
+                continue
+        return await post_json(target, addresses[-1], body, self.timeout)
+

@@ -8,23 +8,39 @@ seats it holds, so the lobby's "my tables" follows the person from table to tabl
 tokens themselves stay with the player, as ever. Hellos without a key are anonymous: they sit and
 play, and are in nobody's "my tables".
 
-New identities are rationed per address (`ServerLimits.identities`): past that, a newcomer is
-anonymous for a while, never refused.
+New identities are rationed per network (`ServerLimits.identities`, by /24 or /64): past that, a
+newcomer is anonymous for a while, never refused for it.
+
+One person, one name: a name (compared case-insensitively, after cleaning) held by an identity is
+refused to any other newcomer (`NameTaken`); a returning identity keeps its own. A person who comes
+through several doors (`cthulhu join` on a laptop, the SSH door, a browser) links them into one
+identity with a one-time code (`server.linking`): the linked identity's key stands for the other
+from then on (`merged_into`), and its seats become the other's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
-from cthulhu.net.limits import TokenBucket
-from cthulhu.net.textclean import clean_name
+from cthulhu.net import PrefixBudgets
+from cthulhu.net import clean_name
 
 from .store import Identity, SeatLink, Seen
 
-MAX_ADDRESSES = 4096
+
+class NameTaken(Exception):
+    """A newcomer asked for a name another identity holds: one line for them."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is taken on this server")
+        self.reason = f"{name} is taken on this server"
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: cleaned, case-insensitive."""
+    return clean_name(name).casefold()
 
 
 def key_hash(key: str) -> str:
@@ -38,41 +54,89 @@ class People:
 
     def __init__(self, identities: Iterable[Identity], links: Iterable[SeatLink], seen: Iterable[Seen],
                  rate: tuple[float, int], clock: Callable[[], float]) -> None:
-        self.by_hash = {i.key_hash: i for i in identities}
-        self.by_id = {i.id: i for i in self.by_hash.values()}
+        everyone = list(identities)
+        self.by_id = {i.id: i for i in everyone}
+        self.by_hash = {i.key_hash: self.current(i) for i in everyone}
+        self.by_name: dict[str, Identity] = {}
+        for identity in everyone:
+            if identity.merged_into is None:
+                self.by_name.setdefault(name_key(identity.name), identity)  # an old store's duplicates: the first keeps it
         self.holder: dict[str, dict[int, SeatLink]] = {}  # table -> seat -> who holds it
         self.held: dict[str, set[tuple[str, int]]] = {}
         for link in links:
             self._hold(link)
         self.seen = {(s.identity, s.table): s for s in seen}
-        self.rate = rate
-        self.clock = clock
-        self._budgets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._budgets = PrefixBudgets(rate, clock)  # by network: churned addresses give no spent budget back
+
+    def current(self, identity: Identity) -> Identity:
+        """The identity `identity` stands for now (itself, or the one it was linked into)."""
+        seen = {identity.id}
+        while identity.merged_into is not None and identity.merged_into in self.by_id and identity.merged_into not in seen:
+            identity = self.by_id[identity.merged_into]
+            seen.add(identity.id)
+        return identity
 
     def find(self, key: str | None) -> Identity | None:
         return self.by_hash.get(key_hash(key)) if key else None
 
     def arrive(self, key: str | None, name: str, address: str, wall: str) -> tuple[Identity | None, bool]:
         """The identity a hello's key stands for (and True if it is new: the caller stores it), or
-        None for an anonymous hello (no key, or too many new identities from `address` lately)."""
-        if not key:
-            return None, False
+        None for an anonymous hello (no key, or too many new identities from `address` lately).
+        `NameTaken` if a newcomer asks for a name another identity holds (an anonymous hello is
+        checked where it would sit down: `check_free`)."""
         known = self.find(key)
         if known is not None:
             known.last_seen = wall
             return known, False
-        budget = self._budgets.get(address)
-        now = self.clock()
-        if budget is None:
-            budget = self._budgets[address] = TokenBucket.of(self.rate, now)
-            if len(self._budgets) > MAX_ADDRESSES:
-                self._budgets.popitem(last=False)
-        if not budget.take(now):
+        if not key:
+            return None, False
+        self.check_free(name)
+        if not self._budgets.take(address):
             return None, False
         identity = Identity(id=secrets.token_hex(5), key_hash=key_hash(key), name=clean_name(name) or "player", created=wall, last_seen=wall)
         self.by_hash[identity.key_hash] = identity
         self.by_id[identity.id] = identity
+        self.by_name[name_key(identity.name)] = identity
         return identity, True
+
+    def learn(self, identity: Identity) -> None:
+        """An identity another process of the server made (`server.fleet`): known here from now on."""
+        self.by_id[identity.id] = identity
+        self.by_hash[identity.key_hash] = self.current(identity)
+        if identity.merged_into is None:
+            self.by_name.setdefault(name_key(identity.name), identity)
+
+    def check_free(self, name: str) -> None:
+        """`NameTaken` if an identity holds `name` (a newcomer's, or an anonymous player's at a table)."""
+        holder = self.by_name.get(name_key(name))
+        if holder is not None:
+            raise NameTaken(holder.name)
+
+    def merge(self, gone: Identity, into: Identity, wall: str) -> tuple[list[Identity], list[SeatLink]]:
+        """`gone` is `into` from now on (a door linked with `into`'s code): every key that stood for
+        `gone` stands for `into`, and `gone`'s seats and last-seen steps are `into`'s; its name is
+        free again. The changed identities and the new seat links, to store."""
+        changed = []
+        for identity in self.by_id.values():
+            if identity is gone or identity.merged_into == gone.id:
+                identity.merged_into = into.id
+                changed.append(identity)
+        for hashed, identity in self.by_hash.items():
+            if identity is gone:
+                self.by_hash[hashed] = into
+        if self.by_name.get(name_key(gone.name)) is gone:
+            del self.by_name[name_key(gone.name)]
+        links = [link for table, seat in sorted(self.held.get(gone.id, ()))
+                 if (link := self.link(table, seat, into.id, wall)) is not None]
+        self.held.pop(gone.id, None)
+        for (who, table), seen in list(self.seen.items()):
+            if who == gone.id:
+                del self.seen[(who, table)]
+                mine = self.seen.get((into.id, table))
+                if mine is None or mine.step < seen.step:
+                    self.seen[(into.id, table)] = Seen(into.id, table, seen.step, seen.at)
+        into.last_seen = wall
+        return [*changed, into], links
 
     # -- seats -----------------------------------------------------------------------------------
 

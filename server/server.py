@@ -12,9 +12,12 @@ Shape:
   share no task, so one busy or hostile table delays another only by the CPU its (bounded)
   traffic costs.
 * A table is opened on its first connection (its save loaded and every step checked, in a worker
-  thread) and closed after `idle_close` seconds with nobody at it and no bot with a move to make;
+  thread) and closed after `idle_close` seconds with nobody at it and no bot with a move to make
+  (a running turn clock does not keep it open: it is opened again at its deadline, `server.alarms`);
   so tables nobody is at cost a record each, and a restart is ready as soon as the records are
-  read. Tables whose last activity is older than `archive_after` are archived: kept in the store
+  read. A table nobody has sat at yet is one of the *untouched* (`server.untouched`): they do not
+  count towards `max_tables`, are capped per network and in all, and expire within minutes.
+  Tables whose last activity is older than `archive_after` are archived: kept in the store
   and their save files kept, no longer listed; one log line each, never silently.
 * The records (tables as the lobby lists them, identities and their names, who holds which seat,
   what each last saw) live in memory and are written to the store as one batch a few times a
@@ -29,64 +32,47 @@ import copy
 import itertools
 import logging
 import secrets
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
 
 from cthulhu.core import Setup, modes
-from cthulhu.net.clock import MoveBegins, StandInMove
-from cthulhu.net.frames import encode_frame
-from cthulhu.net.gate import Gate, Refusal
-from cthulhu.net.host import Host
-from cthulhu.net.invite import new_table_code, new_table_id
-from cthulhu.net.limits import Limits, TokenBucket
-from cthulhu.net.listen import Doorstep, read_hello, refuse, serve_listeners
-from cthulhu.net.messages import PROTOCOL_VERSION, Created, CreateTable, Error, Hello
-from cthulhu.net.table import Opened, Pace, resolve
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import PrefixBudgets, SharedBudget
+from cthulhu.net import FrameDecoder, encode_frame
+from cthulhu.net import Gate, Refusal
+from cthulhu.net import new_table_code, new_table_id
+from cthulhu.net import Doorstep, read_hello, refuse, serve_listeners
+from cthulhu.net import PROTOCOL_VERSION, Created, CreateTable, Error, Hello
+from cthulhu.net import clean_text
+from cthulhu.savegame import SaveError
+from cthulhu.table import Host, Kept, MoveBegins, Pace, StandInMove, StandIns, TableSpec, open_table
 
-from .notify import Notifier, NotifyPolicy, NotifyRefused, move_notice
-from .people import People
+from .alarms import Alarms
+from .club import Club
+from .events import TableEvents
+from .fleet import Elsewhere, Fleet
+from .form import form_problem
+from .hookurl import NotifyPolicy, NotifyRefused
+from .linking import LinkCodes
+from .limits import ServerLimits
+from .listing import Listings
+from .lobby import LobbySession
+from .moves import MoveNotices
+from .notify import Notifier
+from .people import NameTaken, People
+from .refused import Refused
 from .store import Changes, Loaded, Seen, Store, TableRecord
 from .table import ServerTable, setup_words
+from .untouched import Untouched, expire, expire_soon, touched
 
 if TYPE_CHECKING:
-    from cthulhu.net.host import Peer
+    from cthulhu.table import Peer
 
     from .store import Identity
 
 log = logging.getLogger(__name__)
-
-MAX_ADDRESSES = 4096
-
-
-@dataclass(frozen=True, kw_only=True)
-class ServerLimits:
-    """What a server allows, besides each connection's `Limits` (`table`, also the shared gate's)."""
-
-    table: Limits = field(default_factory=lambda: Limits(max_connections=4096))
-    lobby_frames: tuple[float, int] = (4.0, 20)  # lobby requests from one connection (per second, burst)
-    creates: tuple[float, int] = (1 / 30, 10)  # new tables from one address
-    identities: tuple[float, int] = (0.1, 20)  # new identities from one address (past it: anonymous)
-    max_tables: int = 10_000  # live tables in all
-    max_created: int = 50  # unfinished tables one identity created
-    idle_close: float = 300.0  # seconds an open table nobody is at stays open
-    sweep_every: float = 30.0
-    archive_after: timedelta = timedelta(days=30)  # of wall time without a move
-    flush_every: float = 0.2
-
-
-class Refused(Exception):
-    """A lobby request refused: a wire code and one line for the asker."""
-
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 class TableBroken(Exception):
@@ -112,34 +98,6 @@ def _error_frame(code: str, reason: str, fatal: bool = True) -> bytes:
     return encode_frame(Error(code=code, reason=reason, fatal=fatal).wire())
 
 
-class TableEvents:
-    """What one open table tells the server (`HostEvents`)."""
-
-    def __init__(self, server: "TableServer", table: ServerTable) -> None:
-        self.server = server
-        self.table = table
-
-    def admitted(self, peer: Peer, hello: Hello) -> None:
-        self.server._admitted(self.table, peer, hello)
-
-    def left(self, peer: Peer) -> None:
-        self.server._left(self.table, peer)
-
-    def changed(self) -> None:
-        self.server._changed(self.table)
-
-    def move_begins(self, move: MoveBegins) -> None:
-        self.server._move_begins(self.table, move)
-
-    def stood_in(self, move: StandInMove) -> None:
-        self.server._stood_in(self.table, move)
-
-    def seen(self, hello: Hello) -> int | None:
-        identity = self.server.people.find(hello.ident)
-        seen = self.server.people.seen.get((identity.id, self.table.id)) if identity is not None else None
-        return seen.step if seen is not None else None
-
-
 class TableServer:
     """The tables of one data folder, their lobby and their store. Run with `run` (its own tasks)
     and hand it connections (`handle`), or `serve` on TCP."""
@@ -153,19 +111,29 @@ class TableServer:
         self.limits = limits
         self.wall = wall or (lambda: datetime.now(timezone.utc))
         self.notifier = notifier or Notifier(NotifyPolicy())  # no address allowed: notifications off
+        self.moves = MoveNotices(self.notifier, self._stored_soon)
         self.gate = Gate(limits.table, trio.current_time)
-        self.tables: dict[str, ServerTable] = {r.id: ServerTable(r, self.folder) for r in loaded.tables}
+        self.tables: dict[str, ServerTable] = {r.id: ServerTable(r, self.folder, store.shelf(r.id)) for r in loaded.tables}
+        self.listings = Listings(self.tables.values())  # what the lobby lists, kept in its order
+        self.lobby_budget = SharedBudget(limits.lobby_all)
+        self.untouched = Untouched(*limits.max_untouched, limits.untouched_expiry)
         self.people = People(loaded.identities, loaded.links, loaded.seen, limits.identities, trio.current_time)
+        self.codes = LinkCodes(loaded.codes)
         self.port: int | None = None
         self.crashes = 0
+        self.saved_at_stop = 0  # the tables open when the server stopped, each closed with its save written
+        self.store_trouble: str | None = None  # why the store's last commit failed (None: it holds every change)
         self._changes = Changes()
         self._dirty: set[ServerTable] = set()
-        self._creates: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._creates = PrefixBudgets(limits.creates, trio.current_time)
         self._keys = itertools.count(1)
         self._wake: trio.Event | None = None
         self._soon: trio.Event | None = None
         self._nursery: trio.Nursery | None = None
+        self.alarms = Alarms(self.wall)  # closed tables' running clocks
         self._limiter: trio.CapacityLimiter | None = None
+        self.fleet: Fleet | None = None  # one process of several on a shared store (`server.fleet`)
+        self.club = Club(self)  # the club's records and the challenges
 
     def now(self) -> str:
         return _iso(self.wall())
@@ -191,11 +159,17 @@ class TableServer:
                 self._nursery = nursery
                 nursery.start_soon(self._writer)
                 nursery.start_soon(self._sweeper)
+                if self.fleet is not None:
+                    await nursery.start(self.fleet.run, self)
                 if self.notifier.policy.on:
                     await nursery.start(self.notifier.run)
+                    nursery.start_soon(self.moves.run)
                 for table in self.tables.values():
-                    if table.record.clock and table.record.clock.get("deadline") and not table.record.finished:
-                        nursery.start_soon(self._reopen, table)  # its clock must run out even if nobody comes
+                    if not touched(table):  # (made before the restart: from now on they have their time again)
+                        expire_soon(self, self.untouched.add(table.id, f"store {table.id}", trio.current_time()))
+                    self._arm(table, starting=True)  # its clock must run out even if nobody comes
+                    self.club.saw(table)  # a game over that is not counted yet (the server stopped first)
+                nursery.start_soon(self.alarms.run, self._ring)
                 task_status.started()
                 try:
                     await trio.sleep_forever()
@@ -208,6 +182,7 @@ class TableServer:
     async def shutdown(self) -> None:
         for table in [t for t in self.tables.values() if t.host is not None or t.opening is not None]:
             await self._close(table, cancel=False)
+            self.saved_at_stop += 1
         await self.flush()
 
     # -- connections -------------------------------------------------------------------------------
@@ -228,22 +203,24 @@ class TableServer:
                 if got is None:
                     return
                 hello, decoder = got
+                if self.fleet is not None:
+                    await self.fleet.know(hello.ident)  # an identity another process made
                 if hello.proto != PROTOCOL_VERSION:
                     await refuse(stream, _error_frame("protocol_version", f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.proto}"))
                 elif hello.lobby or hello.table is None:
-                    from .lobby import LobbySession
-
                     await LobbySession(self, stream, address).run(hello, decoder.take_rest())
                 else:
-                    await self._to_table(stream, address, hello, decoder.take_rest())
+                    await self._to_table(stream, address, hello, decoder)
         except* (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass
         except* Exception:
             self.crashes += 1
             log.exception("a connection from %s crashed", address)
 
-    async def _to_table(self, stream: trio.abc.Stream, address: str, hello: Hello, rest: bytes) -> None:
+    async def _to_table(self, stream: trio.abc.Stream, address: str, hello: Hello, decoder: FrameDecoder) -> None:
         table = self.tables.get(hello.table or "")
+        if table is None and self.fleet is not None:
+            table = await self.fleet.find(hello.table or "")  # made at another process a moment ago
         if table is None:
             refusal = self.gate.hello(address)
             if refusal is None:
@@ -251,18 +228,29 @@ class TableServer:
                 refusal = Refusal("no_such_table", "this server has no table with that id (cthulhu tables HOST lists them)")
             await refuse(stream, _error_frame(refusal.code, refusal.reason))
             return
-        identity = self.arrive(hello, address)
         try:
+            if self.fleet is not None:
+                await self.fleet.take(table)  # (before anyone is stored here: `Elsewhere`, another process runs it)
+            identity = self.arrive(hello, address)
+            if identity is None:
+                self.people.check_free(hello.name)  # nobody sits down under another person's name
             host = await self._open(table)
+        except NameTaken as exc:
+            await refuse(stream, _error_frame("name_taken", exc.reason))
+            return
         except TableBroken as exc:
             await refuse(stream, _error_frame("table_broken", str(exc)))
             return
+        except Elsewhere as exc:  # run by another process of this server: its joiners go there
+            await refuse(stream, encode_frame(exc.redirect.wire()) if exc.redirect is not None else
+                         _error_frame("table_moving", "this table is moving between the server's processes", fatal=False))  # (clients try again)
+            return
         if identity is not None:
             hello = hello.model_copy(update={"name": identity.name})  # one name per identity, at every table
-        await host.handle(stream, address, encode_frame(hello.wire()) + rest)  # the hello passed on, with its name
+        await host.handle(stream, address, greeted=(hello, decoder))  # the hello passed on as it was read, with its name
 
     def arrive(self, hello: Hello, address: str) -> Identity | None:
-        """The hello's identity (a new one is stored), or None for an anonymous hello."""
+        """The hello's identity (a new one is stored), or None for an anonymous hello; `NameTaken`."""
         identity, new = self.people.arrive(hello.ident, hello.name, address, self.now())
         if identity is not None:
             self._changes.identities[identity.id] = copy.copy(identity)
@@ -271,9 +259,9 @@ class TableServer:
 
     # -- tables ------------------------------------------------------------------------------------
 
-    async def _open(self, table: ServerTable, prepared: Opened | None = None) -> Host:
+    async def _open(self, table: ServerTable, prepared: Host | None = None) -> Host:
         """The table's host, opened now if it is not (its save loaded and checked off the event loop;
-        `prepared`: already resolved, a table just created)."""
+        `prepared`: already opened, a table just created)."""
         while table.host is None or table.opening is not None:
             if table.opening is not None:
                 await table.opening.wait()
@@ -281,44 +269,65 @@ class TableServer:
             if not table.live:
                 raise TableBroken("this table has been archived")
             table.opening = trio.Event()
-            opened = prepared
+            host = prepared
             try:
-                spec = table.spec(self.limits.table)
+                if self.fleet is not None:
+                    await self.fleet.take(table)  # its lease first (`Elsewhere`: another process runs it)
                 try:
-                    if opened is None:
-                        opened = await trio.to_thread.run_sync(resolve, spec)
+                    if host is None:
+                        host = await trio.to_thread.run_sync(self._open_table, table)
                 except Exception as exc:
                     log.error("table %s cannot be opened: %s", table.id, clean_text(_first_line(exc)))
                     raise TableBroken(f"this table's save cannot be read ({_first_line(exc)}); the server's operator was told") from None
-                if opened.writer is not None and not opened.writer.started:
-                    opened.writer.keep()  # a new table's save exists from the start (its dice commitment with it)
-                    await trio.to_thread.run_sync(opened.writer.write)
-                host = Host(spec, opened, gate=self.gate)
-                host.events = TableEvents(self, table)
-                host.wall = self.wall
-                host.kept_clock = table.record.clock  # a clock that ran before a restart goes on where it was
                 if self._nursery is None:
                     raise TableBroken("the server is stopping")
-                await self._nursery.start(self._run_table, table, host)
-                table.host = host
+                table.host = host  # (before it starts: what it tells as it starts, a decision under way, finds it)
+                try:
+                    await self._nursery.start(self._run_table, table, host)
+                except BaseException:
+                    table.host = None
+                    raise
                 table.idle_since = trio.current_time()
                 self._changed(table)
                 log.debug("opened table %s", table.id)
             except BaseException:
-                if opened is not None and opened.writer is not None:
-                    opened.writer.close()  # cancelled or refused after the save was taken: let it go
+                if host is not None:
+                    host.saves.release()  # cancelled or refused after the save was taken: let it go
                 raise
             finally:
                 table.opening.set()
                 table.opening = None
         return table.host
 
-    async def _reopen(self, table: ServerTable) -> None:
-        """Open a table whose clock ran when the server stopped (a broken save is logged, as on a join)."""
-        try:
-            await self._open(table)
-        except TableBroken:
-            pass
+    def _open_table(self, table: ServerTable) -> Host:
+        """The table's host (in a worker thread: a save is loaded and every step checked). A clock
+        that ran before a restart goes on where it was, and the stand-ins' memory with it."""
+        return open_table(table.spec(self.limits.table), gate=self.gate, events=TableEvents(self, table), wall=self.wall,
+                          kept=Kept(clock=table.record.clock, turns=table.record.turns))
+
+    def _arm(self, table: ServerTable, *, starting: bool = False) -> None:
+        """A closed table whose clock runs is opened again at its deadline (`server.alarms`); one
+        with a webhook first when a quarter of the clock is left, for its reminder, and at once
+        when the server `starting` (a notice the store had not kept before a crash goes out)."""
+        deadline = table.clock_deadline()
+        if deadline is None or table.host is not None or self._nursery is None:
+            return
+        turn_time = table.pace.turn_time if table.record.notify is not None and self.notifier.policy.on else None
+        if turn_time is not None and starting:
+            self._nursery.start_soon(self._ring, table.id, deadline)
+        else:
+            self.alarms.set(table.id, deadline, turn_time / 4 if turn_time is not None else 0.0)
+
+    async def _ring(self, table_id: str, deadline: str) -> None:
+        """A closed table's clock runs out now: open it (its host resumes the clock with no time
+        left, and applies the table's policy once); a stale alarm does nothing. A broken save is
+        logged, as on a join."""
+        table = self.tables.get(table_id)
+        if table is not None and table.host is None and table.clock_deadline() == deadline:
+            try:
+                await self._open(table)
+            except (TableBroken, Elsewhere):  # (another process rang it: its owner acts, once)
+                pass
 
     async def _run_table(self, table: ServerTable, host: Host, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         with trio.CancelScope() as scope:
@@ -342,6 +351,9 @@ class TableServer:
             await trio.to_thread.run_sync(host.flush_log)
             host.saves.release()
             table.closed()
+            if self.fleet is not None:
+                self.fleet.release_soon(table)
+            self._arm(table)
             self._changed(table)
             log.debug("closed table %s", table.id)
         finally:
@@ -349,6 +361,8 @@ class TableServer:
             table.opening = None
 
     def _admitted(self, table: ServerTable, peer: Peer, hello: Hello) -> None:
+        if peer.seat is not None:
+            self.untouched.discard(table.id)  # a person sat: a table like any other from now on
         identity = self.people.find(hello.ident)
         if identity is not None:
             table.identities[peer.id] = identity.id
@@ -375,12 +389,15 @@ class TableServer:
         self._poke()
 
     def _move_begins(self, table: ServerTable, move: MoveBegins) -> None:
-        """A person's move began at `table` (its deadline goes to the store with the record); the
-        table's notification address, if it has one, is told (queued: it never waits)."""
-        if table.record.notify is not None:
-            self.notifier.notify(table.record.notify, move_notice(table.id, move.seat, move.name, move.turn, move.deadline))
+        """A person's decision began at `table` (its deadline goes to the store with the record);
+        the table's notification address, if it has one, may be told (`MoveNotices`)."""
+        self.moves.move_begins(table, move)
         self._dirty.add(table)
         self._poke(soon=move.deadline is not None)  # a running clock's deadline outlives a crash
+
+    def _stored_soon(self, table: ServerTable) -> None:
+        self._dirty.add(table)
+        self._poke(soon=True)  # a notice waits for its record to be on disk
 
     def _stood_in(self, table: ServerTable, move: StandInMove) -> None:
         """A stand-in (or a clock's skip) decided for `move.seat` at `table`."""
@@ -395,53 +412,51 @@ class TableServer:
                 self.notifier.policy.check(msg.notify)
             except NotifyRefused as exc:
                 raise Refused(exc.code, exc.reason) from None
-        bucket = self._creates.get(address)
-        now = trio.current_time()
-        if bucket is None:
-            bucket = self._creates[address] = TokenBucket.of(self.limits.creates, now)
-            if len(self._creates) > MAX_ADDRESSES:
-                self._creates.popitem(last=False)
-        if not bucket.take(now):
+        if not self._creates.take(address):
             raise Refused("slow_down", "too many new tables from your address; try again in a minute")
-        live = [t for t in self.tables.values() if t.live]
-        if len(live) >= self.limits.max_tables:
+        if len(self.tables) - len(self.untouched) >= self.limits.max_tables:
             raise Refused("server_full", "this server has as many tables as it can keep; try again later")
         if identity is not None:
-            mine = sum(1 for t in live if t.record.created_by == identity.id and not t.record.finished)
+            mine = self.listings.unfinished_by(identity.id)
             if mine >= self.limits.max_created:
                 raise Refused("too_many_tables", f"you have {mine} unfinished tables here already; finish some first")
+        problem = form_problem(msg)  # (said without quoting the form: reasons never echo the input)
+        if problem is not None:
+            raise Refused("bad_setup", problem)
+        mode = modes.get(msg.mode)
+        kind = msg.bot or mode.default_bot
         try:
-            mode = modes.get(msg.mode)
-            if msg.bots > msg.seats:
-                raise ValueError(f"{msg.bots} bots do not fit at {msg.seats} seats")
-            kind = msg.bot or mode.default_bot
-            if kind not in mode.bot_kinds:
-                raise ValueError(f"{mode.title} has no {kind!r} bot (choose from {', '.join(mode.bot_kinds)})")
             setup = Setup(mode=mode.name, seed=secrets.randbelow(2**63), players=msg.seats, options=dict(msg.options))
-            pace = Pace(turn_time=msg.turn_time, on_timeout=msg.on_timeout)
-        except ValueError as exc:
-            raise Refused("bad_setup", clean_text(_first_line(exc))) from None
+            pace = Pace(turn_time=msg.turn_time, on_timeout=msg.on_timeout, away_after=msg.away_after)
+        except ValueError:  # what the rules refuse besides (their words quote the value)
+            raise Refused("bad_setup", f"those set-up choices do not make a {mode.title} table") from None
         ids, about = setup_words(setup)
         table_id = new_table_id()
         while table_id in self.tables:
             table_id = new_table_id()
         wall = self.now()
+        spec = TableSpec(start=setup, bots={seat: kind for seat in range(msg.seats - msg.bots, msg.seats)}, stand_ins=StandIns(kind=kind),
+                         bot_delay=msg.bot_delay_ms / 1000, pace=pace)
         record = TableRecord(
-            id=table_id, mode=mode.name, setup=setup.model_dump(mode="json"),
-            settings={"bots": {str(seat): kind for seat in range(msg.seats - msg.bots, msg.seats)}, "bot": kind,
-                      "bot_delay": msg.bot_delay_ms / 1000, "pace": pace.settings()},
-            created=wall, save=f"{table_id}.save", created_by=identity.id if identity is not None else None,
+            id=table_id, mode=mode.name, spec=spec, created=wall, save=f"{table_id}.save", created_by=identity.id if identity is not None else None,
             private=msg.private, code=new_table_code() if msg.private else None, about=about,
             seats=[{"seat": n, "name": None, "status": "open"} for n in range(msg.seats)], updated=wall,
-            notify=msg.notify,
+            notify=msg.notify, notify_format=msg.notify_format,
         )
-        table = ServerTable(record, self.folder)
+        table = ServerTable(record, self.folder, self.store.shelf(table_id))
+        if self.fleet is not None:
+            self.fleet.claim_new(table_id)  # before its first save is written (the fence lets only an owner write)
         try:
-            opened = await trio.to_thread.run_sync(resolve, table.spec(self.limits.table))
-        except ValueError as exc:  # the content refused the choices (an id it does not have)
-            raise Refused("bad_setup", clean_text(_first_line(exc))) from None
+            host = await trio.to_thread.run_sync(self._open_table, table)
+        except (SaveError, OSError) as exc:  # its save could not be made or written (a full disk): nothing is made
+            log.error("a new table's save could not be made (%s); the table was not made", clean_text(_first_line(exc)))
+            raise Refused("store_trouble", "the server cannot write its records just now; try again later") from None
+        except ValueError:  # the content refused the choices (its words quote the value)
+            raise Refused("bad_setup", f"those set-up choices do not make a {mode.title} table") from None
         self.tables[table_id] = table
-        await self._open(table, opened)
+        self.listings.put(table)
+        await self._open(table, host)
+        expire_soon(self, self.untouched.add(table_id, address, trio.current_time()))
         self._changes.tables[table_id] = copy.deepcopy(record)
         await self.flush()  # `created` is an acknowledgement: the table is in the store before its maker hears of it
         if table_id in self._changes.tables:  # the store failed (said in the log): no table, rather than one a restart loses
@@ -449,6 +464,8 @@ class TableServer:
             del self.tables[table_id]
             del self._changes.tables[table_id]
             self._dirty.discard(table)
+            self.listings.drop(table_id)
+            self.untouched.discard(table_id)
             raise Refused("store_trouble", "the server cannot write its records just now; try again later")
         who = identity.name if identity is not None else f"someone at {address}"
         log.info("%s created table %s (%s%s%s)", clean_text(who), table_id, mode.title, f", {about}" if about else "", ", private" if msg.private else "")
@@ -486,6 +503,9 @@ class TableServer:
                         self._changes.unlink(table.id, int(seat["seat"]))
             if table.id in self.tables or table.record.archived is not None:
                 self._changes.tables[table.id] = copy.deepcopy(table.record)
+            if table.id in self.tables or not table.live:
+                self.listings.put(table)
+            self.club.saw(table)
         self._dirty.clear()
 
     async def flush(self) -> None:
@@ -493,17 +513,29 @@ class TableServer:
         keeps the batch for the next try (and says so once a try)."""
         self.refresh()
         changes, self._changes = self._changes, Changes()
+        notices = self.moves.take()  # told only once the records saying so are on disk
         if not changes:
+            self.moves.sent(notices)
             return
         try:
-            await trio.to_thread.run_sync(self.store.commit, changes, limiter=self._limiter)
+            await trio.to_thread.run_sync(self.fleet.commit if self.fleet is not None else self.store.commit, changes, limiter=self._limiter)
+            self.moves.sent(notices, self.fleet.refused if self.fleet is not None else ())
         except Exception as exc:
-            log.error("could not write the server's records (%s); trying again with the next change", clean_text(_first_line(exc)))
+            self.moves.kept(notices)
+            if self.store_trouble is None:  # once an episode, not once a flush
+                log.error("could not write the server's records (%s); trying again with every change", clean_text(_first_line(exc)))
+            self.store_trouble = _first_line(exc)
             for name in ("tables", "identities", "linked", "seen", "settings"):
                 pending = getattr(self._changes, name)
                 for key, value in getattr(changes, name).items():
-                    pending.setdefault(key, value)
+                    if name != "tables" or key not in self._changes.dropped:
+                        pending.setdefault(key, value)
             self._changes.unlinked |= changes.unlinked - set(self._changes.linked)
+            self._changes.dropped |= changes.dropped
+            return
+        if self.store_trouble is not None:
+            self.store_trouble = None
+            log.warning("the server's records are written again")
 
     # -- the sweep -----------------------------------------------------------------------------------
 
@@ -516,6 +548,8 @@ class TableServer:
         """Close the open tables nobody has used for `idle_close`, archive those without a move
         for `archive_after` (wall time)."""
         now = trio.current_time()
+        for table in list(self.untouched.due(self.tables, now)):
+            await expire(self, table, "nobody sat at it")
         for table in [t for t in self.tables.values() if t.host is not None]:
             if not table.busy() and table.opening is None and now - table.idle_since >= self.limits.idle_close:
                 await self._close(table)
@@ -525,7 +559,8 @@ class TableServer:
                 last = datetime.fromisoformat(table.activity())
             except ValueError:
                 continue
-            if last < old and not table.busy() and table.opening is None:  # (an opening: someone is coming)
+            if last < old and not table.busy() and table.opening is None and table.clock_deadline() is None:
+                # (an opening: someone is coming; a running clock: the table is waiting for a move)
                 await self._close(table)
                 table.record.archived = self.now()
                 del self.tables[table.id]
@@ -533,4 +568,4 @@ class TableServer:
                 self._dirty.add(table)
                 self._poke()
                 log.info("archived table %s (%s, no move since %s); its save is kept: %s", table.id, table.record.mode,
-                         table.activity(), table.save_path)
+                         table.activity(), table.save_where)

@@ -17,7 +17,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from .store import Changes, Identity, Loaded, SeatLink, Seen, StoreError, StoreTooNew, TableRecord
+from .store import (
+    ChallengeEntry, Changes, GameResult, Identity, LinkCode, Loaded, SeatLink, Seen, StoreError, StoreTooNew, TableRecord, from_stored, stored,
+)
 
 # Each migration takes the schema from the version before it to its own number.
 MIGRATIONS: list[tuple[int, str]] = [
@@ -53,11 +55,51 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, """
         ALTER TABLE tables ADD COLUMN notify TEXT;
     """),
+    # The body its receiver takes (json, discord, slack, matrix), and what it was told in the turn
+    # under way (JSON: {turn, seats, reminded}), so a restart sends no notice twice.
+    (5, """
+        ALTER TABLE tables ADD COLUMN notify_format TEXT NOT NULL DEFAULT 'json';
+        ALTER TABLE tables ADD COLUMN notified TEXT;
+    """),
+    # One person, several doors: an identity linked to another (its key stands for that one), and
+    # the one-time codes that link them (hashed; each short-lived and used once).
+    (6, """
+        ALTER TABLE identities ADD COLUMN merged_into TEXT REFERENCES identities (id);
+        CREATE TABLE link_codes (
+            code_hash TEXT PRIMARY KEY, identity_id TEXT NOT NULL REFERENCES identities (id), expires TEXT NOT NULL);
+    """),
+    # Turn-based tables: what the stand-in policy remembers (`table.standin`: missed turns in a row,
+    # the seats a stand-in keeps, the round without people), so a restart neither forgives a run of
+    # missed turns nor wakes a paused table. Tables made before `--away-after` get its default.
+    (7, """
+        ALTER TABLE tables ADD COLUMN turns TEXT;
+        UPDATE tables SET settings = json_set(settings, '$.pace.away_after', 3) WHERE json_extract(settings, '$.pace.kind') = 'turn-based';
+    """),
+    # Games as records: each finished table's verified result (the club's records), and each
+    # identity's one entry to each challenge (its primary key: one try each). Plain SQL types only
+    # (TEXT, INTEGER; `team` is JSON text), so another database takes the same statements.
+    (8, """
+        CREATE TABLE results (
+            table_id TEXT PRIMARY KEY, mode TEXT NOT NULL, scenario TEXT NOT NULL, players INTEGER NOT NULL,
+            bots INTEGER NOT NULL, outcome TEXT NOT NULL, turns INTEGER NOT NULL, team TEXT NOT NULL,
+            finished TEXT NOT NULL, problem TEXT);
+        CREATE TABLE challenge_entries (
+            challenge TEXT NOT NULL, identity_id TEXT NOT NULL REFERENCES identities (id), name TEXT NOT NULL,
+            outcome TEXT NOT NULL, won INTEGER NOT NULL, turns INTEGER NOT NULL, rerolls INTEGER NOT NULL,
+            steps INTEGER NOT NULL, bots INTEGER NOT NULL, at TEXT NOT NULL, PRIMARY KEY (challenge, identity_id));
+        CREATE INDEX challenge_board ON challenge_entries (challenge, bots, won, turns, rerolls, at);
+    """),
+    # Each challenge try's save, as it was sent and verified, so a record can be replayed later
+    # (`cthulhu replay --store`); NULL for the tries entered before the server kept them.
+    (9, """
+        ALTER TABLE challenge_entries ADD COLUMN save BLOB;
+    """),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _TABLE_COLUMNS = ("id", "mode", "setup", "settings", "created", "save", "created_by", "private", "code", "about", "seats",
-                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived", "clock", "notify")
-_JSON = {"setup", "settings", "seats", "to_move", "clock"}
+                  "step", "to_move", "finished", "outcome", "last_move", "updated", "archived", "clock", "notify",
+                  "notify_format", "notified", "turns")
+_JSON = {"setup", "settings", "seats", "to_move", "clock", "notified", "turns"}
 
 
 def _problem(path: Path, exc: sqlite3.Error) -> StoreError:
@@ -127,23 +169,28 @@ class SqliteStore:
 
     def load(self) -> Loaded:
         tables = [self._table(row) for row in self.db.execute(f"SELECT {', '.join(_TABLE_COLUMNS)} FROM tables WHERE archived IS NULL ORDER BY created, id")]
-        identities = [Identity(*row) for row in self.db.execute("SELECT id, key_hash, name, created, last_seen FROM identities")]
+        identities = [Identity(*row) for row in self.db.execute("SELECT id, key_hash, name, created, last_seen, merged_into FROM identities")]
         links = [SeatLink(*row) for row in self.db.execute(
             "SELECT s.table_id, s.seat, s.identity_id, s.since FROM seats s JOIN tables t ON t.id = s.table_id WHERE t.archived IS NULL")]
         seen = [Seen(*row) for row in self.db.execute("SELECT identity_id, table_id, step, at FROM seen")]
         settings = dict(self.db.execute("SELECT key, value FROM settings").fetchall())
-        return Loaded(tables, identities, links, seen, settings)
+        codes = [LinkCode(*row) for row in self.db.execute("SELECT code_hash, identity_id, expires FROM link_codes")]
+        return Loaded(tables, identities, links, seen, settings, codes)
 
     def archived(self) -> list[TableRecord]:
         rows = self.db.execute(f"SELECT {', '.join(_TABLE_COLUMNS)} FROM tables WHERE archived IS NOT NULL ORDER BY archived DESC, id")
         return [self._table(row) for row in rows]
+
+    def shelf(self, table_id: str) -> None:
+        """Saves are files beside the database (`tables/`), not kept here."""
+        return None
 
     @staticmethod
     def _table(row: tuple[Any, ...]) -> TableRecord:
         values = {name: (json.loads(value) if name in _JSON and value is not None else value) for name, value in zip(_TABLE_COLUMNS, row)}
         values["private"] = bool(values["private"])
         values["finished"] = bool(values["finished"])
-        return TableRecord(**values)
+        return from_stored(values)
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -156,14 +203,14 @@ class SqliteStore:
             for key, value in changes.settings.items():
                 db.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
             for identity in changes.identities.values():
-                db.execute("INSERT INTO identities (id, key_hash, name, created, last_seen) VALUES (?, ?, ?, ?, ?) "
-                           "ON CONFLICT (id) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
-                           (identity.id, identity.key_hash, identity.name, identity.created, identity.last_seen))
+                db.execute("INSERT INTO identities (id, key_hash, name, created, last_seen, merged_into) VALUES (?, ?, ?, ?, ?, ?) "
+                           "ON CONFLICT (id) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen, merged_into = excluded.merged_into",
+                           (identity.id, identity.key_hash, identity.name, identity.created, identity.last_seen, identity.merged_into))
             placeholders = ", ".join("?" for _ in _TABLE_COLUMNS)
             updates = ", ".join(f"{name} = excluded.{name}" for name in _TABLE_COLUMNS if name != "id")
             for table in changes.tables.values():
-                values = [getattr(table, name) for name in _TABLE_COLUMNS]
-                values = [json.dumps(v, sort_keys=True) if name in _JSON else v for name, v in zip(_TABLE_COLUMNS, values)]
+                columns = stored(table)
+                values = [json.dumps(columns[name], sort_keys=True) if name in _JSON else columns[name] for name in _TABLE_COLUMNS]
                 db.execute(f"INSERT INTO tables ({', '.join(_TABLE_COLUMNS)}) VALUES ({placeholders}) ON CONFLICT (id) DO UPDATE SET {updates}", values)
             for table_id, seat in changes.unlinked:
                 db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
@@ -171,13 +218,60 @@ class SqliteStore:
                 db.execute("INSERT INTO seats (table_id, seat, identity_id, since) VALUES (?, ?, ?, ?) ON CONFLICT (table_id, seat) "
                            "DO UPDATE SET identity_id = excluded.identity_id, since = excluded.since",
                            (link.table, link.seat, link.identity, link.since))
+            for code_hash, code in changes.codes.items():
+                if code is None:
+                    db.execute("DELETE FROM link_codes WHERE code_hash = ?", (code_hash,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO link_codes (code_hash, identity_id, expires) VALUES (?, ?, ?)",
+                               (code.code_hash, code.identity, code.expires))
             for seen in changes.seen.values():
                 db.execute("INSERT INTO seen (identity_id, table_id, step, at) VALUES (?, ?, ?, ?) ON CONFLICT (identity_id, table_id) "
                            "DO UPDATE SET step = excluded.step, at = excluded.at", (seen.identity, seen.table, seen.step, seen.at))
+            for table_id in changes.dropped:
+                for statement in ("DELETE FROM seen WHERE table_id = ?", "DELETE FROM seats WHERE table_id = ?", "DELETE FROM tables WHERE id = ?"):
+                    db.execute(statement, (table_id,))
         except BaseException:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+    # -- games as records -------------------------------------------------------------------------
+
+    def add_result(self, result: GameResult) -> None:
+        self.db.execute("INSERT INTO results (table_id, mode, scenario, players, bots, outcome, turns, team, finished, problem) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
+                        (result.table, result.mode, result.scenario, result.players, int(result.bots), result.outcome, result.turns,
+                         json.dumps(result.team), result.finished, result.problem))
+
+    def results(self) -> list[GameResult]:
+        rows = self.db.execute("SELECT table_id, mode, scenario, players, bots, outcome, turns, team, finished, problem FROM results "
+                               "ORDER BY finished, table_id")
+        return [GameResult(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], json.loads(r[7]), r[8], r[9]) for r in rows]
+
+    _ENTRY = "challenge, identity_id, name, outcome, turns, rerolls, steps, bots, at"
+
+    def enter(self, entry: ChallengeEntry, save: bytes) -> bool:
+        cursor = self.db.execute(
+            f"INSERT INTO challenge_entries ({self._ENTRY}, won, save) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (challenge, identity_id) DO NOTHING",
+            (entry.challenge, entry.identity, entry.name, entry.outcome, entry.turns, entry.rerolls, entry.steps, int(entry.bots),
+             entry.at, int(entry.outcome == "won"), save))
+        return cursor.rowcount == 1
+
+    def entry(self, challenge: str, identity: str) -> ChallengeEntry | None:
+        row = self.db.execute(f"SELECT {self._ENTRY} FROM challenge_entries WHERE challenge = ? AND identity_id = ?",
+                              (challenge, identity)).fetchone()
+        return None if row is None else self._entry(row)
+
+    def board(self, challenge: str, limit: int) -> tuple[list[ChallengeEntry], int]:
+        rows = self.db.execute(f"SELECT {self._ENTRY} FROM challenge_entries WHERE challenge = ? "
+                               "ORDER BY bots, won DESC, turns, rerolls, at, identity_id LIMIT ?", (challenge, limit))
+        total = self.db.execute("SELECT count(*) FROM challenge_entries WHERE challenge = ?", (challenge,)).fetchone()[0]
+        return [self._entry(row) for row in rows], int(total)
+
+    @staticmethod
+    def _entry(row: tuple[Any, ...]) -> ChallengeEntry:
+        return ChallengeEntry(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8])
 
     def close(self) -> None:
         try:

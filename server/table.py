@@ -6,28 +6,31 @@ thousand tables that nobody is at cost a thousand small records, not a thousand 
 is open the host tells the table what happens (`HostEvents`), and the record follows: the seats
 and who holds them, the step, whose move it is, the end.
 
-A table's pace (`net.table.Pace`: live, or turn-based with a clock per decision) is kept in its
+A table's pace (`table.spec.Pace`: live, or turn-based with a clock per decision) is kept in its
 settings and given to its host, which runs the clock; the record keeps the running clock's
 deadline (wall time, UTC), so a restarted server gives that decision only the time it had left,
-and a table whose clock runs stays open (its clock must be able to run out with nobody there).
+and an idle table whose clock runs is closed like any other and opened again at its deadline
+(`server.alarms`), for the clock to run out there.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
 from cthulhu.core import Setup, modes
-from cthulhu.net.limits import Limits
-from cthulhu.net.messages import SeatRow, TableRow
-from cthulhu.net.table import Pace, SaveTo, StandIns, TableSpec
+from cthulhu.net import Limits
+from cthulhu.net import SeatRow, TableRow
+from cthulhu.table import SaveTo, TableSpec
 
 from .store import TableRecord
 
 if TYPE_CHECKING:
-    from cthulhu.net.host import Host, Seat
+    from cthulhu.savegame.shelf import Shelf
+    from cthulhu.table import Host, Seat
 
 
 def setup_words(setup: Setup) -> tuple[dict[str, str | list[str]], str]:
@@ -58,25 +61,29 @@ def setup_words(setup: Setup) -> tuple[dict[str, str | list[str]], str]:
     return ids, ", ".join(words)
 
 
-def seat_status(seat: Seat) -> Literal["open", "person", "bot", "away"]:
+def seat_status(seat: Seat) -> Literal["open", "person", "bot", "away", "stand_in"]:
     if seat.kind == "open":
         return "open"
     if seat.kind == "bot":
         return "bot"
+    if seat.stand_in is not None:
+        return "stand_in"  # its clock ran out, or it was handed over while its person is away
     return "away" if seat.away else "person"
 
 
 class ServerTable:
-    """A table of the server: `record` always, `host` while it is open."""
+    """A table of the server: `record` always, `host` while it is open. Its save is its file in
+    `folder`, or on the store's `shelf` (a database's rows)."""
 
-    def __init__(self, record: TableRecord, folder: Path) -> None:
+    def __init__(self, record: TableRecord, folder: Path, shelf: Shelf | None = None) -> None:
         self.record = record
         self.folder = folder
+        self.shelf = shelf
         self.host: Host | None = None
         self.scope: trio.CancelScope | None = None  # the open table's tasks
         self.opening: trio.Event | None = None  # set once an open under way is done (or failed)
         self.idle_since = 0.0  # trio clock: when its last connection ended (or it opened)
-        self.pace = Pace.of(record.settings.get("pace"))
+        self.pace = record.spec.pace
         self.identities: dict[int, str] = {}  # connected peer id -> its identity, for what they saw
         self._search: str | None = None
         self._ids: dict[str, str | list[str]] | None = None  # the set-up as listed (worked out when first listed)
@@ -90,25 +97,23 @@ class ServerTable:
         return self.folder / self.record.save
 
     @property
+    def save_where(self) -> str:
+        """Where its save is kept, for the log: its file, or its rows in the store."""
+        return self.shelf.where if self.shelf is not None else str(self.save_path)
+
+    @property
     def live(self) -> bool:
         return self.record.archived is None
 
     def spec(self, limits: Limits) -> TableSpec:
-        """The table to open: its save (every table has one from its creation), its bots, its code."""
-        settings = self.record.settings
-        start: Setup | Path = self.save_path if self.save_path.exists() else Setup.model_validate(self.record.setup)
-        return TableSpec(
-            start=start,
-            # The bots' seats, loaded save or not: a table saved before anyone sat has them in no save.
-            bots={int(seat): kind for seat, kind in (settings.get("bots") or {}).items()},
-            stand_ins=StandIns(kind=settings.get("bot")),
-            save=SaveTo(file=self.save_path, fsync=True),
-            code=self.record.code,
-            table_id=self.record.id,
-            limits=limits,
-            bot_delay=float(settings.get("bot_delay", 0.5)),
-            pace=self.pace,
-        )
+        """The table to open: the spec it was made with (its bots' seats, loaded save or not: a
+        table saved before anyone sat has them in no save), from its save (every table has one
+        from its creation), with its code. A shelf's save, if it holds one, is read off the event
+        loop: `resolve` carries the Setup on from it."""
+        start: Setup | Path = self.save_path if self.shelf is None and self.save_path.exists() else self.record.setup
+        return replace(self.record.spec, start=start,
+                       save=SaveTo(file=self.save_path, fsync=True, hold=True, at_once=True, shelf=self.shelf),
+                       code=self.record.code, table_id=self.record.id, limits=limits)
 
     # -- following the open table ------------------------------------------------------------------
 
@@ -128,14 +133,16 @@ class ServerTable:
         record.outcome = game.outcome if record.finished else None
         record.updated = wall
         record.clock = host.clock.saved() if host.clock is not None else None
+        record.turns = host.turns.saved() if host.turns.applies else None
         self._search = None
 
     def closed(self) -> None:
         """The table is no longer open: its people are all away."""
         self.host = None
         self.scope = None
+        kept = (self.record.turns or {}).get("kept") or []  # seats a stand-in keeps: theirs again when it opens
         for seat in self.record.seats:
-            if seat.get("status") == "person":
+            if seat.get("status") in ("person", "stand_in") and seat.get("seat") not in kept:
                 seat["status"] = "away"
         self._search = None
 
@@ -144,12 +151,20 @@ class ServerTable:
         host = self.host
         if host is None:
             return False
-        if host.peers or (host.clock is not None and host.clock.due is not None):
-            return True  # (a running clock must be able to run out with nobody there)
+        if host.peers:
+            return True  # (a running clock does not keep it open: the server opens it again at its deadline)
         game = host.game
         prompt = game.prompt
-        return (game.outcome is None and prompt is not None and host.started.is_set()
+        return (game.outcome is None and prompt is not None and host.started.is_set() and not host.turns.paused(game, host.seats)
                 and 0 <= prompt.seat < len(host.seats) and host.seats[prompt.seat].player is not None)
+
+    def clock_deadline(self) -> str | None:
+        """When the running clock of the record's decision runs out (None: no clock runs)."""
+        clock = self.record.clock
+        if not clock or clock.get("paused") or self.record.finished or not self.live:
+            return None
+        deadline = clock.get("deadline")
+        return str(deadline) if deadline else None
 
     # -- the lobby's view -----------------------------------------------------------------------
 
@@ -173,7 +188,7 @@ class ServerTable:
     def row(self, identity: str | None, mine: list[int]) -> TableRow:
         r = self.record
         if self._ids is None:
-            self._ids = setup_words(Setup.model_validate(r.setup))[0]
+            self._ids = setup_words(r.setup)[0]
         ids = {k: list(v) if isinstance(v, list) else v for k, v in self._ids.items()}
         watchers = sum(1 for p in self.host.peers if p.seat is None) if self.host is not None else 0
         return TableRow(
@@ -190,4 +205,6 @@ class ServerTable:
             return {}
         clock = self.record.clock
         deadline = clock.get("deadline") if clock and not self.record.finished else None
-        return {"pace": pace.kind, "turn_time": int(pace.turn_time), "on_timeout": pace.on_timeout, "deadline": deadline}
+        paused = bool(clock and clock.get("paused")) and not self.record.finished
+        return {"pace": pace.kind, "turn_time": int(pace.turn_time), "on_timeout": pace.on_timeout, "away_after": pace.away_after,
+                "deadline": deadline, "paused": paused}

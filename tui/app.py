@@ -16,22 +16,25 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from textual import events
+from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import Reactive
 from textual.theme import Theme
+from textual.widgets import Input
 from textual.command import CommandPalette
 from textual.geometry import Size
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import clean_text
 
 from .compositor import CompositorUpdate
+from .idle import LobbyIdle
 from .link import TableLink
 from .lobbylink import LobbyLink
 from .options import MIN_SIZE, PlayOptions, random_seed
-from .screens.dialogs import HelpScreen, TooSmallScreen, help_text
+from .screens.dialogs import HelpScreen, QuitScreen, TooSmallScreen, help_text
 from .screens.game import GameScreen
 from .screens.title import TitleScreen
 from .terminal import DiffUpdate, PlainScrollBarRender, Terminal, speaks_utf8
@@ -42,13 +45,14 @@ LinkFactory = Callable[[PlayOptions], Awaitable[TableLink]]
 
 
 async def default_link(options: PlayOptions) -> TableLink:
-    """A host elsewhere (`--join`), else this process's own table: `open_table` on the options,
-    its host on a loopback port (the LAN code path)."""
-    from .netlink import embedded_link, join_link
+    """A host elsewhere (`--join`): the link of an app handed no factory. A table of this process's
+    own is opened by whoever runs the app (`cli.embedded.table_link`): the interface hosts nothing."""
+    from .linkerrors import LinkError
+    from .netlink import join_link
 
-    if options.join is not None:
-        return join_link(options)
-    return await embedded_link(options)
+    if options.join is None:
+        raise LinkError("this interface only joins tables: a table of its own is opened by `cthulhu play`")
+    return join_link(options)
 
 
 class CthulhuApp(App[None]):
@@ -58,6 +62,9 @@ class CthulhuApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit now", show=False, priority=True),
         Binding("ctrl+l", "repaint", "Repaint", show=False),
+        # Textual's own ctrl+c only says to press ctrl+q; ours asks as `q` does, over a dialog too (a priority
+        # binding: a dialog's keys end its chain), and copies instead where text is selected, as Textual's does.
+        Binding("ctrl+c", "ctrl_c_quit", "Quit", show=False, system=True, priority=True),
         # Browsers keep ctrl+p (print) for themselves: ':' opens the command palette too. Named here,
         # ctrl+p must be too: Textual adds its own only when no binding opens the palette.
         Binding("ctrl+p", "command_palette", "palette", show=False, priority=True, tooltip="Open the command palette"),
@@ -69,6 +76,7 @@ class CthulhuApp(App[None]):
         self.options = options or PlayOptions()
         self.link_factory: LinkFactory = link_factory or default_link
         self.terminal = Terminal(no_color=self.no_color)
+        self.on_frame: Callable[[str], None] | None = None  # a recording's sink (`tui.record`): what each frame sends
         for theme in THEMES.values():
             self.register_theme(theme)
         self.ascii_mode = self.options.ascii or not speaks_utf8()
@@ -78,7 +86,9 @@ class CthulhuApp(App[None]):
         self.failure: str | None = None  # why a game asked for on the command line could not start
         self._content: Any = None
         self._ending = False  # a signal asked us to leave
+        self.quitting = False  # leaving has begun: keys typed ahead (the next shell command) are not ours
         self.settle_heap = False  # the process is this app's own (`run_app`): freeze the start-up heap once
+        self._idle: LobbyIdle | None = None  # a door's visitor in a server's lobby: let go when idle
 
     @property
     def content(self) -> Any:
@@ -124,7 +134,7 @@ class CthulhuApp(App[None]):
         try:
             link = await self.link_factory(options)
             if options.join is not None:
-                from .netlink import LinkError, ServerLobby
+                from .linkerrors import LinkError, ServerLobby
 
                 try:
                     await link.open()  # a server of many tables, with no table named, opens its lobby
@@ -150,8 +160,9 @@ class CthulhuApp(App[None]):
 
     async def open_lobby(self) -> None:
         """The lobby of the server `options.join` names (this machine known there by its identity key)."""
-        from cthulhu.net.lobbyclient import LobbyRefused
-        from cthulhu.net.seatstore import SeatStore
+        from cthulhu.net import LobbyRefused
+        from cthulhu.net import SeatStore
+        from cthulhu.net import TlsFailed
 
         from .lobbylink import LobbyLink
         from .screens.tables import TablesScreen
@@ -163,25 +174,55 @@ class CthulhuApp(App[None]):
             ident: str | None = SeatStore().identity(address)
         except OSError:
             ident = None
-        link = LobbyLink(host, port, name=self.options.name, ident=ident, address=address)
+        link = LobbyLink(host, port, name=self.options.name, ident=ident, address=address, tls=self.options.tls)
         try:
             await link.open()
-        except (LobbyRefused, OSError) as exc:
+        except (LobbyRefused, OSError, TlsFailed) as exc:
             await link.close()
-            self.failure = clean_text(f"the server's lobby: {exc}")
+            if isinstance(exc, LobbyRefused) and exc.code == "name_taken":  # one line: "Bob is taken on this server"
+                self.failure = clean_text(f"{exc.reason} (--name picks another)")
+            else:
+                self.failure = clean_text(f"the server's lobby: {exc}")
             self.exit()
             return
         self.lobby = link
         await self.push_screen(TablesScreen(link))
         self.check_size()
+        if self.options.lobby_idle is not None and self._idle is None:
+            idle = self._idle = LobbyIdle(self.options.lobby_idle, asyncio.get_running_loop().time)
+            self.set_interval(idle.check_every, self._idle_check)
+
+    async def _idle_check(self) -> None:
+        """A door's visitor idle in the lobby is let go, told why (`tui.idle`)."""
+        if self._idle is not None and not self._ending and self._idle.over(in_lobby=self.lobby is not None and self.link is None):
+            self._ending = True
+            farewell = self._idle.farewell()
+            await self.leave(everything=True)
+            self.farewell = farewell
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key keeps a door's visitor from idling out. Once quitting has begun, what is typed or clicked
+        is for the shell the app hands the terminal back to: a key that opened a dialog now would find the
+        app taken down under it."""
+        if self.quitting and isinstance(event, (events.InputEvent, events.Paste)):
+            return
+        if self._idle is not None and isinstance(event, events.Key):
+            self._idle.key()
+        await super().on_event(event)
 
     async def sit(self, table: str, *, code: str | None, watch: bool) -> str | None:
         """Sit at (or watch) one of the lobby's tables; one line saying why not, or None."""
         options = self.options.with_(join_table=table, code=code, watch=watch, join_seat=None, token=None, lobby=False)
+        from .linkerrors import Refused
+
         try:
             link = await self.link_factory(options)
             await link.open()
-        except Exception as exc:  # refused (a wrong code, no such table) or the server went away
+        except Refused as exc:  # the table's own words, told as the server's
+            if exc.code == "bad_code":
+                return f"Wrong code for this table ({clean_text(table)}): its player can tell you the code (i: ID CODE)."
+            return clean_text(f"The server refused: {exc.reason}")
+        except Exception as exc:  # no such table, or the server went away
             return clean_text(str(exc))
         self.link = link
         await self.push_screen(GameScreen(link, title=link.label))
@@ -206,8 +247,11 @@ class CthulhuApp(App[None]):
 
     async def new_game(self) -> None:
         """Back to the title screen with a fresh seed (a served visitor has this table only: they
-        leave); from a server's table, back to its lobby."""
+        leave); from a server's table, however it was reached, to its lobby."""
         if await self.back_to_lobby():
+            return
+        if self.options.join is not None and self.options.join_table is not None:  # a server's table, joined by its id
+            await self.lobby_instead()
             return
         if self.options.kiosk:
             await self.leave()
@@ -218,13 +262,25 @@ class CthulhuApp(App[None]):
         self.options = self.options.with_(seed=random_seed(), load=None)
         self.show_title()
 
+    async def lobby_instead(self) -> None:
+        """From a server's table joined by its id (`join HOST --table ID`), to that server's lobby."""
+        if self.link is not None:
+            await self.link.close()
+            self.link = None
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.options = self.options.with_(join_table=None, join_seat=None, token=None, watch=False, lobby=True)
+        await self.open_lobby()
+
     async def leave(self, everything: bool = False, hung_up: bool = False) -> None:
         """Close the table link (final save, stop any host), then exit; a table of a server's lobby
         goes back to the lobby instead (its seat waits), unless `everything` (ctrl+q, the lobby's q, a
         signal). `hung_up`: the terminal is gone, so nothing can be given back to it; the process
         ends once the game is saved (Textual would wait for ever to write its farewell codes to a
         terminal that takes none)."""
+        self.quitting = True  # before anything is awaited: the keys already queued behind this one too
         if not everything and await self.back_to_lobby():
+            self.quitting = False  # back in the lobby: its keys are the player's again
             return
         if self.lobby is not None:
             await self.lobby.close()
@@ -240,6 +296,30 @@ class CthulhuApp(App[None]):
 
     async def action_quit(self) -> None:
         await self.leave(everything=True)
+
+    def exit(self, result: None = None, return_code: int = 0, message: Any = None) -> None:
+        self.quitting = True
+        super().exit(result, return_code, message)
+
+    async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:
+        """Keys a screen had been handed before quitting began bind to nothing: taken, and nothing done."""
+        if self.quitting:
+            return True
+        return await super().run_action(action, default_namespace, namespaces)
+
+    async def action_ctrl_c_quit(self) -> None:
+        """Ctrl+C (where nothing is selected to copy) does what `q` does on the screen
+        under any dialog: a game's asks to save and quit, over whatever dialog is open; elsewhere it leaves."""
+        focused = self.screen.focused
+        if self.screen.get_selected_text() or (isinstance(focused, Input) and focused.selected_text):
+            raise SkipAction()  # the copy of the focused input, or of the screen's selection, takes it
+        if any(isinstance(s, QuitScreen) for s in self.screen_stack):
+            return
+        under = next((s for s in reversed(self.screen_stack) if not isinstance(s, (ModalScreen, TooSmallScreen))), None)
+        if isinstance(under, GameScreen):
+            await self.run_action("quit_menu", under)
+        else:
+            await self.action_quit()
 
     def end_on_signal(self) -> None:
         """SIGTERM, SIGHUP or SIGINT (from `run_app`): leave as ctrl+q does; a second one while
@@ -302,6 +382,8 @@ class CthulhuApp(App[None]):
         """Every frame goes out through `self.terminal`: only the cells that changed are sent."""
         if isinstance(renderable, CompositorUpdate) and not isinstance(renderable, DiffUpdate) and not self.is_inline:
             renderable = self.terminal.update(renderable, *self.size)
+            if self.on_frame is not None:
+                self.on_frame(renderable.render_segments(self.console))
         super()._display(screen, renderable)
 
     def action_repaint(self) -> None:
@@ -425,7 +507,8 @@ def run_visitor(options: PlayOptions) -> int:
     """A visitor the host serves (`join --kiosk`): the table is joined before anything is drawn,
     so a refusal (a full table, the host gone) is one line and no screen at all. It is forked by
     the doors' zygote (`cthulhu.serve.zygote`), which also makes it leave when the host dies."""
-    from .netlink import ServerLobby, join_link
+    from .linkerrors import ServerLobby
+    from .netlink import join_link
 
     loop = asyncio.new_event_loop()
     link = join_link(options)

@@ -5,7 +5,7 @@ frame Textual draws: the compositor's updates (`LayoutUpdate` for a whole new la
 `ChopsUpdate` for repainted regions, both `CompositorUpdate`s) as `App._display(screen,
 renderable)` hands them to the driver. Textual has no public API for either. They are
 imported here and nowhere else, against the exact Textual the project pins, and
-`tests/test_textual_private.py` fails, naming what moved, when an upgrade changes them.
+`tests/tui/test_textual_private.py` fails, naming what moved, when an upgrade changes them.
 """
 
 from __future__ import annotations

@@ -31,6 +31,15 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word if n == 1 else plural_of(word)}"
 
 
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def spoken_count(n: int, word: str) -> str:
+    """'no successes', 'one tentacle', 'three successes' (digits past twelve): as a voice says a count."""
+    number = NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+    return f"{number} {word if n == 1 else plural_of(word)}"
+
+
 def a(name: str) -> str:
     """'a Cultist', 'an Elder Thing'."""
     return ("an " if name[:1].lower() in "aeiou" else "a ") + name

@@ -7,7 +7,8 @@ decision this terminal makes, and goes with it: none while someone else decides
 person meets each hint at their own first decision of that kind; the decision's
 own kind comes first, then the last event before it that has a hint (a Mythos
 card drawn before a Discovery is not what the Discovery choice is about); the
-next update takes it away.
+next decision takes it away. Hot-seat players each meet each hint: what was shown is kept by seat.
+A hint may be worded from the prompt it goes with (it names only what is offered).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Hints:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.seen: set[str] = set()
+        self.seen: set[tuple[int, str]] = set()  # (seat, hint key): each person at this terminal has their own
         self.line: Text | None = None
 
     def update(self, view: dict[str, Any], event_types: list[str], *, deciding: bool) -> Text | None:
@@ -38,10 +39,11 @@ class Hints:
         last_event = next((key for key in (f"event:{t}" for t in reversed(event_types)) if key in mode.hints), None)
         for key in [prompt["kind"]] + ([last_event] if last_event else []):
             hint = mode.hints.get(key)
-            if hint and key not in self.seen:
-                self.seen.add(key)
+            text = hint(prompt) if callable(hint) else hint
+            if text and (prompt["seat"], key) not in self.seen:
+                self.seen.add((prompt["seat"], key))
                 self.line = Text("Hint: ", style="bold italic")
-                self.line.append(hint, style="italic")
+                self.line.append(text, style="italic")
                 break
         return self.line
 

@@ -1,9 +1,9 @@
 """How the app reaches a table: one small async interface.
 
 The app never touches a `Game` itself. It asks a `TableLink` to send a command
-and reads `Update`s (a full view plus the events that led to it) from
-`updates()`. Every table is a host's (`net.table.open_table`), reached by a
-`NetLink` (`tui.netlink`), even one in this process; a saved game being
+and reads its news (`Update`s: small typed messages, each the full view and one kind of news) from
+`updates()`. Every table is a host's, reached by a `NetLink` (`tui.netlink`), even
+one in this process (built and run beside the app by `cli.embedded`); a saved game being
 replayed is a `ReplayLink` (`tui.replay`). The screens cannot tell them apart.
 """
 
@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
-from cthulhu.net.commitment import DiceVerdict
-from cthulhu.net.messages import Clock
+from textual.message import Message
+
+from cthulhu.net import DiceVerdict
+from cthulhu.net import Clock, Table
+from cthulhu.net import clean_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,36 +35,90 @@ class SinceLeft:
     older: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Update:
-    """What the table looks like now, and why it changed.
+@dataclass(kw_only=True)
+class Update(Message):
+    """What the table looks like now: the base of every piece of news a link delivers, each a small
+    Textual message with a handler of its own on the screen (`on_moved`, `on_refused`...).
 
-    `view` is a full per-seat view (a plain dict). `events` are wire dicts.
-    `rejected` is the engine's reason when our own command was refused (then the
-    view is unchanged). `chat` is (name, text) for a chat line. `notice` is a
-    line about the link itself for the Log (saved, reconnected...), also shown as a
-    notification when it is a `headline` (something not to miss). `status`
-    is the link's state while it cannot play (reconnecting...): shown in place
-    of the choices until an update without it arrives. `warning` is something
-    the player must not miss (the game is not being saved where they think). `closed`: the
-    table is gone for good (its host closed it): `status` says so and how to come back, and
-    no question waits for an answer any more.
-    `earlier` are events from before this link reached the table (a loaded game, a
-    joiner or a player back from a dropped connection): the story so far, for the Log only.
-    `since`: a player back at the table is shown what happened since they last saw it.
-    """
+    `view` is a full per-seat view (a plain dict). `status` is the link's state while it cannot play
+    (reconnecting...): shown in place of the choices until news without it arrives."""
 
     view: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
-    earlier: list[dict[str, Any]] = field(default_factory=list)
-    rejected: str | None = None
-    chat: tuple[str, str] | None = None
-    notice: str | None = None
     status: str | None = None
-    warning: str | None = None
+
+
+@dataclass(kw_only=True)
+class TableChanged(Update):
+    """Only the table itself changed (a snapshot, a turn clock, a status line)."""
+
+
+@dataclass(kw_only=True)
+class Moved(Update):
+    """The game moved on: the events (wire dicts) that led to the view; `heading` is said before them
+    (a replay's "Step 12: ...")."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    heading: str | None = None
+
+
+@dataclass(kw_only=True)
+class Earlier(Update):
+    """Events from before this link reached the table (a loaded game, a joiner, a player back from a
+    dropped connection): the story so far, for the Log only."""
+
+    events: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class Refused(Update):
+    """The engine's reason when our own command was refused (the view is unchanged)."""
+
+    reason: str
+
+
+@dataclass(kw_only=True)
+class Noticed(Update):
+    """A line about the link itself for the Log (saved, reconnected, seats...); a `headline` is also
+    shown as a notification (something not to miss)."""
+
+    text: str
     headline: bool = False
-    closed: bool = False
-    since: SinceLeft | None = None
+
+
+@dataclass(kw_only=True)
+class Warned(Update):
+    """Something the player must not miss (the game is not being saved where they think)."""
+
+    text: str
+
+
+@dataclass(kw_only=True)
+class ChatSaid(Update):
+    """A chat line: who said it (as the host cleaned the name) and what."""
+
+    name: str
+    text: str
+
+
+@dataclass(kw_only=True)
+class TableClosed(Update):
+    """The table is gone for good (its host closed it, or it stopped): `status` says so and how to
+    come back, and no question waits for an answer any more."""
+
+
+@dataclass(kw_only=True)
+class Missed(Update):
+    """A player back at the table is shown what happened since they last saw it."""
+
+    since: SinceLeft
+
+
+@dataclass(kw_only=True)
+class Opened(Update):
+    """A link's first news (`TableLink.open`): the table as it stands and what to tell about it first,
+    in order (posted one by one to the screen)."""
+
+    news: tuple[Update, ...] = ()
 
 
 class SaveUnavailable(Exception):
@@ -123,12 +180,16 @@ class TableLink(Protocol):
         """Who sits at each seat as this terminal knows it: a person's name, or `who.BOT`; a seat
         not listed has nobody named (this terminal's own, an open one). See `who.player`."""
 
-    async def open(self) -> Update: ...
+    async def open(self) -> Opened: ...
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None: ...
     async def undo(self, seat: int, version: int | None) -> None:
         """Take back `seat`'s last decision; the table answers with an update (or a refusal)."""
     def clock(self) -> TurnClock | None:
         """A turn-based table's clock as the host last told it; None: no clock."""
+    def held(self) -> str | None:
+        """Why the table waits for its disk before it tells the next step (None: it does not wait)."""
+    def unsaved(self) -> str | None:
+        """Why this terminal's own game is not being saved now (None: it is, or another process saves it)."""
     async def back(self) -> None:
         """Take this terminal's seat back from the stand-in its turn clock gave it."""
     def updates(self) -> AsyncIterator[Update]: ...
@@ -142,11 +203,21 @@ class TableLink(Protocol):
 @dataclass(frozen=True)
 class TurnClock:
     """A turn-based table's clock as this terminal last heard of it: `at` is when (`time.monotonic`);
-    `stood_in`: a stand-in plays this terminal's seat since its clock ran out."""
+    `stood_in`: a stand-in plays this terminal's seat since its clock ran out; `stand_ins`: the
+    seats a stand-in plays now (this terminal's and others')."""
 
     clock: Clock
     at: float
     stood_in: bool = False
+    stand_ins: frozenset[int] = frozenset()
+
+    @classmethod
+    def told(cls, table: Table | None, at: float, local_seats: frozenset[int]) -> TurnClock | None:
+        """The clock of a host's seat list, last told at `at` (None: the table has none)."""
+        if table is None or table.clock is None:
+            return None
+        stand_ins = frozenset(s.seat for s in table.seats if s.stand_in)
+        return cls(table.clock, at, bool(stand_ins & local_seats), stand_ins)
 
 
 class QueuedUpdates:
@@ -160,6 +231,23 @@ class QueuedUpdates:
             if update is None:
                 return
             yield update
+
+
+def held_news(was: str | None, now: str | None) -> str | None:
+    """What a player reads when the table starts or stops waiting for its disk (`Table.held`)."""
+    if now is not None and was is None:
+        return f"The server cannot save ({clean_text(now)}): waiting. The game goes on by itself once it can; no move is lost."
+    if now is None and was is not None:
+        return "The server saves again: the game goes on."
+    return None
+
+
+def disk_words(link: TableLink) -> str | None:
+    """What the header says of the disk: a table that waits to save, or a game not being saved (None: nothing)."""
+    held, unsaved = link.held(), link.unsaved()
+    if held is not None:  # nothing moves until the save is written
+        return f"the server cannot save ({clean_text(held)}): waiting"
+    return f"not saved ({clean_text(unsaved)})" if unsaved is not None else None
 
 
 def save_trouble_notice(reason: str | None) -> str:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import ssl
+
     from cthulhu.core import Setup
     from cthulhu.core.search import Thinking
-    from cthulhu.net.table import TableSpec
 
 # Keys for the prompt's options: digits first, then letters the app does not use for itself
 # (q quit, s save, o choices, h/? help, l log, c chat, u undo, z zoom, a the odds are taken).
@@ -96,6 +97,7 @@ class PlayOptions:
     remote_seats: int = 0  # hosting a new game: seats left open for players on other terminals
     join: tuple[str, int] | None = None  # joining: the host's address
     join_address: str | None = None  # joining: that address as the player typed it
+    tls: ssl.SSLContext | None = None  # joining a tls:// address: checks the host's certificate
     join_seat: int | None = None
     join_table: str | None = None  # joining a server of many tables: the table (None: its lobby)
     lobby: bool = False  # joining: the address is a server of many tables; open its lobby
@@ -106,6 +108,7 @@ class PlayOptions:
     hints: bool = True  # a line of help the first time each kind of decision comes up
     kiosk: bool = False  # a visitor the host serves (`host --ssh/--web`): this table only, no title, no files
     kiosk_comeback: str | None = None  # kiosk: how this visitor comes back to the seat (the door's words)
+    lobby_idle: float | None = None  # a server's lobby: seconds without a key before leaving (the doors set it)
     doors: tuple[str, ...] = ()  # hosting: how friends come in by `ssh` or a browser (the lines printed)
 
     @property
@@ -125,34 +128,4 @@ class PlayOptions:
             seed=self.seed if self.seed is not None else random_seed(),
             players=max(1, self.players + self.bots),
             options=dict(self.choices),
-        )
-
-    def table_spec(self) -> TableSpec:
-        """The table these choices describe (`cthulhu play`, the title screen): this terminal's seats,
-        the last `bots` seats played by bots, autosaved into the saves folder (fsynced at the end)."""
-        from cthulhu.core import modes
-        from cthulhu.core.search import Thinking
-        from cthulhu.net.table import SaveTo, StandIns, TableSpec
-
-        start: Setup | Path
-        if self.load is not None:
-            from cthulhu.savegame import load
-
-            start, setup = self.load, load(self.load).setup
-        else:
-            start = setup = self.setup()
-        kind = self.bot_kind or modes.get(setup.mode).default_bot
-        n = setup.players
-        save = None
-        if not self.no_save and (self.load is not None or self.save_to is not None or self.saves_dir is not None):
-            save = SaveTo(file=self.save_to, folder=self.saves_dir, stem="net-" if self.hosting else "", fsync=False)
-        return TableSpec(
-            start=start,
-            bots={seat: kind for seat in range(n - self.bots, n)} if self.bots and self.load is None else {},  # a save's own come back
-            stand_ins=StandIns(kind=kind),
-            save=save,
-            code=self.code,
-            keep_seats=self.hosting,
-            bot_delay=self.bot_delay,
-            thinking=self.thinking or Thinking(),
         )

@@ -5,6 +5,7 @@ Pure functions to Rich `Text`, tested without a terminal.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from rich.text import Text
@@ -22,6 +23,21 @@ def track(value: int, size: int, style: str, empty: str = ".") -> Text:
     t.append(empty * (size - value), style="dim")
     t.append("]", style="dim")
     return t
+
+
+_TRACK = re.compile(r"\[([#.+X]*)\] (\d+)/(\d+)")
+
+
+def spoken_tracks(line: str) -> str:
+    """Every `track` in `line` ('[##.....] 2/7') in words, for the reader mode: '2 of 7'; the marks a
+    track draws ahead of its value (a sanity track's thresholds) as where they are."""
+
+    def words(found: re.Match[str]) -> str:
+        marks = [str(n) for n, cell in enumerate(found.group(1), 1) if cell == "+"]
+        ahead = f" (thresholds at {', '.join(marks[:-1])} and {marks[-1]})" if len(marks) > 1 else f" (a threshold at {marks[0]})" if marks else ""
+        return f"{found.group(2)} of {found.group(3)}{ahead}"
+
+    return _TRACK.sub(words, line)
 
 
 def wrap_into(out: Text, text: str, width: int, indent: int, style: str = "dim") -> None:

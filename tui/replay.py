@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cthulhu.core import Command, Game
-from cthulhu.net.commitment import DiceVerdict
+from cthulhu.net import DiceVerdict
 
 if TYPE_CHECKING:
     from cthulhu.savegame import SaveFile
 
-from .link import QueuedUpdates, TableLobby, Update
+from .link import Moved, Noticed, Opened, QueuedUpdates, Refused, TableLobby, Update
 from .who import BOT, player
 
 
@@ -134,7 +134,7 @@ class ReplayLink(QueuedUpdates):
         return self.replayer.game.view(None)
 
     def play_again(self) -> str | None:
-        from cthulhu.net.playagain import play_again_command
+        from cthulhu.net import play_again_command
 
         save = self.replayer.save
         return play_again_command(save.setup, save.header.bot_seats())
@@ -142,10 +142,11 @@ class ReplayLink(QueuedUpdates):
     def seat_names(self) -> dict[int, str]:
         return self.replayer.seat_names()
 
-    async def open(self) -> Update:
+    async def open(self) -> Opened:
         r = self.replayer
         outcome = r.save.header.outcome or "in play"
-        return Update(self.view(), notice=f"Replay of {self.name or 'a save'}: {r.last} steps, {outcome}. Now at step {r.step}.")
+        view = self.view()
+        return Opened(view=view, news=(Noticed(view=view, text=f"Replay of {self.name or 'a save'}: {r.last} steps, {outcome}. Now at step {r.step}."),))
 
     def go(self, step: int) -> None:
         """Move the replay; the screen hears about it through `updates()`."""
@@ -156,15 +157,14 @@ class ReplayLink(QueuedUpdates):
         try:
             events = r.go(step)
         except SaveError as exc:
-            self._queue.put_nowait(Update(self.view(), rejected=str(exc)))
+            self._queue.put_nowait(Refused(view=self.view(), reason=str(exc)))
             return
         if r.step == before:
             return
-        if events:
-            notice = f"Step {r.step}: {r.describe()}."
+        if events:  # "Step 12: ..." before what happened in it
+            self._queue.put_nowait(Moved(view=self.view(), events=events, heading=f"Step {r.step}: {r.describe()}."))
         else:
-            notice = f"{'Back' if r.step < before else 'On'} to step {r.step} of {r.last}."
-        self._queue.put_nowait(Update(self.view(), events, notice=notice))
+            self._queue.put_nowait(Noticed(view=self.view(), text=f"{'Back' if r.step < before else 'On'} to step {r.step} of {r.last}."))
 
     async def send(self, seat: int, command: dict[str, Any], version: int | None) -> None:
         return None  # a replay is only watched
@@ -174,6 +174,12 @@ class ReplayLink(QueuedUpdates):
 
     def clock(self) -> None:
         return None  # a replay has no clock running
+
+    def held(self) -> None:
+        return None  # a replay writes nothing
+
+    def unsaved(self) -> None:
+        return None  # nor needs to
 
     async def back(self) -> None:
         return None

@@ -2,7 +2,7 @@
 
 Everything a peer, a host or a save file says reaches the screen through
 here. `clean_update` cleans what a link delivers before a screen looks at it
-(views, events, chat, notices); `safe_text` is the last step of every sink
+(views, events, chat, notices: every field of its news); `safe_text` is the last step of every sink
 (each pane line, the prompt bar, the status line, dialogs), so a string that
 slipped past the first still cannot move the cursor, wipe the screen, set the
 title or the clipboard. Both use `net.textclean.clean_text`, the one cleaning
@@ -12,13 +12,16 @@ as typed; widgets that would parse a plain string get a `Text` instead.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
+from typing import Any, TypeVar
 
 from rich.text import Text
 
-from cthulhu.net.textclean import clean_text, clean_tree
+from cthulhu.net import clean_text, clean_tree
 
-from .link import Update
+from .link import SinceLeft, Update
+
+U = TypeVar("U", bound=Update)
 
 
 def plain(text: object, style: str = "") -> Text:
@@ -42,17 +45,18 @@ def safe_text(text: Text) -> Text:
     return out
 
 
-def clean_update(update: Update) -> Update:
-    """An update with every string in it cleaned (views copy on write: an honest one is not copied)."""
-    return replace(
-        update,
-        view=clean_tree(update.view),
-        events=clean_tree(update.events),
-        earlier=clean_tree(update.earlier),
-        since=replace(update.since, entries=clean_tree(update.since.entries)) if update.since is not None else None,
-        chat=(clean_text(update.chat[0]), clean_text(update.chat[1])) if update.chat else None,
-        rejected=clean_text(update.rejected) if update.rejected is not None else None,
-        notice=clean_text(update.notice) if update.notice is not None else None,
-        status=clean_text(update.status) if update.status is not None else None,
-        warning=clean_text(update.warning) if update.warning is not None else None,
-    )
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, (dict, list)):
+        return clean_tree(value)
+    if isinstance(value, SinceLeft):
+        return replace(value, entries=clean_tree(value.entries))
+    if isinstance(value, tuple):  # an opening's news
+        return tuple(clean_update(news) for news in value)
+    return value  # a flag, or nothing
+
+
+def clean_update(update: U) -> U:
+    """News with every string in it cleaned (views copy on write: an honest one is not copied)."""
+    return replace(update, **{f.name: _clean(getattr(update, f.name)) for f in fields(update)})

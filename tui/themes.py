@@ -1,7 +1,7 @@
 """The app's color themes, each readable at every color depth a terminal may have.
 
 Every theme keeps text and tokens at a contrast of 4.5:1 or more in true color, in
-256 colors and in 16 colors (`tests/test_tui_contrast.py` renders the screens and
+256 colors and in 16 colors (`tests/tui/test_tui_contrast.py` renders the screens and
 measures). That is why the backgrounds are near black (in 16 colors they become
 black, never the grey that sinks light text), and why the sixteen named colors the
 panes use are the VGA ones Rich picks from when it has only sixteen: a named color

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from cthulhu.core import modes as core_modes
+from cthulhu.net import Table
+from cthulhu.net import clean_text
 
 BOT = "a bot"  # what a link calls a bot's seat in `TableLink.seat_names`
 
@@ -39,3 +41,10 @@ def player(view: Mapping[str, Any], seat: int, names: Mapping[int, str]) -> str:
     if not name or name == what or name in characters(view, seat):
         return what
     return f"{name} ({what})"
+
+
+def seat_names(table: Table | None) -> dict[int, str]:
+    """A host's latest seat list as `TableLink.seat_names` gives it: each person's name (as the host
+    cleaned it), or `BOT`; open seats are not listed."""
+    seats = table.seats if table is not None else []
+    return {s.seat: BOT if s.kind == "bot" else clean_text(s.name or "a player") for s in seats if s.kind != "open"}

@@ -9,10 +9,12 @@ from ..game import Game
 from ..modes import Mode
 from ..search import Searchable, SearchBot
 from ..setup import Setup
-from .content import MainContent, load_main
+from .content import MainContent
+from .load import load_main
 from .events import MainEvent
 from . import sample, value
 from .heuristic import HeuristicBot
+from .luck import MainLuck
 from .policy import SearchPolicy
 from .prompts import PROMPTS
 from .rules import MainRules, resolve_setup
@@ -29,6 +31,11 @@ def _summary(game: Game) -> dict[str, str | int | bool | None]:
         "episode": view["episode"]["name"],
         "elder_one": view["elder_one"]["name"],
     }
+
+
+def _turn(state: MainState) -> tuple[int, int]:
+    """The turn under way and the seat of its investigator (`Mode.turn`)."""
+    return state.turn, state.investigators[state.active].seat
 
 
 def _characters(view: MainView) -> dict[int, list[str]]:
@@ -109,6 +116,7 @@ MODE = Mode(
     content=load_main,
     bots={"heuristic": HeuristicBot, "search": SearchBot},
     summary=_summary,
+    turn=_turn,
     coverage=_coverage,
     scramble=_scramble,
     options=OPTIONS,
@@ -116,5 +124,6 @@ MODE = Mode(
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
     endings=ENDINGS,
+    luck=MainLuck,
     skips=frozenset({"end_actions", "done", "stop", "keep"}),
 )

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..command import Command
 from . import fight, harm
-from .events import ActionTaken
 from .tasks import PhaseTask, RunTask, TradeTask
+from .turnevents import ActionTaken
 
 if TYPE_CHECKING:
     from .engine import Engine

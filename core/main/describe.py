@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .content import (
+from .content import MainContent
+from .ops import (
     AnyOp,
     BurnOp,
     ChooseOp,
@@ -23,7 +24,6 @@ from .content import (
     IfSpaceTokenOp,
     IfTokensOp,
     KeepMythosOp,
-    MainContent,
     MoveEnemiesOp,
     PlaceElderOp,
     RitualOp,

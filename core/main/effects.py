@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..command import Command
-from .content import (
+from .ops import (
     BurnOp,
     ChooseOp,
     ClaimOp,

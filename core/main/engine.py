@@ -19,8 +19,10 @@ from typing import Any, Literal
 
 from ..command import Command, Event
 from . import actions, effects, fight, harm, turn
-from .events import Cause, CauseKind, MainEvent
-from .content import AnyOp, ElderOne, Half, MainContent, Mythos
+from .eventparts import Cause, CauseKind
+from .events import MainEvent
+from .content import ElderOne, Half, MainContent, Mythos
+from .ops import AnyOp
 from .mods import held_half, investigator_mods, mods_of, skill_levels, skill_mods
 from .prepared import Prepared
 from .state import ELDER, Figure, Investigator, MainState

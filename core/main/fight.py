@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..command import Command
 from . import harm
-from .events import Cause
+from .eventparts import Cause
 from .state import ELDER, Figure
 from .tasks import AssignHitsTask, AttackHitsTask, CountTask, EnemyHitsTask, FightTask, RerollTask, Roll, RollTask, RollTaker
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from ..command import Command
-from .events import Cause
+from .eventparts import Cause
 from .tasks import PERSONAL, SKIPPED_PHASES, CountTask, FireHitsTask, PhaseTask, StressTask, ThresholdTask, WoundsTask
 
 if TYPE_CHECKING:
@@ -46,8 +46,11 @@ def step_fire(e: Engine, task: PhaseTask) -> None:
 def step_fire_hits(e: Engine, task: FireHitsTask) -> None:
     i = task["inv"]
     t = e.tally(task["roll"])
+    # Fire rolls against the investigator: a shield's elder signs cancel its successes too (RULES.md, Dice).
+    shielded = min(t["success"], t["elder"]) if e.mods(i)["elder_shield"] else 0
+    e.ignored(i, "elder_signs", shielded, "elder_shield", {"kind": "fire", "name": ""})
     e.push(
-        {"k": "wounds", "inv": i, "n": t["success"], "source": "fire"},
+        {"k": "wounds", "inv": i, "n": t["success"] - shielded, "source": "fire"},
         e.tentacle_sanity(i, t, "fire"),
         {"k": "fire_out", "inv": i},
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bots import ViewBot
+from ..basebots import ViewBot
 from ..command import PromptWire
 from .view import EnemyView, InvestigatorView, MainView
 from ..rng import Rng
@@ -45,9 +45,29 @@ class HeuristicBot(ViewBot):
         options = [o["command"] for o in prompt["options"]]
         actor = prompt["actor"]
         me = view["investigators"][actor] if actor is not None else None
-        pick = getattr(self, "on_" + prompt["kind"], None)
-        choice = pick(view, me, options) if pick is not None and me is not None else None
+        choice = self.on(prompt["kind"], view, me, options) if me is not None else None
         return choice if choice is not None else options[0]
+
+    def on(self, kind: str, view: MainView, me: InvestigatorView, options: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The pick of this bot's method for a prompt of `kind` (None: no method or no opinion, so the first option)."""
+        match kind:
+            case "action":
+                return self.on_action(view, me, options)
+            case "run":
+                return self.on_run(view, me, options)
+            case "reroll":
+                return self.on_reroll(view, me, options)
+            case "assign_hit":
+                return self.on_assign_hit(view, me, options)
+            case "rest":
+                return self.on_rest(view, me, options)
+            case "wound_to":
+                return self.on_wound_to(view, me, options)
+            case "choose":
+                return self.on_choose(view, me, options)
+            case "trade":
+                return self.on_trade(view, me, options)
+        return None
 
     @staticmethod
     def by_kind(options: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

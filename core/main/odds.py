@@ -4,7 +4,7 @@ What a face counts depends on the roll (RULES.md, Dice): on a check its successe
 attack its successes, and its elder signs too for an attacker whose skills or cards say so;
 on an enemy's attack the successes (plus elder signs for a frenzied enemy, minus them each
 for a defender whose elder signs cancel a success), less the defender's armour; on the Fire
-its successes. `roll_odds` reads all of it from a seat's view of a roll being decided (the
+its successes (less its elder signs for that same defender: Fire rolls against them too). `roll_odds` reads all of it from a seat's view of a roll being decided (the
 dice prompt) and the content, so the interface and the search bot share one calculation.
 """
 
@@ -32,11 +32,10 @@ def face_value(face: str, purpose: str, mods: dict[str, Any], frenzy: bool = Fal
     elders = sy.count("elder")
     if purpose == "attack" and mods.get("elder_hits"):
         value += elders
-    if purpose == "defend":
-        if frenzy:
-            value += elders
-        if mods.get("elder_shield"):
-            value -= elders
+    if purpose == "defend" and frenzy:
+        value += elders
+    if purpose in ("defend", "fire") and mods.get("elder_shield"):
+        value -= elders
     return value
 
 
@@ -49,6 +48,7 @@ class RerollOdds:
     die: int  # index into the roll
     stress: int  # what it costs
     chance: Fraction  # of the goal if this die is rerolled once and the dice then kept
+    sanity: Fraction  # of losing sanity to the tentacles then
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,7 @@ class RollOdds:
     need: int
     total: int  # what the dice count now
     keep: Fraction  # chance of the goal if the dice are kept as they are
+    keep_sanity: Fraction  # 1 if the tentacles showing cost sanity (more than the roller ignores), else 0
     rerolls: list[RerollOdds]
     best: Fraction  # with up to `more` rerolls, played as well as possible
     more: int  # rerolls the roller can still make (free ones plus stress left)
@@ -91,17 +92,23 @@ def roll_odds(view: MainView, c: MainContent) -> RollOdds | None:
             offset = -int(mods.get("armor", 0))
     total = max(0, sum(d[f] for d, f in zip(dice, faces)) + offset)
     keep = Fraction(int((total >= need) == (goal == "reach")))
+    # The tentacles: each beyond the ones the roller ignores costs a sanity, whatever the roll is for.
+    tentacles = [tuple(symbols(f).count("tentacle") for f in (c.dice.standard if kind == "standard" else c.dice.bonus))
+                 for kind, _ in roll["dice"]]
+    calm = int(mods.get("calm", 0))
     rerolls = []
     for option in prompt["options"]:
         data = option["data"]
         if not data.get("keep"):
             n = data["die"]
-            rerolls.append(RerollOdds(n, data["stress"], after_reroll(dice, faces, n, need, goal=goal, offset=offset)))
+            rerolls.append(RerollOdds(n, data["stress"], after_reroll(dice, faces, n, need, goal=goal, offset=offset),
+                                      after_reroll(tentacles, faces, n, calm + 1)))
     more = roll["free"] + max(0, roller["stress_max"] - roller["stress"]) if rerolls else 0
     fresh = distribution(dice, offset)
     chance = at_least(fresh, need)
     return RollOdds(
         purpose=purpose, goal=goal, need=need, total=total, keep=keep, rerolls=rerolls,
+        keep_sanity=Fraction(int(sum(t[f] for t, f in zip(tentacles, faces)) > calm)),
         best=best_chance(dice, need, more, faces=faces, goal=goal, offset=offset), more=more,
         fresh=fresh, fresh_chance=chance if goal == "reach" else 1 - chance,
     )

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..command import Command
-from .content import ClaimOp, walk_ops
+from .ops import ClaimOp, walk_ops
 from .describe import Describer
-from .events import HalfInfo
+from .eventparts import HalfInfo
 from .prompttypes import (  # declared apart: see `prompttypes`
     NoData as NoData,
     ActionData as ActionData,

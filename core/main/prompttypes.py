@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
-from .events import HalfInfo
+from .eventparts import HalfInfo
 
 
 class NoData(TypedDict):

@@ -7,6 +7,7 @@ from typing import Any
 from ..command import Command, Event, Option, Prompt
 from ..errors import ContentError
 from ..rng import Rng
+from ..rules import Rules
 from ..setup import Setup
 from .content import MainContent
 from .engine import Engine
@@ -73,10 +74,8 @@ def _prepared(c: MainContent, episode: str, elder_one: str) -> Prepared:
 _option = tuple.__new__  # an `Option` made without its Python-level __new__: one per option of every prompt
 
 
-class MainRules:
+class MainRules(Rules):
     """Bound to one game's content when the state is made or restored (one instance per game)."""
-
-    name = "main"
 
     def __init__(self) -> None:
         self.c: MainContent | None = None
@@ -185,12 +184,21 @@ class MainRules:
     def outcome(self, state: MainState) -> str | None:
         return state.result
 
+    def cause(self, state: MainState) -> str | None:
+        return state.cause
+
+    def summoned(self, state: MainState) -> bool:
+        return state.summoned
+
     def secret(self, state: MainState) -> tuple[tuple[str, ...], ...]:
         """The deck orders: a card leaving or joining a deck shows something (see `core.undo`)."""
         return tuple(state.mythos_deck), tuple(state.discovery_deck)
 
     def canonical(self, state: MainState) -> dict[str, Any]:
         return state.canonical()
+
+    def hashed(self, state: MainState) -> dict[str, Any]:
+        return state.canonical(fresh=False)
 
     def from_canonical(self, data: dict[str, Any], setup: Setup, content: Any) -> MainState:
         state = MainState.from_canonical(data)

@@ -6,7 +6,7 @@ shows and deals the rest from the sampler's own `Rng`: the Mythos deck is every 
 in the discard or kept by an insanity, the Discovery deck and discard are the unclaimed
 cards dealt to the sizes the view gives, and the dice come from a seed of the sampler's.
 Nothing is read from anywhere but the view and the content, so a world cannot depend on
-the true deck order or seed (`tests/test_search.py` scrambles them to make sure).
+the true deck order or seed (`tests/core/test_search.py` scrambles them to make sure).
 
 The engine's own agenda (its stack of tasks) is not in the view; it is rebuilt here for the
 decisions whose agenda the view pins down: choosing an action, and each step of a Run. At

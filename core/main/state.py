@@ -7,7 +7,7 @@ from typing import Any
 
 from ..command import Command
 from ..rng import Rng
-from .tasks import HeldCard, Pending, Roll, Task, _copy, canonical_task, task_from_canonical
+from .tasks import HeldCard, Pending, Roll, Task, _copy, _same, canonical_task, task_from_canonical
 
 
 ELDER = "elder_one"  # the Elder One's figure kind (and id)
@@ -87,17 +87,21 @@ class MainState:
     def enemies_at(self, space: str) -> list[Figure]:
         return [f for f in self.figures if f.space == space]
 
-    def canonical(self) -> dict[str, Any]:
-        """Every field as plain data, secrets included; a fresh copy, cheap enough to hash per step."""
-        data = {k: _copy(getattr(self, k)) for k in _PLAIN}
+    def canonical(self, *, fresh: bool = True) -> dict[str, Any]:
+        """Every field as plain data, secrets included. `fresh`: a copy of every list and dict (to
+        keep); otherwise the data shares the state's own, to be read at once and let go (the state
+        hash, per step, spared a copy of the whole state)."""
+        copy = _copy if fresh else _same
+        data = {k: _copy(getattr(self, k)) for k in _PLAIN} if fresh else {k: getattr(self, k) for k in _PLAIN}
         data["rng"] = self.rng.canonical()
-        data["investigators"] = [{k: _copy(getattr(i, k)) for k in _INV} for i in self.investigators]
+        data["investigators"] = [({k: _copy(getattr(i, k)) for k in _INV} if fresh else {k: getattr(i, k) for k in _INV})
+                                 for i in self.investigators]
         data["figures"] = [{"id": f.id, "kind": f.kind, "space": f.space, "wounds": f.wounds} for f in self.figures]
-        data["stack"] = [canonical_task(t) for t in self.stack]
+        data["stack"] = [canonical_task(t, fresh=fresh) for t in self.stack]
         data["pending"] = None
         if self.pending is not None:
             p = self.pending
-            data["pending"] = {k: _copy(v) for k, v in p.items() if k != "options"}
+            data["pending"] = {k: copy(v) for k, v in p.items() if k != "options"}
             data["pending"]["options"] = [[c.wire(), label] for c, label in p["options"]]
         return data
 

@@ -20,8 +20,8 @@ from pydantic import TypeAdapter
 from typing_extensions import NotRequired, TypedDict
 
 from ..command import Command
-from .content import AnyOp, ChooseOp
-from .events import Cause
+from .eventparts import Cause
+from .ops import AnyOp, ChooseOp
 
 
 class Roll(TypedDict):
@@ -268,16 +268,17 @@ def _dump(ops: Any) -> Any:
     return hit[1]
 
 
-def canonical_task(task: Task) -> dict[str, Any]:
-    """The task as plain data (a fresh copy); effect models become their dumps; no `cause`."""
-    out: dict[str, Any] = {k: _copy(v) for k, v in task.items() if k != "cause"}
+def canonical_task(task: Task, *, fresh: bool = True) -> dict[str, Any]:
+    """The task as plain data (`fresh`: a copy, else sharing its parts); effect models become their dumps; no `cause`."""
+    copy = _copy if fresh else _same
+    out: dict[str, Any] = {k: copy(v) for k, v in task.items() if k != "cause"}
     if task["k"] == "ops":
-        out["ops"] = _copy(_dump(task["ops"]))
+        out["ops"] = copy(_dump(task["ops"]))
     elif task["k"] == "check":
-        out["success"] = _copy(_dump(task["success"]))
-        out["fail"] = _copy(_dump(task["fail"]))
+        out["success"] = copy(_dump(task["success"]))
+        out["fail"] = copy(_dump(task["fail"]))
     elif task["k"] == "choose":
-        out["op"] = _copy(_dump(task["op"]))
+        out["op"] = copy(_dump(task["op"]))
     return out
 
 
@@ -293,6 +294,11 @@ def task_from_canonical(data: dict[str, Any]) -> Task:
         data["op"] = ChooseOp.model_validate(data["op"])
     task: Task = data  # type: ignore[assignment]
     return task
+
+
+def _same(value: Any) -> Any:
+    """No copy: `canonical(fresh=False)`'s stand-in for `_copy`."""
+    return value
 
 
 def _copy(value: Any) -> Any:

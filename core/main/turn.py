@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import harm
-from .events import Cause, DiscoveryDrawn
+from .boardevents import DiscoveryDrawn
+from .eventparts import Cause
 from .state import Figure
 from .tasks import CardTask, PhaseTask, TurnTask
 

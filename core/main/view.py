@@ -12,8 +12,9 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from .content import MainContent, Op, RitualOp, TokenOp, walk_ops
-from .events import Cause
+from .content import MainContent
+from .ops import Op, RitualOp, TokenOp, walk_ops
+from .eventparts import Cause
 from .mods import grants, held_half, investigator_mods, skill_levels
 from .prepared import Prepared
 from .state import Investigator, MainState

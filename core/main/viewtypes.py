@@ -13,7 +13,7 @@ from typing import Literal
 from typing_extensions import NotRequired, TypedDict
 
 from ..wiretypes import PromptWire
-from .events import Cause
+from .eventparts import Cause
 
 
 class SpaceRef(TypedDict):

@@ -12,6 +12,7 @@ from .content import ShamblersContent, load_shamblers
 from .events import ShamblersEvent
 from . import sample, value
 from .heuristic import HeuristicBot
+from .luck import ShamblersLuck
 from .prompts import PROMPTS
 from .rules import ShamblerRules
 from .state import ShamblerState
@@ -21,6 +22,11 @@ from .view import ShamblersView
 def _summary(game: Game) -> dict[str, str | int | bool | None]:
     view: ShamblersView = game.view(None)  # type: ignore[assignment]
     return {"turn": view["turn"], "phase": view["phase"]}
+
+
+def _turn(state: ShamblerState) -> tuple[int, int]:
+    """The turn under way and the seat of its Player Mat (`Mode.turn`)."""
+    return state.turn, state.mats[state.active].seat
 
 
 def _characters(view: ShamblersView) -> dict[int, list[str]]:
@@ -75,11 +81,13 @@ MODE = Mode(
     content=load_shamblers,
     bots={"heuristic": HeuristicBot, "search": SearchBot},
     summary=_summary,
+    turn=_turn,
     scramble=_scramble,
     options=OPTIONS,
     describe=_describe,
     search=Searchable(sample=sample.sample, value=value.value, policy=_policy),
     characters=_characters,
     endings=ENDINGS,
+    luck=ShamblersLuck,
     skips=frozenset({"end_actions", "decline"}),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bots import ViewBot
+from ..basebots import ViewBot
 from ..rng import Rng
 from .view import ShamblersView
 

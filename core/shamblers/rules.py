@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from ..command import Command, Event, Prompt
 from ..rng import Rng
+from ..rules import Rules
 from ..setup import Setup
 from .content import CHAOS, ShamblersContent
 from .state import ACTIONS, BANISH, FEED, OVER, MatState, ShamblerState, TownState
@@ -80,10 +81,8 @@ def payments(state: ShamblerState, mat: MatState, town: TownState, cost: int) ->
     return out
 
 
-class ShamblerRules:
+class ShamblerRules(Rules):
     """The `Rules` hooks for mode "shamblers"."""
-
-    name = "shamblers"
 
     # ----------------------------------------------------------------- setup
 
@@ -417,6 +416,9 @@ class ShamblerRules:
 
     def outcome(self, state: ShamblerState) -> str | None:
         return state.outcome
+
+    def cause(self, state: ShamblerState) -> str | None:
+        return state.cause
 
     def secret(self, state: ShamblerState) -> tuple[tuple[str, ...], ...]:
         """The bag and the Shambler Track: a draw from either shows something (see `core.undo`)."""

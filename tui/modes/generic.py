@@ -12,7 +12,7 @@ from rich.text import Text
 
 from cthulhu.core import modes as core_modes
 
-from . import TuiMode
+from .tuimode import TuiMode
 
 
 def generic(name: str) -> TuiMode:

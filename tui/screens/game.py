@@ -7,29 +7,27 @@ is a plain method call: nothing blocks and nothing crosses threads.
 from __future__ import annotations
 
 import asyncio
-import time
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.geometry import Size
-from textual.screen import Screen
+from textual.message import Message
 from textual.widgets import Static
-from textual.widgets._toast import ToastRack  # (not re-exported: the container Textual puts notifications in)
 
-from cthulhu.net.clock import format_duration
-from cthulhu.net.textclean import clean_text
-
-from ..link import SaveUnavailable, TableLink, Update
-from ..english import plural
-from ..modes import check_view, tui_mode
-from ..moments import Moments
+from ..link import (
+    ChatSaid, Earlier, Missed, Moved, Noticed, Opened, Refused, SaveUnavailable, TableChanged, TableClosed, TableLink, Update, Warned,
+    disk_words,
+)
+from ..modes import check_view, shown_labels, tui_mode
 from ..narrate import KIND_STYLES, tell, told_and_beat
-from ..options import OPTION_KEYS, WIDE_SIZE
+from ..options import OPTION_KEYS
+from ..status import KEEP, fitted, label_pieces
 from ..safe import clean_update, plain, safe_text
+from ..standin import back_words, clock_words, with_leaving
 from ..widgets.chat import ChatInput
 from ..widgets.footer import FittedFooter
 from ..hints import Hints
@@ -41,15 +39,12 @@ from ..widgets.prompt_bar import PromptBar
 if TYPE_CHECKING:
     from ..app import CthulhuApp
 
-# Textual types `self.app` as App[object]; its `getters.app(CthulhuApp)` would need the app
-# module, which imports this one, so `GameScreen.cthulhu` casts instead.
 from .dialogs import ChoiceScreen, GameOverScreen, QuitScreen
+from .panes import PaneScreen
 
-PANES = ("map", "investigators", "story", "log")  # the focus order of Tab
-SIDE_PANES = ("investigators", "story", "log")
-PANE_TITLES = {"map": "Map", "story": "Story Board", "investigators": "Investigators", "log": "Log"}
 MANY_OPTIONS = 12  # more than this opens the list dialog by itself
 RETRY_SECONDS = 2  # a joiner whose host does not answer yet tries again this often
+U = TypeVar("U", bound=Update)
 
 
 def key_list(keys: list[str]) -> str:
@@ -73,7 +68,7 @@ def dice_text(verdict: Any) -> str:
     return f"Dice NOT verified: {verdict.message}"
 
 
-class GameScreen(Screen[None]):
+class GameScreen(PaneScreen):
     """The table: four panes, the Log strip, and the prompt bar (with the dice being decided and first-game hints).
 
     Every pane is reached by keys alone: Tab and shift+Tab move the focus from pane
@@ -112,17 +107,13 @@ class GameScreen(Screen[None]):
         self.view: dict[str, Any] = {}
         self.pending = False
         self.over_shown = False
-        self.side = "investigators"
         self.note: Text | None = None
         self.link_status: str | None = None  # e.g. reconnecting: no choices until it clears
         self.table_closed = False  # the host closed the table: no choices ever again
         self.updates_seen = 0
         self._version: int | None = None
         self.hints = Hints()
-        self.moments = Moments()  # the big moments since this terminal's last decision
         self._moments_seen = False  # ... which this terminal has decided after: they go with the next events
-        self.resized_to: Size | None = None  # from the last Resize event
-        self._rows: str | None = None  # the grid rows last set (None: the stylesheet's)
         self._status: Text | None = None  # the status line last drawn
         self._footer_state: tuple[bool, bool, bool] | None = None  # what the footer's bindings last depended on
         self._told: list[Text] | None = None  # the Log lines of the update being applied, written at its end
@@ -142,11 +133,6 @@ class GameScreen(Screen[None]):
 
     # -- layout -------------------------------------------------------------
 
-    @property
-    def cthulhu(self) -> CthulhuApp:
-        """The app, typed as ours (Textual's `self.app` is any App)."""
-        return cast("CthulhuApp", self.app)
-
     def on_mount(self) -> None:
         ascii_mode = self.cthulhu.ascii_mode
         for pane in self.query(ViewPane):
@@ -158,49 +144,10 @@ class GameScreen(Screen[None]):
         self.set_interval(1.0, self.tick_clock)  # a turn clock's countdown (does nothing at a live table)
         self.pump()
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.resized_to = event.size  # the new size (the app's may lag behind the event)
-        self.relayout()
-
-    @property
-    def compact(self) -> bool:
-        w, h = self.resized_to or self.app.size
-        return w < WIDE_SIZE[0] or h < WIDE_SIZE[1]
-
     def relayout(self) -> None:
-        compact = self.compact
-        self.set_class(compact, "compact")
-        for name in SIDE_PANES:
-            self.query_one(f"#{name}").set_class(compact and name != self.side, "hidden")
-        self.show_moments()
-        self.call_after_refresh(self.place_card)  # again once the panes have their new sizes
-        self.titles()
-        self.fit_rows()
-        self.refresh_bindings()
-
-    def moment_rows(self) -> int:
-        """The most lines the moment card may take: a quarter of a small terminal, a fifth of a large one."""
-        height = (self.resized_to or self.app.size).height
-        return max(3, height // 4) if self.compact else max(4, height // 5)
-
-    def place_card(self) -> None:
-        """The moment card just above the prompt bar: in the Log strip's place (and at least its height) on
-        a small terminal, over the Log pane's foot (its width; a zoomed pane's whole width) on a large one."""
-        card = self.query_one(MomentCard)
-        if self.compact:
-            card.place(0, None, LogStrip.ROWS)
-            return
-        chat = self.query_one(ChatInput)
-        bottom = self.query_one(PromptBar).rows + 1 + 1 + (1 if chat.is_open else 0)  # the bar and its border, the footer, chat
-        log = self.query_one(LogPane)
-        wide = self.maximized is None and log.display and log.outer_size.width
-        card.place(bottom, log.outer_size.width if wide else None, 1)
-
-    def show_moments(self) -> None:
-        """The moment card as the moments now are; on a small terminal it stands in the Log strip's place."""
-        self.query_one(LogStrip).set_class(not self.compact or self.side == "log" or bool(self.moments.items), "hidden")
-        self.place_card()
-        self.query_one(MomentCard).show(self.moments.items, self.moment_rows())
+        super().relayout()
+        if self.view:
+            self.redraw_status(self.view)  # fitted to the new width
 
     def decided(self, at_once: bool = False) -> None:
         """This terminal made a decision: the moments it has seen give way to what comes of it. They go
@@ -212,70 +159,6 @@ class GameScreen(Screen[None]):
                 self.show_moments()
         else:
             self._moments_seen = bool(self.moments.items)
-
-    def titles(self) -> None:
-        """Each pane's title; the focused one says how it scrolls, a small terminal's side pane what Tab shows next."""
-        ascii_mode = self.cthulhu.ascii_mode
-        scroll = ("up/down PgUp/PgDn" if ascii_mode else "↑↓ PgUp/PgDn") + " scroll  z zoom"
-        focused = self.focused
-        for name in PANES:
-            pane = self.query_one(f"#{name}")
-            if pane is focused:
-                subtitle = scroll
-            elif self.compact and name == self.side:
-                nxt = PANES[(PANES.index(name) + 1) % len(PANES)]
-                subtitle = f"tab: {PANE_TITLES[nxt]}"
-            else:
-                subtitle = ""
-            if isinstance(pane, LogPane):  # read back while the story went on: its top border says so
-                # (the top: the moment card may lie over the pane's foot)
-                title = PANE_TITLES[name]
-                if pane.unseen:
-                    dash = " - " if ascii_mode else " — "
-                    title += f"{dash}{plural(pane.unseen, 'new line')} below" + (f"{dash}End" if pane is focused else "")
-                if pane.border_title != title:
-                    pane.border_title = title
-            if pane.border_subtitle != subtitle:
-                pane.border_subtitle = subtitle
-
-    def fit_rows(self) -> None:
-        """Wide layout: the Map as tall as its picture, the Log takes the rest below it."""
-        body = self.query_one("#body")
-        height = body.size.height
-        if self.compact or height < 12:
-            if self._rows is not None:
-                self._rows = None
-                body.styles.grid_rows = None
-            return
-        lines = self.query_one(MapPane).content_lines
-        map_h = max(8, min(lines + 2, height - 7))
-        story_h = max(4, min(map_h - 4, height * 45 // 100))
-        rows = f"{story_h} {map_h - story_h} 1fr"
-        if rows != self._rows:
-            self._rows = rows
-            body.styles.grid_rows = rows
-
-    def on_log_lines_unseen(self, message: LogPane.Unseen) -> None:
-        self.titles()
-
-    def place_toasts(self, _: object = None) -> None:
-        """Notifications stand on the prompt bar (and the chat line, when open), never over them: Textual
-        docks them over the bottom row alone (its footer). Dialogs over this screen keep the same place."""
-        guarded = [w.region.y for w in (*self.query(ChatInput), *self.query(PromptBar)) if w.region.height]  # (none once closed)
-        if not guarded:
-            return
-        margin = self.size.height - min(guarded)
-        stack = self.app.screen_stack
-        for screen in stack[stack.index(self):] if self in stack else [self]:
-            for rack in screen.query(ToastRack):
-                if rack.styles.margin.bottom != margin:
-                    rack.styles.margin = (0, 0, margin, 0)
-
-    def on_screen_suspend(self) -> None:
-        self.app.call_after_refresh(self.place_toasts)  # a dialog's own notifications, once it is up
-
-    def on_view_pane_grew(self, message: ViewPane.Grew) -> None:
-        self.fit_rows()  # the Map as tall as its picture at its width now (it is drawn after a resize)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choices":
@@ -292,88 +175,43 @@ class GameScreen(Screen[None]):
             return not self.query_one(ChatInput).has_focus
         return True
 
-    def on_descendant_focus(self, event: Any) -> None:
-        """A side pane that gets the focus is the one shown on a small terminal."""
-        widget = event.widget
-        if widget.id in SIDE_PANES and widget.id != self.side:
-            self.side = widget.id
-            self.relayout()
-        else:
-            self.titles()
-        if isinstance(widget, ChatInput):
-            self.place_card()  # the chat line opened under it
-
-    def on_descendant_blur(self, event: Any) -> None:
-        self.titles()
-        if isinstance(event.widget, ChatInput):
-            self.place_card()
-
-    def focused_pane(self) -> str:
-        focused = self.focused
-        return focused.id if focused is not None and focused.id in PANES else "map"
-
-    def action_cycle(self, step: int) -> None:
-        """Tab / shift+Tab: the focus to the next (previous) pane; a zoomed pane gives way to the next one zoomed."""
-        nxt = PANES[(PANES.index(self.focused_pane()) + step) % len(PANES)]
-        self.focus_pane(nxt, zoomed=self.maximized is not None)
-
-    def focus_pane(self, name: str, zoomed: bool = False) -> None:
-        if name in SIDE_PANES and name != self.side:
-            self.side = name
-            self.relayout()
-        pane = self.query_one(f"#{name}")
-        if zoomed:
-            self.maximize(pane, container=False)
-        pane.focus()
-
-    def action_next_pane(self) -> None:
-        self.action_cycle(1)
-
-    def show_pane(self, name: str) -> None:
-        if name in PANES:
-            self.focus_pane(name)
-
-    def action_zoom(self) -> None:
-        """The focused pane to the whole screen, or back."""
-        if self.maximized is not None:
-            self.minimize()
-        else:
-            self.maximize(self.query_one(f"#{self.focused_pane()}"), container=False)
-        self.call_after_refresh(self.place_card)  # over the zoomed pane, or the Log's foot again
-
-    def action_full_log(self) -> None:
-        """The whole Log, zoomed; again to go back."""
-        log = self.query_one(LogPane)
-        if self.maximized is log:
-            self.minimize()
-        else:
-            self.focus_pane("log", zoomed=True)
-        self.call_after_refresh(self.place_card)
-
     # -- updates from the table --------------------------------------------
+
+    class Began(Message):
+        """The first news of the table has been told (`pump`): say whose turn it is, unless they did."""
+
+        def __init__(self, first: Opened) -> None:
+            super().__init__()
+            self.first = first
 
     @work(exclusive=True, group="link", exit_on_error=False)
     async def pump(self) -> None:
+        """The link's news, each posted to this screen as the message it is (handled below, in order)."""
         try:
             first = await self._open_link()
-            self.apply_update(first)
-            view = self.view
-            fresh = bool(first.earlier) and not view.get("step")  # a game's first events tell whose turn it is
-            if not first.events and not fresh and view and view.get("turn") is not None and not view.get("outcome"):
-                who = tui_mode(view["mode"]).whose_turn(view)
-                self.say("turn", f"Turn {view['turn']}: {who or 'the next player'} to play.")
-            async for update in self.link.updates():
-                self.apply_update(update)
+            for news in first.news:
+                self.post_message(news)
+            self.post_message(self.Began(first))
+            async for news in self.link.updates():
+                self.post_message(news)
         except Exception as exc:  # a broken link is shown, never a crash
             self.say("error", f"No connection to the table: {exc}")
             self.note = Text(f"No connection to the table: {exc}   (q quits)", style="bold bright_red")
             self.query_one(PromptBar).show(self.view, frozenset(), self.note)
             raise
 
-    async def _open_link(self) -> Update:
-        """The link's first update. A host that does not answer yet is tried again every
+    def on_game_screen_began(self, message: Began) -> None:
+        view, first = self.view, message.first
+        moved = any(isinstance(n, Moved) and n.events for n in first.news)
+        fresh = any(isinstance(n, Earlier) and n.events for n in first.news) and not view.get("step")  # its first events say whose turn
+        if not moved and not fresh and view and view.get("turn") is not None and not view.get("outcome"):
+            who = tui_mode(view["mode"]).whose_turn(view)
+            self.say("turn", f"Turn {view['turn']}: {who or 'the next player'} to play.")
+
+    async def _open_link(self) -> Opened:
+        """The link's first news. A host that does not answer yet is tried again every
         `RETRY_SECONDS` (the joiner sees each attempt) until it does or the player quits."""
-        from ..netlink import Unreachable
+        from ..linkerrors import Unreachable
 
         attempt = 1
         while True:
@@ -415,58 +253,97 @@ class GameScreen(Screen[None]):
         for ev in events:
             self.say(*tell(ev, view))
 
-    def apply_update(self, update: Update) -> None:
-        with self.app.batch_update():  # one frame for the whole update
-            self._told = []
-            try:
-                self._apply_update(update)
-            finally:
-                told, self._told = self._told, None
-                self._tell(told)
+    # Each piece of news has its handler; `_apply` does what all of them share, in one frame.
 
-    def _apply_update(self, update: Update) -> None:
-        update = clean_update(update)  # whatever a link delivers came from outside this program
-        self.updates_seen += 1
-        if self.updates_seen == 1:
-            self.call_after_refresh(self.cthulhu.first_view_drawn)
-        try:
-            view = check_view(update.view)  # the renderers read the declared shape, nothing else
-        except ValueError as exc:  # a host of another version: say so, keep the last good table
-            self.say("error", f"The table sent a view this version cannot show: {str(exc).splitlines()[0]}")
-            view = self.view
-            if not view:
-                return
-        self.view = view
-        self.tell_earlier(update.earlier, view)
+    def on_table_changed(self, news: TableChanged) -> None:
+        self._apply(news)
+
+    def on_moved(self, news: Moved) -> None:
+        self._apply(news, self._moved)
+
+    def on_earlier(self, news: Earlier) -> None:
+        self._apply(news, lambda told: self.tell_earlier(told.events, self.view))
+
+    def on_refused(self, news: Refused) -> None:
+        self._apply(news, self._refused)
+
+    def on_noticed(self, news: Noticed) -> None:
+        self._apply(news, self._noticed)
+
+    def on_warned(self, news: Warned) -> None:
+        self._apply(news, self._warned)
+
+    def on_chat_said(self, news: ChatSaid) -> None:
+        self._apply(news, lambda told: self.say("chat", f"<{told.name}> {told.text}"))
+
+    def on_table_closed(self, news: TableClosed) -> None:
+        self.table_closed = True
+        self._apply(news)
+
+    def on_missed(self, news: Missed) -> None:
+        told = self._apply(news)
+        if told is not None:  # over everything else: what was missed comes first, then the prompt (or the verdict)
+            from .since import SinceScreen
+
+            self.app.push_screen(SinceScreen(told.since, self.view, self.link.local_seats))
+
+    def _moved(self, news: Moved) -> list[str]:
+        if news.heading:  # a replay's "Step 12: ..." before what happened in it
+            self.say("turn", news.heading)
         moments = False
-        if self._moments_seen and update.events:
+        if self._moments_seen and news.events:
             self._moments_seen = False
             moments = self.moments.clear()
-        for ev in update.events:
-            told, beat = told_and_beat(ev, view)
+        for ev in news.events:
+            told, beat = told_and_beat(ev, self.view)
             took = self.moments.take(beat)
             moments |= took
             self.say(*told, moment=took)
         if moments:
             self.show_moments()
-        self.note = None
-        self.link_status = update.status
-        self.table_closed = self.table_closed or update.closed
-        if update.status:
-            self.note = Text(update.status, style="bold bright_yellow")
-        if update.rejected:
-            self.say("error", f"Refused: {update.rejected}")
-            self.note = Text(f"Refused: {update.rejected}", style="bold bright_red")
-            self.app.bell()
-        if update.notice:
-            self.say("info", update.notice)
-            if update.headline:
-                self.notify(update.notice, timeout=8, markup=False)
-        if update.warning:  # in the Log, and where nobody can miss it
-            self.say("error", update.warning)
-            self.app.notify(update.warning, severity="warning", timeout=20, markup=False)
-        if update.chat:
-            self.say("chat", f"<{update.chat[0]}> {update.chat[1]}")
+        return [str(ev.get("type")) for ev in news.events]
+
+    def _refused(self, news: Refused) -> None:
+        self.say("error", f"Refused: {news.reason}")
+        self.note = Text(f"Refused: {news.reason}", style="bold bright_red")
+        self.app.bell()
+
+    def _warned(self, news: Warned) -> None:  # in the Log, and where nobody can miss it
+        self.say("error", news.text)
+        self.app.notify(news.text, severity="warning", timeout=20, markup=False)
+
+    def _noticed(self, news: Noticed) -> None:
+        self.say("info", news.text)
+        if news.headline:
+            self.notify(news.text, timeout=8, markup=False)
+
+    def _apply(self, news: U, tell: Callable[[U], object] | None = None) -> U | None:
+        """Take in the table `news` brings (its view, the link's status) and tell what it says; the
+        cleaned news, or None when its view cannot be shown and there is none to keep."""
+        with self.app.batch_update():  # one frame for the whole of it
+            self._told = []
+            try:
+                return self._take(news, tell)
+            finally:
+                told, self._told = self._told, None
+                self._tell(told)
+
+    def _take(self, news: U, tell: Callable[[U], object] | None) -> U | None:
+        news = clean_update(news)  # whatever a link delivers came from outside this program
+        self.updates_seen += 1
+        if self.updates_seen == 1:
+            self.call_after_refresh(self.cthulhu.first_view_drawn)
+        try:
+            view = check_view(news.view)  # the renderers read the declared shape, nothing else
+        except ValueError as exc:  # a host of another version: say so, keep the last good table
+            self.say("error", f"The table sent a view this version cannot show: {str(exc).splitlines()[0]}")
+            view = self.view
+            if not view:
+                return None
+        self.view = view
+        self.link_status = news.status
+        self.note = Text(news.status, style="bold bright_yellow") if news.status else None
+        kinds = tell(news) if tell is not None else None  # (a move's: the kinds of events it told)
         dice = self.link.dice
         if isinstance(self.app.screen, GameOverScreen):
             self.app.screen.show_again(self.link.play_again())
@@ -477,18 +354,17 @@ class GameScreen(Screen[None]):
         version = prompt["version"] if prompt is not None else None
         if self.link_status:
             self._version = None  # no hint while nobody can choose: it comes with the first choices
-        elif update.events or version != self._version:
+        elif version != self._version or (kinds and self.hints.line is None):
+            # A decision's hint stays while it is the decision: the events that led to it may come in
+            # more than one update after its view (a hint not yet found may come with the later ones).
             self._version = version
             deciding = prompt is not None and prompt["seat"] in self.link.local_seats
-            self.hints.update(view, [str(ev.get("type")) for ev in update.events], deciding=deciding)
+            self.hints.update(view, kinds if isinstance(kinds, list) else [], deciding=deciding)
         self.redraw()
         if view["outcome"] and not self.over_shown:
             self.over_shown = True
             self.action_summary()
-        if update.since is not None:  # over everything else: what was missed comes first, then the prompt (or the verdict)
-            from .since import SinceScreen
-
-            self.app.push_screen(SinceScreen(update.since, view))
+        return news
 
     def redraw(self) -> None:
         view = self.view
@@ -496,7 +372,7 @@ class GameScreen(Screen[None]):
             self.query_one(pane).show(view)
         self.fit_rows()
         self.query_one(PromptBar).show(view, self.link.local_seats, self.note, paused=bool(self.link_status), closed=self.table_closed,
-                                          hint=None if self.link_status else self.hints.line, names=self.link.seat_names())
+                                          hint=None if self.link_status else self.hints.line, names=self.link.seat_names(), turn=self.link.clock())
         if self.moments.items:
             self.place_card()  # the bar may have grown or shrunk under it
             self.query_one(MomentCard).catch_up()  # the lines of this update, in its frame
@@ -512,45 +388,24 @@ class GameScreen(Screen[None]):
 
     def redraw_status(self, view: dict[str, Any]) -> None:
         """The header line (drawn again only when it changed)."""
-        status = Text()
-        status.append(" cthulhu", style="bold")
-        status.append(f"  {tui_mode(view['mode']).title(view)}")
-        # What changes comes first, so a narrow terminal crops the table's address, never the turn.
+        pieces = [(" cthulhu", "bold", KEEP), (f"  {tui_mode(view['mode']).title(view)}", "", 3)]  # (text, style, rank): tui/status.py
         if view.get("turn") is not None:
-            status.append(f"  turn {view['turn']}")
-        clock = self.clock_words()
+            pieces.append((f"  turn {view['turn']}", "", KEEP))
+        disk = disk_words(self.link)
+        if disk is not None:  # before the clock: a table that waits for its disk, or a game not being saved
+            pieces.append((f"  {disk}", "bold bright_red", KEEP))
+        clock = clock_words(self.link.clock(), self.link.local_seats, self.link.seat_names())
         if clock is not None:
-            status.append(f"  {clock[0]}", style=clock[1])
+            pieces.append((f"  {clock[0]}", clock[1], KEEP))
         if self.chat_ok:  # at a shared table the step is how players (and the table dialog) name a moment
-            status.append(f"  step {view.get('step', 0)}", style="dim")
-        if self.title_text:
-            status.append(f"  {self.title_text}", style="dim")
-        if self.link.seed is not None:
-            status.append(f"  seed {self.link.seed}")
-        if not self.link.advice:
-            status.append("  no advice (house rule)", style="dim")
+            pieces.append((f"  step {view.get('step', 0)}", "dim", 2))
+        pieces += label_pieces(self.title_text) if self.title_text else []
+        pieces += [(f"  seed {self.link.seed}", "", 2)] if self.link.seed is not None else []
+        pieces += [("  no advice (house rule)", "dim", 1)] if not self.link.advice else []
+        status = fitted(pieces, (self.resized_to or self.app.size).width)  # the code, the turn and the clock are never cut
         if status != self._status:
             self._status = status
             self.query_one("#status", Static).update(safe_text(status), layout=False)
-
-    def clock_words(self) -> tuple[str, str] | None:
-        """A turn-based table's clock for the header: whose it is and the time left (or that a
-        stand-in plays this terminal's seat, and the key that takes it back)."""
-        told = self.link.clock()
-        if told is None:
-            return None
-        clock, at = told.clock, told.at
-        if told.stood_in:
-            return "a stand-in plays for you (b: take your seat back)", "bold bright_yellow"
-        if clock.seat is None:
-            return None
-        who = "you" if clock.seat in self.link.local_seats else clean_text(self.link.seat_names().get(clock.seat) or f"seat {clock.seat + 1}")
-        if clock.paused:
-            return f"out of time: waiting for {who}", "bold bright_red"
-        if clock.left_ms is None:
-            return None
-        left = clock.left_ms / 1000 - (time.monotonic() - at)
-        return f"{who} to move: {format_duration(left)} left", "bold bright_yellow" if who == "you" else ""
 
     def tick_clock(self) -> None:
         """Once a second while a turn clock runs: the header counts down (nothing else is redrawn)."""
@@ -558,7 +413,12 @@ class GameScreen(Screen[None]):
             self.redraw_status(self.view)
 
     async def action_back(self) -> None:
+        """`b`: take this terminal's seat back from its stand-in (or end an idle pause), said in words."""
+        told = self.link.clock()
         await self.link.back()
+        if told is not None:  # (in the Log, and for a moment in the bar: the host's answer redraws it)
+            self.say("info", back_words(told))
+            self.query_one(PromptBar).flash(back_words(told))
 
     # -- choosing ----------------------------------------------------------
 
@@ -629,7 +489,7 @@ class GameScreen(Screen[None]):
                 await self.choose(index)
 
         bar = self.query_one(PromptBar)
-        labels, line = tui_mode(self.view["mode"]).labels(prompt, self.view, 200)
+        labels, line = shown_labels(prompt, self.view, 200)
         self.app.push_screen(ChoiceScreen(line or prompt["text"], labels, keys=list(bar.keys)), picked)
 
     # -- chat (networked games) ------------------------------------------------
@@ -683,7 +543,7 @@ class GameScreen(Screen[None]):
 
     def action_quit_menu(self) -> None:
         where = self.link.save_path  # nothing is saved before the first move
-        comeback = self.link.comeback
+        comeback = with_leaving(self.link.comeback, self.link.clock(), self.link.local_seats)  # and the truth about its clock
 
         async def decided(what: str | None) -> None:
             if what == "save" and where:
@@ -708,7 +568,7 @@ class GameScreen(Screen[None]):
 
         dice = self.link.dice
         checking = "Checking every roll against the seed..." if self.link.verifies_dice else None
-        self.app.push_screen(GameOverScreen(self.view, self.link.play_again(), dice_text(dice) if dice else checking), decided)
+        self.app.push_screen(GameOverScreen(self.view, self.link.play_again(), dice_text(dice) if dice else checking, self.link), decided)
 
     async def action_new_game(self) -> None:
         await self.link.close()

@@ -19,7 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import clean_text
 
 from ..english import and_list
 from ..link import TableLobby
@@ -40,8 +40,12 @@ def lobby_text(info: dict[str, Any], selected: int | None = None) -> Text:
         out.append(f"Others join with:\n  {info.get('join') or 'cthulhu join ' + str(info.get('address'))}\n")
         for line in info.get("doors") or ():
             out.append(f"  {line}\n")
+    elif info.get("table_id") and info.get("visitor"):
+        out.append(f"Table {info['table_id']} of the server you came in through: in its lobby, i {info['table_id']} finds it.\n")
     elif info.get("visitor"):
         out.append("You came in through the host's SSH or web door.\n")
+    elif info.get("table_id"):
+        out.append(f"Table {info['table_id']} at the server {info.get('address', '?')}. Others join with:\n  {info.get('join')}\n")
     else:
         out.append(f"Joined the table at {info.get('address', '?')}.\n")
     out.append("Table code: ")

@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 
 from cthulhu.core.search import Estimate, SearchBot
 
-from ..modes import tui_mode
+from ..modes import shown_labels, tui_mode
 from ..modes.main.odds import percent
 from ..options import command_key
 from ..safe import plain
@@ -105,7 +105,7 @@ class OddsScreen(ModalScreen[None]):
 
     def chances(self, best: list[Estimate], sims: int, done: bool) -> list[str]:
         prompt = self.view["prompt"]
-        labels, _ = tui_mode(self.view["mode"]).labels(prompt, self.view, 200)
+        labels, _ = shown_labels(prompt, self.view, 200)
         index = {command_key(o): n for n, o in enumerate(prompt["options"])}
         lines = ["", f"Win chances, the search bot's estimate ({sims} simulations{'' if done else ', thinking'}):"]
         for e in best:

@@ -2,22 +2,19 @@
 
 It is a `GameScreen` fed by a `ReplayLink` instead of a table: nothing to decide,
 the Log tells each step taken forward, and the prompt bar says where we are.
-Reached from `cthulhu replay FILE --tui` or the title screen's `v`.
+Reached from the title screen's `v`, or alone in its app (`tui.replayapp`: `cthulhu replay FILE --tui`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding
 
-from ..app import CthulhuApp, run_app
-from ..link import Update
-from ..options import PlayOptions
+from cthulhu.savegame import luck_of
+
 from ..replay import Replayer, ReplayLink
 from .dialogs import GameOverScreen
 from .game import GameScreen
@@ -42,9 +39,10 @@ class ReplayScreen(GameScreen):
 
     link: ReplayLink
 
-    def __init__(self, link: ReplayLink, *, title: str = "") -> None:
+    def __init__(self, link: ReplayLink, *, title: str = "", alone: bool = False) -> None:
         super().__init__(link, title=title or f"replay {link.name}".strip())
         self.over_shown = True  # the summary on Enter only, not as soon as the last step shows
+        self.alone = alone  # the app's only screen: closing it ends the app
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("save", "choices", "chat", "new_game", "odds"):
@@ -62,12 +60,6 @@ class ReplayScreen(GameScreen):
     def action_jump(self, where: int) -> None:
         self.decided(at_once=True)
         self.link.go(self.replayer.last if where < 0 else where)
-
-    def _apply_update(self, update: Update) -> None:
-        if update.notice and update.events:  # "Step 12: ..." before what happened in it
-            self.say("turn", update.notice)
-            update = replace(update, notice=None)
-        super()._apply_update(update)
 
     def redraw(self) -> None:
         refused = self.note
@@ -91,39 +83,20 @@ class ReplayScreen(GameScreen):
             if what in ("quit", "new"):
                 await self.action_quit_menu()
 
-        self.app.push_screen(GameOverScreen(self.view, self.link.play_again()), decided)
+        save, step = self.replayer.save, self.replayer.step
+        luck = partial(luck_of, save, self.replayer.content, upto=step, allow_other_content=self.replayer.allow_other_content)
+        self.app.push_screen(GameOverScreen(self.view, self.link.play_again(), luck=luck), decided)
 
     async def action_quit_menu(self) -> None:  # type: ignore[override]  # Textual runs sync and async actions alike; closing awaits the link
         """Close the viewer: back to the title screen, or out of a viewer-only app."""
         await self.link.close()
-        if isinstance(self.app, ReplayApp):
+        if self.alone:
             self.app.exit()
         else:
             self.app.pop_screen()
-
-
-class ReplayApp(CthulhuApp):
-    """`cthulhu replay FILE --tui`: the viewer alone."""
-
-    def __init__(self, replayer: Replayer, *, name: str = "", options: PlayOptions | None = None) -> None:
-        super().__init__(options or PlayOptions())
-        self.replayer = replayer
-        self.replay_name = name
-
-    def on_mount(self, event: events.Mount) -> None:
-        event.prevent_default()  # not the title screen nor a game
-        self.use_theme(self.options.theme)
-        self.push_screen(ReplayScreen(ReplayLink(self.replayer, name=self.replay_name)))
-        self.check_size()
 
 
 def open_replay(path: str | Path, *, step: int = 0, allow_other_content: bool = False) -> ReplayScreen:
     """A viewer screen on the save at `path` (raises the saves module's errors)."""
     replayer = Replayer.open(path, allow_other_content=allow_other_content, step=step)
     return ReplayScreen(ReplayLink(replayer, name=Path(path).name))
-
-
-def run_replay(save: Any, path: str | Path, *, step: int = 0, allow_other_content: bool = False, options: PlayOptions | None = None) -> int:
-    replayer = Replayer(save, allow_other_content=allow_other_content, step=step)
-    run_app(ReplayApp(replayer, name=Path(path).name, options=options))
-    return 0

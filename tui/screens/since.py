@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -20,16 +21,19 @@ class SinceScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,enter,space", "dismiss", "To the table")]
 
-    def __init__(self, since: SinceLeft, view: dict[str, Any]) -> None:
+    DEFAULT_CSS = "#textual-toastrack Toast { visibility: hidden; }"  # no toast over what was missed: it waits (the Log has it too)
+
+    def __init__(self, since: SinceLeft, view: dict[str, Any], mine: Iterable[int] = ()) -> None:
         super().__init__()
         self.since = since
         self.view = view
+        self.mine = frozenset(mine)  # this terminal's seats: every stand-in decision for them is told
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="since"):
             yield Static("Since you left", classes="title")
             with VerticalScroll(classes="dialog-body"):
-                yield Static(safe_text(since_text(self.since, self.view)), id="since-body")
+                yield Static(safe_text(since_text(self.since, self.view, self.mine)), id="since-body")
             yield Static("\nEnter / escape  to the table     arrows, PgUp, PgDn  scroll", classes="keys")
 
     async def action_dismiss(self, result: None = None) -> None:

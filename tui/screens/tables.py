@@ -4,12 +4,17 @@ What the rows say comes from the server (other players' names among it): cleaned
 plain text. A refusal (a setup the server will not make, a full table) is one line at the foot of
 the screen; the list stays. Sitting down or watching opens the table's own screen; leaving it
 comes back here.
+
+Nothing stale is offered: a listing the server did not answer (it stopped, the connection was
+lost) leaves no rows, and the lobby link reconnects by itself; while the lobby is hidden (at a
+table) it asks nothing, and a listing older than `STALE` is dropped and asked again when shown.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import events, work
@@ -20,13 +25,14 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
 from cthulhu.core import modes as core_modes
-from cthulhu.net.clock import pace_words
-from cthulhu.net.messages import Rejected, TableRow, TablesPage
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import pace_words
+from cthulhu.net import Rejected, TableRow, TablesPage
+from cthulhu.net import moving_words, when_words
+from cthulhu.net import clean_text
 
 from ..modes import mode_titles
 from ..safe import safe_text
-from .title import Row, bot_row, draw_rows, select_in, setup_chosen, setup_rows
+from .title import Row, bot_row, draw_rows, figures_chosen, select_in, setup_chosen, setup_rows
 
 if TYPE_CHECKING:
     from ..app import CthulhuApp
@@ -34,13 +40,11 @@ if TYPE_CHECKING:
 
 PAGE = 8  # tables a page: two lines each, at 80x24
 # The create form's turn-based paces (the command line takes any duration: `--turn-time`).
+SEAT_NOTES = {"away": " (away)", "stand_in": " (a stand-in plays)"}  # a listed seat's status, after its player's name
 PACES = [(s, f"turn-based: {w} a move") for s, w in ((90, "90 seconds"), (600, "10 minutes"), (3_600, "an hour"), (43_200, "12 hours"),
                                                       (86_400, "a day"), (259_200, "3 days"))]
 REFRESH = 3.0  # seconds between listings while the screen shows
-
-
-def _when(iso: str | None) -> str:
-    return iso[:16].replace("T", " ") + " UTC" if iso else ""
+STALE = 60.0  # seconds: a listing older than this is not shown again before it is asked anew
 
 
 def row_text(row: TableRow, selected: bool) -> Text:
@@ -55,15 +59,15 @@ def row_text(row: TableRow, selected: bool) -> Text:
         head.append("  your move" if turn else "  yours", style="bold bright_green" if turn else "green")
     seats = []
     for seat in row.seats:
-        who = "open" if seat.status == "open" else clean_text(seat.name or "?") + (" (away)" if seat.status == "away" else "")
+        who = "open" if seat.status == "open" else clean_text(seat.name or "?") + SEAT_NOTES.get(seat.status, "")
         seats.append(f"{seat.seat + 1} {who}")
     state = f"{row.outcome} at step {row.step}" if row.finished else f"step {row.step}" if row.step else "not started"
-    moving = f", seat {' and '.join(str(s + 1) for s in row.to_move)} to move" if row.to_move else ""
+    moving = f", {moving_words(row.seats, row.to_move)}" if row.to_move else ""
     moving += pace_words(row, datetime.now(timezone.utc))
     watching = f", {row.watchers} watching" if row.watchers else ""
     tail = Text(f"    {'  '.join(seats)} - {state}{moving}{watching}", style="" if selected else "dim")
     if row.last_move:
-        tail.append(f", last move {_when(row.last_move)}", style="dim")
+        tail.append(f", last move {when_words(row.last_move)}", style="dim")
     out = Text()
     out.append_text(head)
     out.append("\n")
@@ -88,8 +92,12 @@ class TablesScreen(Screen[None]):
         Binding("w", "watch", "Watch"),
         Binding("c", "create", "New table"),
         Binding("m", "mine", "My tables"),
+        Binding("f", "finished", "Finished", show=False),
         Binding("slash", "search", "Search"),
         Binding("i", "by_id", "Table by id"),
+        Binding("l", "link_door", "Link a door"),
+        Binding("R", "records", "Records", show=False),
+        Binding("d", "challenges", "Challenges", show=False),
         Binding("n,pagedown", "page(1)", "Next page", show=False),
         Binding("p,pageup", "page(-1)", "Previous page", show=False),
         Binding("up", "move(-1)", "Up", show=False),
@@ -105,15 +113,17 @@ class TablesScreen(Screen[None]):
         self.number = 0
         self.cursor = 0
         self.mine = False
+        self.finished = False  # the games that are over are left out until `f` shows them
         self.query_text = ""
         self.status: Text | None = None
+        self.trouble = False  # the status says the server did not answer
+        self.clock = time.monotonic
+        self.listed_at: float | None = None  # when `page` came
 
     @property
     def cthulhu(self) -> CthulhuApp:
-        from ..app import CthulhuApp
-
-        assert isinstance(self.app, CthulhuApp)
-        return self.app
+        """The app, typed as ours (Textual's `self.app` is any App; the app imports this screen, see `GameScreen.cthulhu`)."""
+        return cast("CthulhuApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -126,7 +136,13 @@ class TablesScreen(Screen[None]):
     def on_mount(self) -> None:
         self._search_field(False)
         self.refresh_list()
-        self.set_interval(REFRESH, self.refresh_list)
+        self.set_interval(REFRESH, self._tick)
+
+    def _tick(self) -> None:
+        # Hidden under a table, it costs the server nothing. (Not `is_current`: Textual counts the screen
+        # right under the top one as current too, since it might show through.)
+        if self.app.screen is self:
+            self.refresh_list()
 
     def _search_field(self, shown: bool) -> Input:
         """The search field, shown (and focused) or hidden: hidden, it is disabled, so that it never
@@ -141,6 +157,9 @@ class TablesScreen(Screen[None]):
         return field
 
     def on_screen_resume(self) -> None:
+        if self.listed_at is None or self.clock() - self.listed_at > STALE:
+            self.page, self.cursor = None, 0  # too old to offer: listed again first
+            self.redraw()
         self.refresh_list()
 
     @property
@@ -150,14 +169,19 @@ class TablesScreen(Screen[None]):
     @work(exclusive=True, group="lobby", exit_on_error=False)
     async def refresh_list(self) -> None:
         try:
-            answer = await self.link.tables(query=self.query_text, page=self.number, size=PAGE, mine=self.mine)
-        except Exception as exc:  # the server went away: say so, keep what was listed
-            self.say(f"No answer from the server: {exc}", "bright_red")
+            answer = await self.link.tables(query=self.query_text, page=self.number, size=PAGE, mine=self.mine, finished=self.finished)
+        except Exception as exc:  # the server went away: nothing listed is offered until it answers again
+            self.page, self.cursor, self.listed_at = None, 0, None
+            back = " (the tables are listed again as soon as it is back)" if self.link.reconnecting is not None and not self.link.reconnecting.done() else ""
+            self.trouble = True
+            self.say(f"No answer from the server: {exc}{back}", "bright_red")
             return
         if isinstance(answer, Rejected):
             self.say(answer.reason, "bright_red")
             return
-        self.page, self.number = answer, answer.page
+        if self.trouble:
+            self.status, self.trouble = None, False
+        self.page, self.number, self.listed_at = answer, answer.page, self.clock()
         self.cursor = min(self.cursor, max(0, len(answer.rows) - 1))
         self.redraw()
 
@@ -171,18 +195,22 @@ class TablesScreen(Screen[None]):
         head.append(clean_text(welcome.server if welcome else "the server"), style="bold")
         head.append(f" at {clean_text(self.link.address)}; you are ")
         head.append(clean_text(welcome.name if welcome else "?"), style="bold")
+        head.append("   l links your other door   R records   d challenges", style="dim")
         page = self.page
-        what = "My tables" if self.mine else "Tables"
+        what = ("My tables" if self.mine else "Tables") + ("" if self.finished else " in play")
         if self.query_text:
             what += f" with '{clean_text(self.query_text)}'"
         if page is not None:
             what += f": {page.total}" + (f", page {page.page + 1} of {page.pages}" if page.pages > 1 else "")
         head.append(f"\n{what}", style="bold")
+        head.append(f"  f {'leaves out' if self.finished else 'shows'} the finished ones", style="dim")
         self.query_one("#tables-head", Static).update(safe_text(head))
         body = Text()
         for n, row in enumerate(self.rows):
             body.append_text(row_text(row, n == self.cursor))
-        if page is not None and not self.rows:
+        if page is None:
+            body.append("Listing the tables..." if not self.trouble else "No tables listed while the server does not answer.", style="dim")
+        elif not self.rows:
             body.append("No tables of yours here yet." if self.mine else "No tables here yet: c makes one.", style="dim")
         self.query_one("#tables-list", Static).update(safe_text(body))
         keys = Text("enter sit  w watch  c new  m " + ("all tables" if self.mine else "my tables")  # one line at 80 columns
@@ -206,6 +234,11 @@ class TablesScreen(Screen[None]):
             self.refresh_list()
 
     def action_refresh(self) -> None:
+        self.refresh_list()
+
+    def action_finished(self) -> None:
+        self.finished = not self.finished
+        self.number = self.cursor = 0
         self.refresh_list()
 
     def action_mine(self) -> None:
@@ -238,6 +271,9 @@ class TablesScreen(Screen[None]):
         await self._join(watch=True)
 
     async def _join(self, *, watch: bool) -> None:
+        if self.page is None:
+            self.say("The tables are not listed yet: a moment.", "bright_yellow")
+            return
         if not self.rows:
             self.say("There is no table to sit at yet: c makes one.", "bright_yellow")
             return
@@ -274,6 +310,33 @@ class TablesScreen(Screen[None]):
 
         self.app.push_screen(TableByIdScreen(), given)
 
+    def action_records(self) -> None:
+        from .club import RecordsScreen
+
+        self.app.push_screen(RecordsScreen(self.link))
+
+    def action_challenges(self) -> None:
+        from .club import ChallengesScreen
+
+        self.app.push_screen(ChallengesScreen(self.link))
+
+    def action_link_door(self) -> None:
+        async def given(code: str | None) -> None:
+            if not code:
+                return
+            try:
+                answer = await self.link.link(code)
+            except Exception as exc:
+                self.say(f"No answer from the server: {exc}", "bright_red")
+                return
+            if isinstance(answer, Rejected):
+                self.say(f"Not linked: {answer.reason}", "bright_red")
+                return
+            self.say(f"Linked: this door is {answer.name} now, with {answer.name}'s tables (m).", "green")
+            self.refresh_list()
+
+        self.app.push_screen(LinkDoorScreen(), given)
+
 
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     """A new table: the mode, every set-up choice it declares, seats, bots, open or private, and
@@ -300,10 +363,15 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         self.pause = Row("pause", "Bots pause", [(500, "half a second"), (0, "not at all"), (1000, "a second"), (2000, "two seconds")])
         self.private = Row("private", "Table", [(False, "open: listed to everyone"), (True, "private: a code, listed to its players")])
         self.pace = Row("pace", "Pace", [(None, "live: everyone at once, no clock"), *PACES])
-        self.timeout = Row("timeout", "Out of time", [("stand-in", "a stand-in bot plays until they are back"),
-                                                      ("skip", "pass the decision where the rules allow"), ("pause", "the table waits")])
+        # (policy, --away-after) in one row, in few words: the form fits 80x24 with the main game's many rows
+        # (a stand-in plays the turn that ran out; after so many missed turns in a row it stays until they are back)
+        self.timeout = Row("timeout", "Out of time", [(("stand-in", 3), "stand-in plays the turn, stays after 3"),
+                                                      (("stand-in", 1), "stand-in plays until they are back"),
+                                                      (("stand-in", 5), "stand-in plays the turn, stays after 5"),
+                                                      (("skip", 3), "pass the decision where the rules allow"), (("pause", 3), "the table waits")])
         self.cursor = 0
         self._rows({}, None)
+        self._seats_follow()
 
     def _rows(self, chosen: dict[str, Any], bot: str | None) -> None:
         mode = core_modes.get(self.mode_row.value)
@@ -312,6 +380,14 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         # (what happens out of time is asked only of a turn-based table: the form fits 80x24 either way)
         clock = [self.timeout] if self.pace.value is not None else []
         self.rows = [self.mode_row, *self.option_rows, self.seats, self.bots, self.bot_row, self.pause, self.private, self.pace, *clock]
+
+    def _seats_follow(self) -> None:
+        """The seats start at the number of investigators chosen (one a seat), bots within them."""
+        figures = figures_chosen(core_modes.get(self.mode_row.value), self.option_rows)
+        if figures:
+            select_in(self.seats, figures)
+            if self.bots.value > self.seats.value:
+                select_in(self.bots, self.seats.value)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -338,6 +414,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
             row.index = (row.index + step) % len(row.values)
         if row in (self.mode_row, self.pace):
             self._rows({} if row is self.mode_row else setup_chosen(core_modes.get(self.mode_row.value), self.option_rows), self.bot_row.value)
+        if row is self.mode_row or row in self.option_rows:
+            self._seats_follow()
         if row in (self.seats, self.bots) and self.bots.value > self.seats.value:  # bots fit at the table
             select_in(self.bots, self.seats.value)
         self.redraw()
@@ -346,7 +424,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         mode = core_modes.get(self.mode_row.value)
         return {"mode": mode.name, "options": setup_chosen(mode, self.option_rows), "seats": self.seats.value,
                 "bots": self.bots.value, "bot": self.bot_row.value, "bot_delay_ms": self.pause.value, "private": self.private.value,
-                "turn_time": self.pace.value, "on_timeout": self.timeout.value,
+                "turn_time": self.pace.value, "on_timeout": self.timeout.value[0], "away_after": self.timeout.value[1],
                 "notify": self.notify_url}
 
     def action_notify_address(self) -> None:
@@ -385,6 +463,29 @@ class NotifyScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip()[:1000])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LinkDoorScreen(ModalScreen[str | None]):
+    """A one-time code from `cthulhu join HOST --link` (your other door): this door becomes that
+    identity, its name and its tables."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Link your other door", classes="title")
+            yield Static("On the machine you play from, run  cthulhu join HOST --link  and type its code here: "
+                         "this door becomes that player, with that name and those tables.")
+            yield Input(placeholder="ABCD-EFGH", id="link-code")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip()[:32] or None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -14,10 +14,11 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from cthulhu.net.textclean import clean_text
+from cthulhu.net import clean_text
 
 from cthulhu.core import Mode
 from cthulhu.core import modes as core_modes
+from cthulhu.net import when_words
 
 from ..modes import mode_titles, tui_mode
 from ..options import PlayOptions, random_seed
@@ -52,7 +53,8 @@ def select_in(row: Row, value: Any) -> None:
 
 def setup_rows(mode: Mode, content: Any, chosen: dict[str, Any]) -> list[Row]:
     """A form's rows for a mode's set-up choices (`Mode.options`; a list choice: `rows` of them),
-    each starting on what was chosen, else on the interface's default, else "(default)"."""
+    each starting on what was chosen, else on the interface's default, else on the rules' own (its name
+    and "(default)"), which a one-id choice lists once."""
     part = _mode_content(content, mode)
     preset = tui_mode(mode.name).defaults(content)
     rows: list[Row] = []
@@ -66,10 +68,24 @@ def setup_rows(mode: Mode, content: Any, chosen: dict[str, Any]) -> list[Row]:
                     select_in(row, wanted[n])
                 rows.append(row)
         else:
-            row = Row(option.name, option.label, [(None, DEFAULT)] + values)
-            select_in(row, chosen.get(option.name) or preset.get(option.name))
+            # What the rules pick when nothing is chosen is named in its own place ("The Wexley Mill Fire (default)")
+            default = next(iter(option.defaults(part)), None)
+            if any(id_ == default for id_, _ in values):
+                row = Row(option.name, option.label, [(None, f"{name} {DEFAULT}") if id_ == default else (id_, name) for id_, name in values])
+            else:
+                row = Row(option.name, option.label, [(None, DEFAULT)] + values)
+            picked = chosen.get(option.name) or preset.get(option.name)
+            select_in(row, None if picked == default else picked)
             rows.append(row)
     return rows
+
+
+def figures_chosen(mode: Mode, rows: list[Row]) -> int | None:
+    """How many figures a list choice of `rows` has (investigators, one a seat); None for a mode without one."""
+    many = next((o for o in mode.options if o.many), None)
+    if many is None:
+        return None
+    return len(setup_chosen(mode, rows).get(many.name) or [])
 
 
 def bot_row(mode: Mode, bot: str | None) -> Row:
@@ -273,8 +289,9 @@ class LoadScreen(ModalScreen[Any]):
 
     @staticmethod
     def _label(e: Any) -> Text:
+        """Two lines, so that none wraps inside a phrase: the file, then the game and when it was played."""
         h = e.save.header  # read from a file: any of it may be hostile
-        return plain(f"{e.path.name}  {h.mode}  step {h.step}  {h.outcome or 'in play'}  {str(h.updated)[:16]}")
+        return Text.assemble(plain(e.path.name), "\n", plain(f"  {h.mode}, step {h.step}, {h.outcome or 'in play'}, {when_words(str(h.updated))}"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.entries[int(event.option.id or 0)].path)

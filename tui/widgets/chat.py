@@ -11,7 +11,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Input
 
-from cthulhu.net.textclean import CHAT_MAX as MAX_CHAT  # what the host relays of one line
+from cthulhu.net import CHAT_MAX as MAX_CHAT  # what the host relays of one line
 
 
 class ChatInput(Input):

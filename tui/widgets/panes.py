@@ -35,20 +35,30 @@ class ViewPane(LinesView):
         self.redraw()
 
     def redraw(self) -> None:
-        for _ in range(2):  # twice if a scrollbar came or went and changed the width
-            if self.view is None:
-                return
-            width = max(10, self.text_width)
+        """Draw at the width the pane's size gives, never at the one its scrollbar left last time.
+
+        Whether a scrollbar shows is decided here from the size alone: the text at the full width
+        if it fits the rows, else one column narrower for the bar. Asking the pane for its current
+        text width instead has two steady answers for a text that just fits (with the bar, wrapped
+        to a line more; without it, fitting), and which one a pane keeps depends on its past sizes.
+        """
+        if self.view is None:
+            return
+        full, rows = self.content_size
+        width = max(10, full)
+        text = self.render_view(self.view, width)
+        strips = self.strips_of(text, width)
+        if len(strips) > rows and self.styles.scrollbar_size_vertical:
+            width = max(10, full - self.styles.scrollbar_size_vertical)
             text = self.render_view(self.view, width)
-            if (text, width) == self._shown:
-                return  # unchanged: no repaint, no bytes to the terminal
-            self._shown = (text, width)
-            self.set_lines(self.strips_of(text, width))
-            if len(self.lines) != self.content_lines:
-                self.content_lines = len(self.lines)
-                self.post_message(self.Grew())
-            if max(10, self.text_width) == width:
-                return
+            strips = self.strips_of(text, width)
+        if (text, width) == self._shown:
+            return  # unchanged: no repaint, no bytes to the terminal
+        self._shown = (text, width)
+        self.set_lines(strips)
+        if len(self.lines) != self.content_lines:
+            self.content_lines = len(self.lines)
+            self.post_message(self.Grew())
 
     def render_view(self, view: dict[str, Any], width: int) -> Text:
         raise NotImplementedError  # each pane draws its own part of the view

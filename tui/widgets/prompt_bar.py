@@ -12,13 +12,16 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ..modes import tui_mode
+from ..link import TurnClock
+from ..modes import shown_labels, tui_mode
 from ..options import OPTION_KEYS, OptionKeys
 from ..safe import safe_text
+from ..standin import IDLE_BAR, STAND_IN_BAR
 from ..who import characters, player, playing
 
-# What `PromptBar.show` was given: the view, the local seats, a note, paused, closed, the hint line, who sits where.
-Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, bool, Text | None, Mapping[int, str]]
+# What `PromptBar.show` was given: the view, the local seats, a note, paused, closed, the hint line, who sits where,
+# and a turn-based table's clock (whose seats a stand-in plays, whether the table is paused for want of people).
+Shown = tuple[dict[str, Any], frozenset[int], Text | None, bool, bool, Text | None, Mapping[int, str], TurnClock | None]
 
 
 class PromptBar(Static):
@@ -79,16 +82,19 @@ class PromptBar(Static):
         return self.keys.index(char) if char and char in self.keys else None
 
     def show(self, view: dict[str, Any], local_seats: frozenset[int], note: Text | None = None, paused: bool = False,
-             closed: bool = False, hint: Text | None = None, names: Mapping[int, str] | None = None, *, again: bool = False) -> None:
+             closed: bool = False, hint: Text | None = None, names: Mapping[int, str] | None = None,
+             turn: TurnClock | None = None, *, again: bool = False) -> None:
         """Draw the bar for a checked view (or `{}` before the first one arrives). `paused`: the link is
         down (the note says why); the prompt is shown without its choices. `hint`: a first-game hint
         line. `names`: who sits at the other seats (`TableLink.seat_names`). `closed`: the table is gone
         for good (the note says so): no question is shown, it will never be answered. `again`: the same bar,
-        redrawn (at a new width)."""
-        shown: Shown = (view, local_seats, note, paused or closed, closed, hint, names or {})
+        redrawn (at a new width). `turn`: a turn-based table's clock (`TableLink.clock`): a stand-in's
+        seat, or a table paused for want of people, is said so in place of the choices."""
+        prompt = view.get("prompt")
+        stood = turn is not None and prompt is not None and prompt["seat"] in local_seats and prompt["seat"] in turn.stand_ins
+        shown: Shown = (view, local_seats, note, paused or closed or stood, closed, hint, names or {}, turn)
         self._last = shown
         width = max(20, (self.size.width or self.app.size.width) - 2)
-        prompt = view.get("prompt")
         mode = tui_mode(view["mode"]) if view.get("mode") else None
         local = bool(view.get("mode")) and not view.get("outcome") and prompt is not None and not paused and prompt["seat"] in local_seats
         if not again:
@@ -112,7 +118,7 @@ class PromptBar(Static):
     @staticmethod
     def compose_bar(shown: Shown, width: int, keys: list[str] | None, flash: Text | None = None) -> tuple[Text, list[dict[str, Any]], bool]:
         """The bar's text for `shown` at `width` (with a `flash`), the options its keys pick, and whether this terminal decides."""
-        view, local_seats, note, paused, closed, hint, names = shown
+        view, local_seats, note, paused, closed, hint, names, turn = shown
         prompt = view.get("prompt")
         out = Text()
         mode = tui_mode(view["mode"]) if view.get("mode") else None
@@ -131,16 +137,21 @@ class PromptBar(Static):
             out.rstrip()  # the note says it all: the pending question will never be answered
         elif prompt is None:
             out.append("Waiting for the table...", style="dim")
+        elif turn is not None and prompt["seat"] in local_seats and prompt["seat"] in turn.stand_ins:
+            out.append(STAND_IN_BAR, style="bold bright_yellow")  # in place of the choices: they are not this terminal's now
+        elif turn is not None and turn.clock.idle and prompt["seat"] not in local_seats:
+            out.append(IDLE_BAR, style="bold bright_yellow")
         elif paused:
             line = mode.labels(prompt, view, width)[1] if mode is not None else ""
             out.append(f"{line or prompt['text']}  (no choices until then)", style="dim")
         elif prompt["seat"] not in local_seats:
             line = mode.labels(prompt, view, width)[1] if mode is not None else ""
-            out.append(waiting_for(view, prompt["seat"], names, line or prompt["text"]), style="dim")
+            stand_in = turn is not None and prompt["seat"] in turn.stand_ins
+            out.append(waiting_for(view, prompt["seat"], names, line or prompt["text"], stand_in), style="dim")
         else:
             local = True
             options = list(prompt["options"])
-            labels, line = mode.labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
+            labels, line = shown_labels(prompt, view, width) if mode is not None else ([o["label"] for o in options], "")
             line = line or prompt["text"]
             out.append((whose(view, prompt["seat"], line) if len(local_seats) > 1 else "") + line, style="bold")
             out.append_text(pack_options(labels, width, keys))
@@ -164,14 +175,15 @@ def with_flash(bar: Text, flash: Text, header: int, width: int) -> Text:
     return Text("\n").join(lines)
 
 
-def waiting_for(view: dict[str, Any], seat: int, names: Mapping[int, str], line: str) -> str:
-    """'Waiting for Ann (Mina Castellane): choose an action', the prompt's line without the name it
-    starts with ('Mina Castellane: ', 'Mina Castellane, ') when that is the one just given."""
+def waiting_for(view: dict[str, Any], seat: int, names: Mapping[int, str], line: str, stand_in: bool = False) -> str:
+    """'Waiting for Ann (Mina Castellane): choose an action' ('for the stand-in for Ann' while a
+    stand-in plays the seat), the prompt's line without the name it starts with ('Mina
+    Castellane: ', 'Mina Castellane, ') when that is the one just given."""
     for name in characters(view, seat):
         if line.startswith((f"{name}: ", f"{name}, ")):
             line = line[len(name) + 2 :]
             break
-    return f"Waiting for {player(view, seat, names)}: {line}"
+    return f"Waiting for {'the stand-in for ' if stand_in else ''}{player(view, seat, names)}: {line}"
 
 
 def whose(view: dict[str, Any], seat: int, line: str) -> str:

@@ -17,6 +17,7 @@ from .narrate import tell
 from .odds import roll_lines
 from .panes import render_investigators, render_story
 from .prompt import dice_line, option_labels
+from .spoken import spoken
 
 
 def _map(view: MainView, width: int, ascii_only: bool) -> Text:
@@ -58,6 +59,7 @@ TUI = TuiMode(
     stable_keys=frozenset({"trade", "wound_to", "assign_hit", "reroll", "attack_order", "douse", "discard_card"}),
     hints=HINTS,
     odds=roll_lines,
+    spoken=spoken,
     beat=beat,
     story_events=frozenset({
         "ritual_progress", "ritual_disrupted", "elder_advanced", "elder_summoned", "stage_revealed", "stage_defeated",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...render import number_word
@@ -38,7 +39,7 @@ def rules_in_brief(content: Any, view: Any = None, options: Any = None) -> list[
 
 
 # A line for the first time each kind of decision (or a few events) comes up in a game.
-HINTS = {
+HINTS: dict[str, str | Callable[[Any], str]] = {
     "action": "Your turn: 3 actions, then a Mythos card, then investigate or fight.",
     "event:mythos_drawn": "Mythos: a card the game plays against you after your actions.",
     "run": "Run: one space at a time; enemies in the space you leave follow you.",

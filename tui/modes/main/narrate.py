@@ -130,7 +130,8 @@ def _ignored(e: Any, n: Names) -> Told:
     if e["by"] == "elder_signs":
         signs = plural(e["n"], "elder sign")
         cancel = "cancels" if e["n"] == 1 else "cancel"
-        return "good", f"{whose}: {signs} {cancel} {plural(e['n'], 'success')} of {possessive(attacker)} attack."
+        roll = "the roll against the flames" if cause and cause["kind"] == "fire" else f"{possessive(attacker)} attack"
+        return "good", f"{whose}: {signs} {cancel} {plural(e['n'], 'success')} of {roll}."
     return "good", f"{whose} {verb} {plural(e['n'], 'wound')} from {attacker}."
 
 

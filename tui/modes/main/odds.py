@@ -33,11 +33,18 @@ def roll_lines(view: MainView, content: Any) -> list[str]:
     else:
         goal = "no wound taken"
         now = f"{plural(odds.total, 'wound')} now"
-    lines = [f"{roll['name']}'s roll: {goal} ({now}; keep the dice: {percent(odds.keep)})"]
+    # What the player weighs at a reroll besides the goal: the sanity the tentacles may cost, per choice
+    # (said wherever a choice risks it; a goal already sure is then not the only figure).
+    risky = bool(odds.keep_sanity) or any(r.sanity for r in odds.rerolls)
+
+    def sanity(p: Fraction) -> str:
+        return f", {percent(p)} to lose sanity" if risky else ""
+
+    lines = [f"{roll['name']}'s roll: {goal} ({now}; keep the dice: {percent(odds.keep)}{sanity(odds.keep_sanity)})"]
     for r in odds.rerolls:
         kind, face = roll["dice"][r.die]
         cost = "for 1 stress" if r.stress else "for free"
-        lines.append(f"  reroll die {r.die + 1} [{face_glyph(kind, face)}] {cost}, then keep: {percent(r.chance)}")
+        lines.append(f"  reroll die {r.die + 1} [{face_glyph(kind, face)}] {cost}, then keep: {percent(r.chance)}{sanity(r.sanity)}")
     if odds.rerolls and odds.more > 1:
         lines.append(f"  with up to {odds.more} rerolls, played as well as possible: {percent(odds.best)}")
     spread = ", ".join(f"{k}: {percent(p)}" for k, p in enumerate(odds.fresh) if p)

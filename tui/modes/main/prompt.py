@@ -65,7 +65,7 @@ def _elder_signs(roll: Any, mods: Any) -> str:
         return ""
     if roll["purpose"] == "attack" and mods.get("elder_hits"):
         return ", each elder sign is a success too"
-    if roll["purpose"] == "defend" and mods.get("elder_shield"):
+    if roll["purpose"] in ("defend", "fire") and mods.get("elder_shield"):
         return ", each elder sign cancels a success"
     if roll["purpose"] == "defend":
         return ""  # an enemy's elder signs may set off its ability: the Log tells it when they do

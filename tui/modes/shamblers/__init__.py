@@ -10,6 +10,7 @@ from .moments import beat
 from .narrate import tell
 from .odds import banish_lines
 from .render import dice_line, render_mats, render_shambler_story, render_towns, short_labels, summary
+from .spoken import spoken
 
 
 def _whose_turn(view: ShamblersView) -> str | None:
@@ -32,6 +33,7 @@ TUI = TuiMode(
     stable_keys=frozenset({"feed", "banish"}),
     hints=HINTS,
     odds=banish_lines,
+    spoken=spoken,
     beat=beat,
     story_events=frozenset({"banished", "delirium", "game_won", "game_lost"}),
 )

@@ -6,6 +6,7 @@ draw, actions and goals), else from the content at the level chosen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...render import number_word
@@ -52,9 +53,21 @@ def legend(c: Any) -> str:
 
 
 # A line for the first time each kind of decision (or a few events) comes up in a game.
-HINTS = {
+ACTIONS = (("move", "Move"), ("gather", "Gather a tentacle onto your Player Mat"), ("banish", "Banish a Shambler"))
+
+
+def action_hint(prompt: Any) -> str:
+    """The actions this prompt offers, and only those (a loaded game may offer no Gather, no Banish)."""
+    offered = {o["data"].get("action") for o in prompt["options"]}
+    words = [word for action, word in ACTIONS if action in offered]
+    if not words:
+        return ""
+    return (words[0] if len(words) == 1 else ", ".join(words[:-1]) + (", or " if len(words) > 2 else " or ") + words[-1]) + "."
+
+
+HINTS: dict[str, str | Callable[[Any], str]] = {
     "event:wheel_turned": "The Wheel: tentacles come out, a Shambler rises 2 cards clockwise.",
-    "action": "Move, Gather a tentacle onto your Player Mat, or Banish a Shambler.",
+    "action": action_hint,
     "banish": "The highest single die is the cost, in the Shambler's color or Chaos.",
     "feed": "Each card with Shamblers feeds them a tentacle onto the Shambler Mat.",
 }

@@ -526,7 +526,8 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
     """Bar labels that fit a small terminal, from the options' data, and the prompt's line ('' for its own text);
     the Choices list keeps the full labels.
 
-    Payments read 'R red: 1 Rage + 1 Chaos' (the Shambler's color: what is paid).
+    Payments read 'R red: 1 Rage + 1 Chaos' (the Shambler's color: what is paid). Whether a prompt's labels
+    are short depends on the width only, never on how many options it has: "Move cw to ..." stays so.
     """
     options = prompt["options"]
     full = [o["label"] for o in options]
@@ -548,7 +549,7 @@ def short_labels(prompt: Any, view: ShamblersView, width: int) -> tuple[list[str
             parts = ([f"{madness} {pay['tentacle']}"] if madness else []) + ([f"{chaos} Chaos"] if chaos else [])
             labels.append(f"{letter(color)} {color}: " + (" + ".join(parts) or "free"))
         return labels, line
-    if prompt["kind"] == "action" and sum(len(label) + 7 for label in full) > 2 * width:
+    if prompt["kind"] == "action" and width < 120:  # by the terminal alone: a label never shortens from one prompt to the next
         labels = []
         towns = view["towns"]
         for o in options:

@@ -1,0 +1,1 @@
+"""The tests' harnesses: real terminals, in-memory tables and servers, real processes."""
