@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.challenge_saves import save_bytes  # noqa: E402  (the tests' own writer of challenge saves)
 
-from cthulhu.core.challenge import challenge  # noqa: E402
+from cthulhu.savegame.challenge import challenge  # noqa: E402
 from cthulhu.savegame import decode  # noqa: E402
 from cthulhu.server.challenge import check_try  # noqa: E402
 

@@ -1,7 +1,7 @@
 """`cthulhu challenge`: the day's (or the week's) challenge, alone at this terminal or at a server.
 
 Without an address it plays the challenge in the game interface, as `cthulhu play` with the
-challenge's set-up and seed (the same on every machine, offline too: `core.challenge`), saved as
+challenge's set-up and seed (the same on every machine, offline too: `savegame.challenge`), saved as
 `challenge-<name>.save` in the saves folder; `--show` prints the challenge instead (`--json`:
 `{id, kind, first, last, mode, setup, about, seed}`). With a server's address it lists the
 challenges taking tries there and your own try; `--submit FILE` sends a finished game's save as
@@ -23,7 +23,7 @@ from .common import add_interface_options, refuse, theme_of
 from .lobbytalk import add_address, talk
 
 if TYPE_CHECKING:
-    from cthulhu.core.challenge import Challenge
+    from cthulhu.savegame.challenge import Challenge
     from cthulhu.net import TrioLobby
 
 
@@ -50,13 +50,13 @@ def _day(args: argparse.Namespace) -> date:
 
 
 def wanted(args: argparse.Namespace) -> Challenge:
-    from cthulhu.core.challenge import challenge
+    from cthulhu.savegame.challenge import challenge
 
     return challenge("weekly" if args.weekly else "daily", _day(args))
 
 
 def challenge_json(c: Challenge) -> dict[str, Any]:
-    from cthulhu.core.challenge import about
+    from cthulhu.savegame.challenge import about
     from cthulhu.server.table import setup_words
 
     return {"id": c.id, "kind": c.kind, "first": c.first.isoformat(), "last": c.last.isoformat(), "mode": c.setup.mode,
@@ -114,7 +114,7 @@ def _play(args: argparse.Namespace, chosen: Challenge) -> int:
 
 def _matching(save_setup: Any) -> Challenge | None:
     """The challenge taking tries now that this set-up is the game of (today's or yesterday's, UTC)."""
-    from cthulhu.core.challenge import challenge
+    from cthulhu.savegame.challenge import challenge
 
     today = datetime.now(timezone.utc).date()
     for day in (today, today - timedelta(days=1)):

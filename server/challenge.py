@@ -1,7 +1,7 @@
 """The challenges at a server: today's are listed, a player's save is their one try, and the board
 ranks only games the server replayed itself.
 
-A challenge is a set-up and a seed everyone can compute from the date (`core.challenge`), so
+A challenge is a set-up and a seed everyone can compute from the date (`savegame.challenge`), so
 nobody needs the server to play it; what the server adds is trust. A try arrives as the save of
 the whole game (in parts: `submit_challenge`), and before it enters the board the server checks,
 in a worker thread, that it is a save that reads whole, that its set-up and seed are the
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from cthulhu.core.challenge import Challenge, about, by_id, challenge
+from cthulhu.savegame.challenge import Challenge, about, by_id, challenge
 from cthulhu.net import BoardMsg, BoardRow, ChallengeRow, ChallengesMsg, Entered
 from cthulhu.savegame import SaveError, decode
 

@@ -9,7 +9,7 @@ import json
 import subprocess
 from datetime import datetime, timezone
 
-from cthulhu.core.challenge import challenge
+from cthulhu.savegame.challenge import challenge
 
 from support.challenge_saves import edited, save_bytes, wait_counted
 from support.server_proc import CLI, ServerProcess, player_env, tables

@@ -11,7 +11,7 @@ from typing import Any
 
 from cthulhu.core import Game
 from cthulhu.core.bots import make_bot
-from cthulhu.core.challenge import Challenge, challenge
+from cthulhu.savegame.challenge import Challenge, challenge
 from cthulhu.savegame import SaveFile, decode, encode, save_game
 from cthulhu.savegame.dice import Dice
 

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 from support.tui_drive import screen_text, wait_for
 
-from cthulhu.core.challenge import challenge
+from cthulhu.savegame.challenge import challenge
 from cthulhu.tui.app import CthulhuApp
 from cthulhu.tui.options import PlayOptions
 from cthulhu.tui.screens.club import ChallengesScreen, RecordsScreen

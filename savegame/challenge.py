@@ -4,8 +4,9 @@ Everyone who asks for the challenge of a day gets the same game, offline too: th
 drawn from BLAKE2b of the challenge's name ("daily-2026-12-02", "weekly-2026-W49"; UTC dates,
 ISO weeks from Monday), never from a clock or `random`, so a player's machine and a server agree
 without ever talking. The draw goes through what the modes declare (their set-up choices and the
-ids the content has for each), so a new mode or episode takes part without a line here. The
-caller passes the date (the core reads no clock). A challenge is played alone: one seat.
+ids the content has for each), so a new mode or episode takes part without a line here. It sits
+beside the saves rather than in the core because a calendar is no rule: the caller passes the date
+and nothing here reads a clock. A challenge is played alone: one seat.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Literal
 
-from . import modes
-from .choices import ADVICE
-from .setup import Setup
+from cthulhu.core import modes
+from cthulhu.core.choices import ADVICE
+from cthulhu.core.setup import Setup
 
 Kind = Literal["daily", "weekly"]
 _PERSON = b"cthulhu-chall"  # BLAKE2b's personalisation: these draws are no other hash's

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 import pytest
 
 from cthulhu.core import Game
-from cthulhu.core.challenge import about, by_id, challenge, challenge_id
+from cthulhu.savegame.challenge import about, by_id, challenge, challenge_id
 from cthulhu.savegame.dice import commit
 from cthulhu.server.challenge import Forged, check_try, open_now
 
@@ -37,7 +37,7 @@ def test_a_challenge_is_a_function_of_its_day_and_the_same_in_another_process():
     assert main.mode == "main" and len(main.many("investigators")) == 2
     assert all(name in about(main) for name in ("Mina Castellane", "Petra Lindqvist")) and about(daily.setup) == "Hard"
     assert by_id("daily-2026-12-5") is None and by_id("monthly-2026-12") is None and by_id("daily-") is None
-    code = "from datetime import date; from cthulhu.core.challenge import challenge; c = challenge('daily', date(2026, 12, 5)); " \
+    code = "from datetime import date; from cthulhu.savegame.challenge import challenge; c = challenge('daily', date(2026, 12, 5)); " \
            "print(c.setup.model_dump_json())"
     for hash_seed in ("0", "12345"):  # set iteration and str hashes differ: the draw does not
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
