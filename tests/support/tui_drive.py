@@ -64,7 +64,14 @@ async def started(pilot: Any) -> GameScreen:
 
 
 async def first_move_then_quit(pilot: Any, screen: GameScreen) -> None:
-    """Take the first option (a game is saved from its first command on), wait for it, quit with ctrl+q."""
+    """Take the first option (a game is saved from its first command on), wait for it, quit with ctrl+q.
+
+    Not before this terminal can choose: at a hot-seat table the first frame can come before the
+    second local seat has sat down ("Waiting for players"), and a key then picks nothing."""
+    from cthulhu.tui.widgets.prompt_bar import PromptBar
+
+    bar = screen.query_one(PromptBar)
+    await wait_for(pilot, lambda: bar.local and bool(bar.options) and not screen.link_status)
     await pilot.press("1")
     await wait_for(pilot, lambda: screen.view.get("step", 0) >= 1)
     await pilot.press("ctrl+q")
