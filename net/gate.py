@@ -230,7 +230,11 @@ class Gate:
             self.quiet.warn("throttled", now, "ignored a hello from %s: still throttled for wrong table codes", address)
             return Refusal("throttled", f"too many wrong table codes; try again in {wait:.0f} s")
         if entry.joins is None:
-            entry.joins = TokenBucket.of(self.limits.joins, now)
+            # The doors' visitors all say hello from loopback, each one a person the door admitted (and
+            # whose arrivals it paces): there, each door visitor has an address's allowance of its own.
+            many = 1 + (self.limits.door_visitors if is_loopback(address) else 0)
+            rate, burst = self.limits.joins
+            entry.joins = TokenBucket.of((rate * many, burst * many), now)
         if not entry.joins.take(now):
             self.quiet.warn("joins", now, "refused a hello from %s: joining too often", address)
             return Refusal("slow_down", "joining too often; try again in a few seconds")

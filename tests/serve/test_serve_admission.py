@@ -167,6 +167,23 @@ def test_the_host_leaves_room_on_loopback_for_the_doors_visitors() -> None:
     assert gate.connect("10.0.0.7").code == "too_many_connections"
 
 
+def test_loopbacks_hellos_are_paced_per_door_visitor() -> None:
+    """Every door visitor says its hellos from 127.0.0.1: with the doors open, loopback has an
+    address's join allowance per visitor (else, on a fast machine, some of 40 visitors logging in
+    together were told "joining too often" and left); other addresses keep their own."""
+    from cthulhu.net.gate import Gate
+
+    limits = Limits().but(joins=(1.0, 5), door_visitors=3)
+    gate = Gate(limits, lambda: 0.0)
+    assert [gate.hello("127.0.0.1") for _ in range(20)] == [None] * 20
+    assert gate.hello("127.0.0.1").code == "slow_down"
+    assert [gate.hello("10.0.0.7") for _ in range(5)] == [None] * 5
+    assert gate.hello("10.0.0.7").code == "slow_down"
+    shut = Gate(limits.but(door_visitors=0), lambda: 0.0)  # no doors: loopback is an address like any other
+    assert [shut.hello("127.0.0.1") for _ in range(5)] == [None] * 5
+    assert shut.hello("127.0.0.1").code == "slow_down"
+
+
 def test_the_code_reaches_a_joiner_through_the_environment(tmp_path) -> None:
     """`CTHULHU_CODE` stands for `--code` (what the doors use, so `ps` never shows a table code)."""
 
