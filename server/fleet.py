@@ -13,8 +13,10 @@ only arise when others share its store:
   `updated` with what is known, so a lost notice costs at most `catch_up` seconds.
 * **Who stops?** A lease found lost (a renewal or a fenced write found another owner) stops that
   table here at once: its peers' connections are cut and they reconnect home, which sends them
-  to the new owner. On SIGTERM the process releases every lease after its last batch and sends
-  its peers to another live process (`hand_off`).
+  to the new owner. On SIGTERM the process releases every lease in its last batch (the one whose
+  notice the others act on) and sends its peers to another live process (`hand_off`). A deadline
+  that rings while another process holds the table's lease is looked at again a lease later: a
+  process that died keeps its tables no longer than that.
 """
 
 from __future__ import annotations
@@ -305,7 +307,7 @@ class Fleet:
     async def hand_off(self, grace: float = 1.0) -> None:
         """SIGTERM, while the process still listens: every open table's save and record written
         (its turn clock stopped with the time it had left: the hand-off costs its player none),
-        every lease released after that batch, then its peers sent to another live process (none
+        every lease released in that batch, then its peers sent to another live process (none
         known: cut, and they reconnect home). From now on every hello here is sent away."""
         server = self.server
         if server is None:
@@ -330,6 +332,7 @@ class Fleet:
             if left is not None and table.record.clock is not None and host.told == step:
                 table.record.clock["left_ms"] = int(left * 1000)
             server._changes.tables[table.id] = copy.deepcopy(table.record)
+            self.to_release.add(table.id)  # in the batch whose notice the others act on: they find it free
         await server.flush()
         await self._in_store(self.release_all)
         frame = encode_frame(to.wire()) if to is not None else None

@@ -326,8 +326,18 @@ class TableServer:
         if table is not None and table.host is None and table.clock_deadline() == deadline:
             try:
                 await self._open(table)
-            except (TableBroken, Elsewhere):  # (another process rang it: its owner acts, once)
+            except TableBroken:
                 pass
+            except Elsewhere:  # another process holds its lease: it acts, once ...
+                fleet = self.fleet
+                if fleet is not None and fleet.stopping is False and self._nursery is not None:
+                    # ... unless it lets the table go without a word (a lease released, or run out with
+                    # a process that died): look again once a lease could have run out.
+                    self._nursery.start_soon(self._ring_later, fleet.leases.seconds, table_id, deadline)
+
+    async def _ring_later(self, delay: float, table_id: str, deadline: str) -> None:
+        await trio.sleep(delay)
+        await self._ring(table_id, deadline)
 
     async def _run_table(self, table: ServerTable, host: Host, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         with trio.CancelScope() as scope:

@@ -159,12 +159,21 @@ class ServerTable:
                 and 0 <= prompt.seat < len(host.seats) and host.seats[prompt.seat].player is not None)
 
     def clock_deadline(self) -> str | None:
-        """When the running clock of the record's decision runs out (None: no clock runs)."""
-        clock = self.record.clock
-        if not clock or clock.get("paused") or self.record.finished or not self.live:
+        """When the running clock of the record's decision runs out (None: no clock runs). A
+        turn-based game closed while a bot or a stand-in was to decide (its process stopped in the
+        middle of that turn) is due at once: nobody's clock would ever open it again."""
+        record = self.record
+        clock = record.clock
+        if record.finished or not self.live or (clock and clock.get("paused")):
             return None
-        deadline = clock.get("deadline")
-        return str(deadline) if deadline else None
+        deadline = clock.get("deadline") if clock else None
+        if deadline:
+            return str(deadline)
+        statuses = {int(s["seat"]): s.get("status") for s in record.seats}
+        if (self.pace.turn_time is not None and record.to_move and "open" not in statuses.values()
+                and all(statuses.get(seat) in ("bot", "stand_in") for seat in record.to_move)):
+            return record.updated or record.created  # (past: it rings at once, and once for this record)
+        return None
 
     # -- the lobby's view -----------------------------------------------------------------------
 

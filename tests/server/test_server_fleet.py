@@ -240,12 +240,41 @@ async def test_a_closed_tables_deadline_is_met_once_with_three_processes_up(flee
     a.signal(signal.SIGTERM)
     assert a.proc.wait(30) == 0 and "handed off 1 table" in a.stderr
     stood: list[str] = []
-    with trio.fail_after(180):  # (a net against a hang only: five processes and a cluster share the cores under load)
-        while not stood or not (await _listed(others[0].port, table)).paused:  # (a round nobody played: it pauses)
+    paused = False
+    with trio.move_on_after(180):  # (a net against a hang only: five processes and a cluster share the cores under load)
+        while not stood or not paused:  # (a round nobody played: it pauses)
+            if stood:
+                paused = (await _listed(others[0].port, table)).paused
             await trio.sleep(0.3)  # (each look is a new lobby session: below the server's 5 hellos a second from one address)
             stood = [line for p in others for line in p.stderr.splitlines() if f"table {table}: a stand-in decided step" in line]
+    row = await _listed(others[0].port, table)
+    assert stood and paused, f"{row.step=} {row.to_move=} {row.deadline=} {row.paused=} {row.seats=}; " + "no process met the deadline: " + "\n".join(f"{p.port}: {p.stderr[-1500:]}" for p in [a, *others])
     steps = [re.search(r"decided step (\d+)", line).group(1) for line in stood]
     assert len(steps) == len(set(steps))  # every deadline met once, across the processes
     assert sum(f"table {table}: a stand-in" in p.stderr for p in others) == 1  # by the one that took it
     told = [(post["json"]["kind"], post["json"]["turn"]) for post in sink.posts]
     assert len(told) == len(set(told)) and len(told) >= 2, json.dumps(sink.posts)[:2000]  # each notice once
+
+
+async def test_a_deadline_that_rings_while_a_dead_owner_still_holds_the_lease_is_met_after_it(fleet, nursery):
+    """Ann sits at a turn-based table at A and goes; A is killed (-9) while it still holds the
+    table's lease, a lease longer than her clock. B's alarm rings at her deadline, finds the lease
+    A's, and looks again once a lease could have run out: a stand-in plays her turn there."""
+    from cthulhu.net.client import TrioPeer
+
+    b = fleet("b")
+    a = fleet("a", "--lease", "8")
+    table = await _make_table(a.port, turn_time=3, on_timeout="stand-in")
+    ann = await TrioPeer.connect("127.0.0.1", a.port, PeerSession("Ann", table_id=table, ident="key-ann"))
+    with trio.fail_after(30):
+        while not ann.session.welcomed:
+            assert await ann.receive()
+    await ann.aclose()
+    with trio.fail_after(30):  # B knows her deadline (from A's notice) before A dies
+        while (await _listed(b.port, table)).deadline is None:
+            await trio.sleep(0.3)
+    a.signal(signal.SIGKILL)
+    a.proc.wait()
+    with trio.fail_after(90):  # (8 s of A's lease, then B's next look: a net against a hang only)
+        while f"table {table}: a stand-in decided step" not in b.stderr:
+            await trio.sleep(0.3)
