@@ -160,8 +160,9 @@ class ServerTable:
 
     def clock_deadline(self) -> str | None:
         """When the running clock of the record's decision runs out (None: no clock runs). A
-        turn-based game closed while a bot or a stand-in was to decide (its process stopped in the
-        middle of that turn) is due at once: nobody's clock would ever open it again."""
+        turn-based game under way whose record has no running clock (its process stopped in the
+        middle of a turn: a bot's, or before the next person's clock began) is due at once, for
+        its host to play on or start that clock: else no process would ever open it again."""
         record = self.record
         clock = record.clock
         if record.finished or not self.live or (clock and clock.get("paused")):
@@ -169,9 +170,7 @@ class ServerTable:
         deadline = clock.get("deadline") if clock else None
         if deadline:
             return str(deadline)
-        statuses = {int(s["seat"]): s.get("status") for s in record.seats}
-        if (self.pace.turn_time is not None and record.to_move and "open" not in statuses.values()
-                and all(statuses.get(seat) in ("bot", "stand_in") for seat in record.to_move)):
+        if self.pace.turn_time is not None and record.to_move and all(s.get("status") != "open" for s in record.seats):
             return record.updated or record.created  # (past: it rings at once, and once for this record)
         return None
 
