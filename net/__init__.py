@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .invite import join_address, join_command, new_seat_token, new_table_code, new_table_id
     from .limits import Limits, TokenBucket
     from .listen import Doorstep, peer_address, read_hello, refuse, serve_listeners
-    from .lobbyclient import Answer, LobbyClient, LobbyRefused, TrioLobby, open_lobby
+    from .lobbyclient import Answer, LobbyClient, LobbyRefused, TrioLobby, every_record, open_lobby
     from .lobbymessages import (
         AskBoard, BoardMsg, BoardRow, ChallengeRow, ChallengesMsg, CreateTable, Created, Entered, LinkCodeMsg, LinkDoor,
         Linked, ListChallenges, ListRecords, ListTables, LobbyWelcome, NewLinkCode, RecordRow, RecordsMsg, SeatRow,
@@ -57,7 +57,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "invite": ("join_address", "join_command", "new_seat_token", "new_table_code", "new_table_id"),
     "limits": ("Limits", "TokenBucket"),
     "listen": ("Doorstep", "peer_address", "read_hello", "refuse", "serve_listeners"),
-    "lobbyclient": ("Answer", "LobbyClient", "LobbyRefused", "TrioLobby", "open_lobby"),
+    "lobbyclient": ("Answer", "LobbyClient", "LobbyRefused", "TrioLobby", "every_record", "open_lobby"),
     "lobbymessages": (
         "AskBoard", "BoardMsg", "BoardRow", "ChallengeRow", "ChallengesMsg", "CreateTable", "Created", "Entered",
         "LinkCodeMsg", "LinkDoor", "Linked", "ListChallenges", "ListRecords", "ListTables", "LobbyWelcome", "NewLinkCode",
@@ -90,7 +90,7 @@ __all__ = [  # (written out: the type checker reads it)
     "PrefixBudgets", "ProtocolError", "Quiet", "RECONNECT_FOR", "RecapMsg", "RecordRow", "RecordsMsg", "Redirect", "RedirectRefused", "Refusal", "Rejected", "Route",
     "SeatInfo", "SeatRow", "SeatStore", "SharedBudget", "SinceMsg", "Snapshot", "SnapshotRequest", "SubmitChallenge", "Table",
     "TableRow", "TablesPage", "TlsFailed", "TokenBucket", "TrioLobby", "TrioPeer", "Undo", "UnexpectedMessage", "Welcome", "clean_chat",
-    "board_words", "challenge_words", "clean_name", "clean_text", "clean_tree", "decide", "decide_off_loop", "diff", "encode_body", "encode_frame", "failure",
+    "board_words", "challenge_words", "clean_name", "clean_text", "clean_tree", "decide", "decide_off_loop", "diff", "encode_body", "encode_frame", "every_record", "failure",
     "format_duration", "join_address", "join_command", "lobby_pace", "moving_words", "new_seat_token", "new_table_code",
     "new_table_id", "open_lobby", "output_width", "pace", "pace_words", "parse_duration", "parse_to_host", "peer_address",
     "play_again_command", "play_bot", "prefix_of", "public_setup", "read_hello", "reconnect_delays", "record_line", "refuse",

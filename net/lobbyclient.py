@@ -9,7 +9,7 @@ asyncio streams.
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -60,6 +60,23 @@ class LobbyRefused(Exception):
         super().__init__(reason)
         self.code = code
         self.reason = reason
+
+
+
+async def every_record(ask: Callable[[int], Awaitable[Any]]) -> RecordsMsg | Rejected:
+    """Every page of the club's records (`ask(page)`: one page's answer), as one answer; any event
+    loop (the app's asyncio as well as trio)."""
+    rows: list[Any] = []
+    page = 0
+    while True:
+        answer = await ask(page)
+        assert isinstance(answer, (RecordsMsg, Rejected))
+        if isinstance(answer, Rejected):
+            return answer
+        rows += answer.rows
+        page += 1
+        if page >= answer.pages:
+            return answer.model_copy(update={"rows": rows, "page": 0, "pages": 1})
 
 
 class LobbyClient:
@@ -219,17 +236,7 @@ class TrioLobby:
 
     async def records(self) -> RecordsMsg | Rejected:
         """Every page of the club's records, as one answer."""
-        rows: list[Any] = []
-        page = 0
-        while True:
-            answer = await self._answer(self.client.records(page))
-            assert isinstance(answer, (RecordsMsg, Rejected))
-            if isinstance(answer, Rejected):
-                return answer
-            rows += answer.rows
-            page += 1
-            if page >= answer.pages:
-                return answer.model_copy(update={"rows": rows, "page": 0, "pages": 1})
+        return await every_record(lambda page: self._answer(self.client.records(page)))
 
     async def challenges(self) -> ChallengesMsg | Rejected:
         answer = await self._answer(self.client.challenges())

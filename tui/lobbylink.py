@@ -13,7 +13,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from cthulhu.net import RECONNECT_FOR, reconnect_delays
-from cthulhu.net import Answer, LobbyClient, LobbyRefused
+from cthulhu.net import Answer, LobbyClient, LobbyRefused, every_record
 from cthulhu.net import BoardMsg, ChallengesMsg, Created, Linked, LobbyWelcome, RecordsMsg, Rejected, TablesPage
 
 from .dial import TlsFailed, open_stream
@@ -168,17 +168,7 @@ class LobbyLink:
 
     async def records(self) -> RecordsMsg | Rejected:
         """Every page of the club's records (`server.records`), as one answer."""
-        rows: list[Any] = []
-        page = 0
-        while True:
-            answer = await self._ask(self.client.records(page))
-            assert isinstance(answer, (RecordsMsg, Rejected))
-            if isinstance(answer, Rejected):
-                return answer
-            rows += answer.rows
-            page += 1
-            if page >= answer.pages:
-                return answer.model_copy(update={"rows": rows, "page": 0, "pages": 1})
+        return await every_record(lambda page: self._ask(self.client.records(page)))
 
     async def challenges(self) -> ChallengesMsg | Rejected:
         """The challenges taking tries now, with this identity's own."""
