@@ -169,7 +169,9 @@ def write_atomic(path: str | Path, data: bytes, *, fsync: bool = True, what: str
 @dataclass(frozen=True)
 class Chunk:
     """What one write puts on disk: the whole file (`offset` None) or a record appended at `offset`,
-    and what the file then holds (`steps`, `snapshots`, `size`; `base`: the size of its body part)."""
+    and what the file then holds (`steps`, `snapshots`, `size`; `base`: the size of its body part).
+    `after`: the version of the write a record follows (0 for the whole file). A record is right
+    only on top of that write: once another lies there, it must be built again (`HostSave`)."""
 
     version: int
     epoch: int
@@ -178,6 +180,7 @@ class Chunk:
     steps: int
     snapshots: int
     base: int
+    after: int = 0
 
     @property
     def size(self) -> int:
@@ -381,7 +384,7 @@ class SaveWriter:
         if disk is not None and disk.epoch == self._epoch and disk.size - disk.base < disk.base and not over:
             snapshots = [packed for _k, packed in self._snapshots[disk.snapshots :]]
             record = pack_record(self.header(), self._steps[disk.steps :], snapshots)
-            return Chunk(self._built, self._epoch, disk.size, record, len(self._steps), len(self._snapshots), disk.base)
+            return Chunk(self._built, self._epoch, disk.size, record, len(self._steps), len(self._snapshots), disk.base, disk.version)
         data = self.to_bytes()
         return Chunk(self._built, self._epoch, None, data, len(self._steps), len(self._snapshots), len(data))
 
@@ -394,6 +397,11 @@ class SaveWriter:
         """Writing `chunk` failed: what the file holds is unknown, so the next write is the whole file."""
         if self._settle(chunk):
             self._disk = None
+
+    def fits(self, chunk: Chunk) -> bool:
+        """Whether `chunk` may be written now: the whole file always, a record only on top of the
+        write it follows (a record built before another write landed would overlap it)."""
+        return chunk.offset is None or (self._disk is not None and self._disk.version == chunk.after)
 
     def _settle(self, chunk: Chunk) -> bool:
         """Writes may finish out of order (the host saves from more than one task): only news of a

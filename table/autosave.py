@@ -49,6 +49,8 @@ class SaveTarget(Protocol):
         """The next write (built in the host's thread: the log is not shared)."""
     def put(self, chunk: Chunk, *, fsync: bool = True) -> None:
         """Write `chunk` where the save is kept (its file, or a database's `savegame.Shelf`)."""
+    def fits(self, chunk: Chunk) -> bool:
+        """`chunk` may be written on top of what is on disk now."""
     def written(self, chunk: Chunk) -> None:
         """`chunk` is on disk."""
     def lost(self, chunk: Chunk) -> None:
@@ -106,13 +108,22 @@ class HostSave:
         if self.target is not None:
             self.target.keep()
 
-    def _write(self, target: SaveTarget, chunk: Chunk, fsync: bool, started: bool = True) -> bool:
-        """Write `chunk` unless a newer one is on disk already; whether it was written."""
+    def _write(self, target: SaveTarget, chunk: Chunk, fsync: bool, started: bool = True) -> bool | None:
+        """Write `chunk` unless a newer one is on disk already: whether it was written (None: it was
+        built on a write another one has replaced since, so it is built again). What the target
+        knows of its disk changes under the lock, so the next chunk is built on what is there."""
         with self._lock:
             if chunk.version <= self._written or not started:
                 return False  # a newer state is already on disk (or nothing worth a file yet)
-            target.put(chunk, fsync=fsync)
+            if not target.fits(chunk):
+                return None
+            try:
+                target.put(chunk, fsync=fsync)
+            except BaseException:
+                target.lost(chunk)
+                raise
             self._written = chunk.version
+            target.written(chunk)
             return True
 
     async def save(self) -> bool:
@@ -138,15 +149,12 @@ class HostSave:
         target = self.target
         if target is None:
             return True
-        chunk = target.chunk()
         try:
-            wrote = await trio.to_thread.run_sync(self._write, target, chunk, self.fsync, target.started)
+            while await trio.to_thread.run_sync(self._write, target, target.chunk(), self.fsync, target.started) is None:
+                pass  # (another task's write landed first: built again on top of it)
         except Exception as exc:  # SaveIOError, a folder that became a file...: the game goes on
-            target.lost(chunk)
             self._failed(exc)
             return False
-        if wrote:
-            target.written(chunk)
         self._worked()
         return True
 
@@ -155,15 +163,12 @@ class HostSave:
         target = self.target
         if target is None:
             return True
-        chunk = target.chunk()
         try:
-            wrote = self._write(target, chunk, True, target.started)
+            while self._write(target, target.chunk(), True, target.started) is None:
+                pass
         except Exception as exc:
-            target.lost(chunk)
             self._failed(exc)
             return False
-        if wrote:
-            target.written(chunk)
         self._worked()
         return True
 

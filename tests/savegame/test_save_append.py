@@ -105,6 +105,34 @@ def test_writes_that_finish_out_of_order_leave_the_newest(tmp_path, content):
     assert decode(data).last_step == game.step
 
 
+def test_a_record_built_on_a_write_another_replaced_is_built_again(tmp_path, content):
+    """A seat change's save and a step's are built on the same write and land one after the other
+    (two tasks). Before, the second took the first's place, and a save built as the first's news
+    came in was put where the first had ended, inside the second. That was a server's save "whose
+    header says step 1 but the log has 2 commands", which no process could open again."""
+    game = Game.new(Setup(mode=any_mode(), seed=8, players=2), content)
+    path = tmp_path / "r.save"
+    writer = SaveWriter(path, game, autosave=False)
+    saves = HostSave(writer, fsync=False)
+    play(game, writer.append, steps=1)
+    assert saves.save_blocking()
+    writer.set_players([{"seat": 0, "name": "Ann"}])
+    seat_change = writer.chunk()
+    play(game, writer.append, steps=1)
+    step = writer.chunk()
+    assert seat_change.offset == step.offset  # both on top of the same write
+    assert saves._write(writer, seat_change, False)
+    assert saves._write(writer, step, False) is None  # it would lie over the seat change's record
+    assert saves._write(writer, writer.chunk(), False)  # built again: on top of it
+    writer.written(seat_change)  # news heard late changes nothing
+    play(game, writer.append, steps=1)
+    assert trio.run(saves.save)
+    save = load(path)
+    assert save.last_step == game.step and save.hash_at(game.step) == game.state_hash()
+    assert [p.name for p in save.header.players] == ["Ann"]
+    replay(save, content, verify=True)
+
+
 def test_a_take_back_rewrites_the_file_whole(tmp_path, content):
     game = Game.new(Setup(mode="main", seed=21, players=2), content)
     path = tmp_path / "u.save"

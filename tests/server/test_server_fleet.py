@@ -219,11 +219,6 @@ async def test_sigterm_sends_the_owners_peers_to_another_process_at_once(fleet, 
     assert seat.gaps == [] and seat.session.resyncs == 0
 
 
-# Out of CI (`-m slow`) until the save race it found is fixed: about 1 run in 6, a SIGTERM hand-off
-# during a bot's move leaves a save whose header is a step behind its log ("the header says step 1 but
-# the log has 2 commands"), and no process can open the table again. The lease and clock races it
-# found are fixed (`test_a_deadline_that_rings_while_a_dead_owner...` keeps them in CI).
-@pytest.mark.slow
 async def test_a_closed_tables_deadline_is_met_once_with_three_processes_up(fleet, nursery):
     """Ann sits at a turn-based table with a webhook and goes; its owner stops (SIGTERM: the table
     is closed and nobody's). With three processes up, each rings the deadline; one takes the table,
