@@ -398,6 +398,11 @@ class SaveWriter:
         if self._settle(chunk):
             self._disk = None
 
+    @property
+    def where(self) -> str:
+        """Where the save is kept, for messages: its file, or its shelf (a database: no file there)."""
+        return self.shelf.where if self.shelf is not None else str(self.path)
+
     def fits(self, chunk: Chunk) -> bool:
         """Whether `chunk` may be written now: the whole file always, a record only on top of the
         write it follows (a record built before another write landed would overlap it)."""

@@ -44,6 +44,9 @@ class SaveTarget(Protocol):
     @property
     def path(self) -> Path: ...
     @property
+    def where(self) -> str:
+        """Where the save is kept, for messages (its file, or a database)."""
+    @property
     def step(self) -> int: ...
     def chunk(self) -> Chunk:
         """The next write (built in the host's thread: the log is not shared)."""
@@ -91,6 +94,10 @@ class HostSave:
     @property
     def path(self) -> Path | None:
         return self.target.path if self.target is not None else None
+
+    @property
+    def _where(self) -> str:
+        return self.target.where if self.target is not None else "memory"
 
     @property
     def started(self) -> bool:
@@ -177,7 +184,8 @@ class HostSave:
         reason = reason or str(exc) or type(exc).__name__
         if self.trouble is None:
             self.trouble = str(reason)
-            log.warning("could not save to %s: %s; the game goes on and the next move tries again", self.path, reason)
+            then = "the table waits and tries again" if self.hold else "the game goes on and the next move tries again"
+            log.warning("could not save to %s: %s; %s", self._where, reason, then)
             if self.on_trouble is not None:
                 self.on_trouble(self.trouble)
 
@@ -185,6 +193,6 @@ class HostSave:
         if self.trouble is not None:
             self.trouble = None
             step = self.target.step if self.target is not None else "?"
-            log.warning("saving works again: %s holds every step (%s)", self.path, step)
+            log.warning("saving works again: %s holds every step (%s)", self._where, step)
             if self.on_trouble is not None:
                 self.on_trouble(None)

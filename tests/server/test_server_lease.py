@@ -178,3 +178,27 @@ async def test_a_process_stopping_with_nowhere_to_send_its_joiners_tells_them_to
             nursery.cancel_scope.cancel()
     finally:
         server.store.close()
+
+
+def test_a_write_refused_by_the_database_is_reported_where_the_save_is_kept(two, tmp_path, content, caplog):
+    """A table's save in PostgreSQL has no file: a write the fence refuses (another process took
+    the table) names the database, and a server's table says it waits rather than plays on."""
+    import logging
+
+    from cthulhu.core import Game, Setup
+    from cthulhu.savegame import SaveWriter
+    from cthulhu.table.autosave import HostSave
+
+    a, b = two
+    _made(a, "t1")
+    game = Game.new(Setup(mode="main", seed=3, players=2), content)
+    writer = SaveWriter(tmp_path / "t1.save", game, autosave=False, shelf=a.store.shelf("t1"), started=True)
+    saves = HostSave(writer, hold=True)
+    assert saves.save_blocking()
+    time.sleep(0.6)  # a's lease (0.5 s) runs out
+    assert b.leases.take(b.store.db, "t1") is None
+    with caplog.at_level(logging.WARNING, logger="cthulhu.table.host"):
+        assert not saves.save_blocking()
+    [warning] = [r.getMessage() for r in caplog.records if "could not save" in r.getMessage()]
+    assert "table t1's save in the PostgreSQL database" in warning and ".save" not in warning.replace("'s save", ""), warning
+    assert "the table waits and tries again" in warning
