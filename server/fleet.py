@@ -9,8 +9,9 @@ only arise when others share its store:
   its last owner changed it.
 * **What do the others have?** Every process lists every table: a commit here notifies the
   others (`NOTIFY cthulhu_tables` with the ids written), which read those rows (`Listener`,
-  waiting on its connection's socket inside trio); a periodic catch-up compares every row's
-  `updated` with what is known, so a lost notice costs at most `catch_up` seconds.
+  waiting on its connection's socket inside trio); a periodic catch-up compares a digest of every
+  row with the one last read, so a lost notice costs at most `catch_up` seconds. (Not `updated`:
+  it is to the second, and two writes in a second are common.)
 * **Who stops?** A lease found lost (a renewal or a fenced write found another owner) stops that
   table here at once: its peers' connections are cut and they reconnect home, which sends them
   to the new owner. On SIGTERM the process releases every lease in its last batch (the one whose
@@ -64,6 +65,7 @@ class Fleet:
         self.store = store
         self.me = me
         self.catch_up = catch_up
+        self._digests: dict[str, str] = {}  # each table's row as the last catch-up read it (md5 of its text)
         self.server: TableServer | None = None
         self.leases = Leases(me, lease, on_lost=self._lost_in_thread)
         store.leases = self.leases  # every write for a table is fenced from now on
@@ -244,16 +246,16 @@ class Fleet:
         try:
             db.execute(f"LISTEN {CHANNEL}")
             while True:
+                # Notices that came in while this connection read rows were taken off its socket
+                # then (psycopg keeps them): heard before the socket is waited on again.
+                ids = {table for notice in db.notifies(timeout=0) for table in notice.payload.split()}
+                if ids:
+                    await self._heard(db, ids)
+                    continue
                 with trio.move_on_after(self.catch_up) as waited:
                     await trio.lowlevel.wait_readable(db.pgconn.socket)
                 if waited.cancelled_caught:
                     await self._catch_up(db)
-                    continue
-                ids: set[str] = set()
-                for notice in db.notifies(timeout=0):
-                    ids.update(notice.payload.split())
-                if ids:
-                    await self._heard(db, ids)
         finally:
             db.close()
 
@@ -269,10 +271,15 @@ class Fleet:
         server = self.server
         if server is None:
             return
-        rows = await trio.to_thread.run_sync(lambda: db.execute("SELECT id, updated FROM tables WHERE archived IS NULL").fetchall())
-        stale = {str(i) for i, updated in rows if i not in server.tables or server.tables[i].record.updated != updated}
-        for gone in set(server.tables) - {str(i) for i, _ in rows}:
+        from .postgres import _COLUMNS
+
+        # (the record's columns only: a lease renewed is no change to learn)
+        rows = await trio.to_thread.run_sync(lambda: db.execute(f"SELECT id, md5(ROW({_COLUMNS})::text) FROM tables WHERE archived IS NULL").fetchall())
+        digests = {str(i): str(digest) for i, digest in rows}
+        stale = {i for i, digest in digests.items() if i not in server.tables or self._digests.get(i) != digest}
+        for gone in set(server.tables) - set(digests):
             self._forget(gone)
+        self._digests = digests  # (a row written again since it was read here is read again next time)
         if stale:
             await self._heard(db, stale)
 
