@@ -21,7 +21,6 @@ from then on (`merged_into`), and its seats become the other's.
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Callable, Iterable
 
 from cthulhu.net import PrefixBudgets
@@ -46,6 +45,12 @@ def name_key(name: str) -> str:
 def key_hash(key: str) -> str:
     """What the server keeps of an identity key: a keyed BLAKE2 hash, never the key."""
     return hashlib.blake2b(key.encode(), digest_size=16, person=b"cthulhu-ident").hexdigest()
+
+
+def identity_id(key: str) -> str:
+    """A new identity's id, drawn from its key (another hash of it): two processes of a fleet that
+    meet the same new key at once make the same identity, not two that the store refuses as one."""
+    return hashlib.blake2b(key.encode(), digest_size=5, person=b"cthulhu-id").hexdigest()
 
 
 class People:
@@ -93,7 +98,7 @@ class People:
         self.check_free(name)
         if not self._budgets.take(address):
             return None, False
-        identity = Identity(id=secrets.token_hex(5), key_hash=key_hash(key), name=clean_name(name) or "player", created=wall, last_seen=wall)
+        identity = Identity(id=identity_id(key), key_hash=key_hash(key), name=clean_name(name) or "player", created=wall, last_seen=wall)
         self.by_hash[identity.key_hash] = identity
         self.by_id[identity.id] = identity
         self.by_name[name_key(identity.name)] = identity

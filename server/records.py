@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -22,7 +23,8 @@ from cthulhu.core import Setup, modes
 from cthulhu.core.choices import ADVICE
 from cthulhu.net import RecordRow, RecordsMsg
 from cthulhu.net import clean_text
-from cthulhu.savegame import SaveError, load
+from cthulhu.savegame import SaveError, SaveFile, SaveIOError, decode, load
+from cthulhu.savegame.shelf import Shelf
 
 from .store import GameResult, TableRecord
 from .verified import NotFinished, verified
@@ -73,13 +75,26 @@ def _words(mode_name: str, ids: dict[str, str]) -> str:
     return ", ".join(words)
 
 
-def result_of(record: TableRecord, path: Any, content: Any = None) -> GameResult | None:
+def _save_of(source: Path | Shelf) -> SaveFile:
+    """The save kept at `source`: its file, or its database rows (a `Shelf`: no file there)."""
+    if isinstance(source, Path):
+        return load(source)
+    data = source.read()
+    if data is None:
+        raise SaveIOError("no save is kept for it", path=source.where)
+    try:
+        return decode(data)
+    except SaveError as exc:
+        raise exc.at(source.where) from None
+
+
+def result_of(record: TableRecord, source: Path | Shelf, content: Any = None) -> GameResult | None:
     """A finished table's result from its save (replayed and checked), or None while its save does
     not show the end yet (read while its last step was being written: tried again later)."""
     setup = Setup.model_validate(record.setup)
     key, finished = _key(scenario(setup)), record.last_move or record.updated
     try:
-        game = verified(load(path), content, allow_other_content=True)  # (a game that still replays hash for hash counts)
+        game = verified(_save_of(source), content, allow_other_content=True)  # (a game that still replays hash for hash counts)
     except NotFinished:
         return None
     except SaveError as exc:
@@ -118,13 +133,13 @@ class Records:
         finally:
             loaded.set()
         for record in archived:
-            self._queue(record, self.club.server.folder / record.save)
+            self._queue(record, store.shelf(record.id) or self.club.server.folder / record.save)
 
     def saw(self, table: ServerTable) -> None:
         """A table's record changed: a game just over (or over before the start) is replayed and counted."""
-        self._queue(table.record, table.save_path)
+        self._queue(table.record, table.shelf or table.save_path)
 
-    def _queue(self, record: TableRecord, path: Any) -> None:
+    def _queue(self, record: TableRecord, path: Path | Shelf) -> None:
         if not record.finished or record.id in self.results or record.id in self._pending:
             return
         nursery = self.club.nursery()
@@ -132,7 +147,7 @@ class Records:
             self._pending.add(record.id)
             nursery.start_soon(self._count, record, path)
 
-    async def _count(self, record: TableRecord, path: Any) -> None:
+    async def _count(self, record: TableRecord, path: Path | Shelf) -> None:
         try:
             await self.ready()
             if record.id in self.results:

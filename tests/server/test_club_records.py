@@ -83,6 +83,18 @@ async def test_finished_games_are_counted_from_their_saves_and_kept(tmp_path, cl
     assert last.refused == 1 and _rows(last) == _rows(first)[:1]  # the edited save is no record
 
 
+async def test_a_game_kept_in_postgresql_is_counted_from_its_rows(tmp_path, clock, pg_url):
+    """In PostgreSQL the saves are rows, not files: a finished game there is a record like any other
+    (it was read from a file that is not there, and refused as a save that does not verify)."""
+    async with memory_server(tmp_path / "data", store_url=pg_url) as ms:
+        lobby = await ms.lobby("Ada", "key-ada")
+        table = await create(lobby, mode="shamblers", options={"difficulty": "easy"}, seats=1, bots=0)
+        await play_to_the_end(await ms.peer(table.id, "Ada", ident="key-ada"))
+        answer = await _records(ms, 1)
+    assert answer.refused == 0 and [(r.players, r.bots, r.games) for r in answer.rows] == [(1, False, 1)]
+    assert not (tmp_path / "data" / "tables" / f"{table.id}.save").exists()  # (no file was read)
+
+
 async def test_a_store_that_cannot_answer_is_one_line_and_the_server_goes_on(tmp_path, clock, caplog):
     data = tmp_path / "data"
     async with memory_server(data) as ms:
