@@ -134,11 +134,6 @@ class Seat:
                 await trio.sleep(0.02)
 
 
-# Out of CI (`-m slow`) until it has passed many CI runs: 1 run in about 10 (2026-12-02), B never
-# listed Ann as seated within 90 s. The likely cause is fixed: notices that arrived while B read rows
-# were left unheard, and the catch-up compared `updated`, which is to the second
-# (`test_fleet_catch_up.py`). It passed 38 of 38 runs here, both before that fix and after it.
-@pytest.mark.slow
 async def test_a_table_made_at_one_process_is_listed_by_both_and_played_through_the_other(fleet, nursery):
     a = fleet("a")
     b = fleet("b", "--lease", "2")
