@@ -45,7 +45,7 @@ NET_SURFACE = {
     "PrefixBudgets", "ProtocolError", "Quiet", "RECONNECT_FOR", "RecapMsg", "RecordRow", "RecordsMsg", "Redirect", "RedirectRefused", "Refusal", "Rejected", "Route",
     "SeatInfo", "SeatRow", "SeatStore", "SharedBudget", "SinceMsg", "Snapshot", "SnapshotRequest", "SubmitChallenge", "Table",
     "TableRow", "TablesPage", "TlsFailed", "TokenBucket", "TrioLobby", "TrioPeer", "Undo", "UnexpectedMessage", "Welcome", "clean_chat",
-    "board_words", "challenge_words", "clean_name", "clean_text", "clean_tree", "decide", "decide_off_loop", "diff", "encode_body", "encode_frame", "failure",
+    "board_words", "challenge_words", "clean_name", "clean_text", "clean_tree", "decide", "decide_off_loop", "diff", "encode_body", "encode_frame", "every_record", "failure",
     "format_duration", "join_address", "join_command", "lobby_pace", "moving_words", "record_line", "table_lines", "new_seat_token", "new_table_code",
     "new_table_id", "open_lobby", "output_width", "pace", "pace_words", "parse_duration", "parse_to_host", "peer_address",
     "play_again_command", "play_bot", "prefix_of", "public_setup", "read_hello", "reconnect_delays", "refuse",
