@@ -535,7 +535,7 @@ class TableServer:
             if self.store_trouble is None:  # once an episode, not once a flush
                 log.error("could not write the server's records (%s); trying again with every change", clean_text(_first_line(exc)))
             self.store_trouble = _first_line(exc)
-            for name in ("tables", "identities", "linked", "seen", "settings"):
+            for name in ("tables", "identities", "linked", "seen", "settings", "codes"):
                 pending = getattr(self._changes, name)
                 for key, value in getattr(changes, name).items():
                     if name != "tables" or key not in self._changes.dropped:

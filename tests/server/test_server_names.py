@@ -86,3 +86,34 @@ async def test_a_link_code_makes_another_door_the_same_person(tmp_path, clock, c
         with pytest.raises(LobbyRefused):
             await ms.lobby("ANN", "key-new", address="10.0.0.4")  # her name is hers alone; the door's old one is free again
         assert (await ms.lobby("ann-ssh", "key-new", address="10.0.0.5")).client.welcome.name == "ann-ssh"
+
+
+async def test_a_link_code_given_while_the_store_cannot_write_is_kept_once_it_can(tmp_path, clock, monkeypatch, store_url):
+    """The code and its use are in the batch the store refused; they are written with the next one
+    that works (a batch's codes were dropped: the code was unknown after a restart, and a used one
+    stayed usable)."""
+    import sqlite3
+
+    data = tmp_path / "data"
+    async with memory_server(data, store_url=store_url) as ms:
+        laptop = await ms.lobby("Ann", "key-laptop")
+        store = ms.server.store
+        real = store.commit
+
+        def full_disk(changes):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(store, "commit", full_disk)
+        code = await laptop.new_link_code()
+        assert isinstance(code, LinkCodeMsg)
+        await ms.server.flush()
+        assert ms.server.store_trouble is not None
+        monkeypatch.setattr(store, "commit", real)
+        await ms.server.flush()
+        assert ms.server.store_trouble is None
+    assert len(kept_rows(data, store_url, "SELECT * FROM link_codes")) == 1
+    async with memory_server(data, store_url=store_url) as ms:  # after a restart: the code is the store's
+        door = await ms.lobby("ann-ssh", "key-door", address="10.0.0.2")
+        assert isinstance(linked := await door.link(code.code), Linked) and linked.name == "Ann"
+        await ms.server.flush()
+    assert kept_rows(data, store_url, "SELECT * FROM link_codes") == []  # used: gone
