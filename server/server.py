@@ -32,6 +32,7 @@ import copy
 import itertools
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,7 @@ from cthulhu.savegame import SaveError
 from cthulhu.table import Host, Kept, MoveBegins, Pace, StandInMove, StandIns, TableSpec, open_table
 
 from .alarms import Alarms
+from .apart import commit_apart, refused_for_what_it_says
 from .club import Club
 from .events import TableEvents
 from .fleet import Elsewhere, Fleet
@@ -124,6 +126,7 @@ class TableServer:
         self.saved_at_stop = 0  # the tables open when the server stopped, each closed with its save written
         self.store_trouble: str | None = None  # why the store's last commit failed (None: it holds every change)
         self._changes = Changes()
+        self._flushing = trio.Lock()  # one batch at a time: a batch kept after a failure is older than the next
         self._dirty: set[ServerTable] = set()
         self._creates = PrefixBudgets(limits.creates, trio.current_time)
         self._keys = itertools.count(1)
@@ -521,14 +524,24 @@ class TableServer:
     async def flush(self) -> None:
         """Commit everything pending, in one transaction in a worker thread. A store that fails
         keeps the batch for the next try (and says so once a try)."""
+        async with self._flushing:  # (a flush asked for while one runs waits for it: it then holds what that one kept)
+            await self._flush()
+
+    async def _flush(self) -> None:
         self.refresh()
         changes, self._changes = self._changes, Changes()
         notices = self.moves.take()  # told only once the records saying so are on disk
         if not changes:
             self.moves.sent(notices)
             return
+        commit = self.fleet.commit if self.fleet is not None else self.store.commit
         try:
-            await trio.to_thread.run_sync(self.fleet.commit if self.fleet is not None else self.store.commit, changes, limiter=self._limiter)
+            try:
+                await trio.to_thread.run_sync(commit, changes, limiter=self._limiter)
+            except Exception as exc:
+                if not refused_for_what_it_says(exc):
+                    raise
+                await trio.to_thread.run_sync(self._commit_apart, commit, changes, limiter=self._limiter)
             self.moves.sent(notices, self.fleet.refused if self.fleet is not None else ())
         except Exception as exc:
             self.moves.kept(notices)
@@ -546,6 +559,20 @@ class TableServer:
         if self.store_trouble is not None:
             self.store_trouble = None
             log.warning("the server's records are written again")
+
+    def _commit_apart(self, commit: Callable[[Changes], None], changes: Changes) -> None:
+        """(In the store's thread.) The batch change by change (`server.apart`); a fleet's tables
+        found run elsewhere are those of every part."""
+        refused: set[str] = set()
+
+        def part(one: Changes) -> None:
+            commit(one)
+            if self.fleet is not None:
+                refused.update(self.fleet.refused)
+
+        commit_apart(part, changes)
+        if self.fleet is not None:
+            self.fleet.refused = refused
 
     # -- the sweep -----------------------------------------------------------------------------------
 
