@@ -85,6 +85,9 @@ def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
 
+STORE_RETRY = 2.0  # seconds between two tries of a batch the store could not write
+
+
 def _first_line(exc: Exception) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic: the first problem, without the input
@@ -502,6 +505,9 @@ class TableServer:
                 await self._soon.wait()
             self._wake, self._soon = trio.Event(), trio.Event()
             await self.flush()
+            if self.store_trouble is not None:  # a batch kept after a failure is tried again, change or no change
+                await trio.sleep(STORE_RETRY)  # (what comes meanwhile waits with it: it would fail the same way)
+                self._wake.set()
 
     def refresh(self) -> None:
         """Bring the records of the tables that changed up to date (what the lobby lists), and

@@ -357,6 +357,29 @@ async def test_a_change_the_store_refuses_for_what_it_says_is_left_out_and_the_r
     assert {row[0] for row in kept_rows(data, store_url, "SELECT id FROM identities")} == {ada.id}
 
 
+async def test_a_batch_the_store_could_not_write_is_written_once_it_can_with_nothing_new(tmp_path, clock, monkeypatch, store_url):
+    """A store that was down is tried again by itself: the batch it refused lands once it is back,
+    though nothing changed since (it waited for the next change)."""
+    import sqlite3
+
+    data = tmp_path / "data"
+    async with memory_server(data, store_url=store_url) as ms:
+        store = ms.server.store
+        real = store.commit
+
+        def down(changes):
+            raise sqlite3.OperationalError("disk I/O error")
+
+        monkeypatch.setattr(store, "commit", down)
+        await ms.lobby("Ada", "key-ada")  # a new identity: a batch to write
+        await trio.sleep(1)
+        assert ms.server.store_trouble is not None
+        monkeypatch.setattr(store, "commit", real)
+        await trio.sleep(10)  # nothing new happens
+        assert ms.server.store_trouble is None
+        assert [row[0] for row in kept_rows(data, store_url, "SELECT name FROM identities")] == ["Ada"]
+
+
 async def test_a_table_nobody_sat_at_keeps_its_bots_across_a_restart(tmp_path, clock, store_url):
     data = tmp_path / "data"
     async with memory_server(data, store_url=store_url) as ms:
