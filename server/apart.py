@@ -13,10 +13,14 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from cthulhu.net import clean_text
 
 from .store import Changes
+
+if TYPE_CHECKING:
+    from .fleet import Fleet
 
 log = logging.getLogger("cthulhu.server.server")
 
@@ -53,18 +57,24 @@ def changes_apart(changes: Changes) -> Iterator[tuple[str, Changes]]:
         yield f"table {table_id} dropped", Changes(dropped={table_id})
 
 
-def commit_apart(commit: Callable[[Changes], None], changes: Changes) -> list[str]:
-    """Write `changes` one by one with `commit`, leaving out each the store refuses for what it
-    says (logged, and named in the answer). Any other failure stops it there and propagates (the
-    server keeps the whole batch: what was written already is written again, which changes nothing)."""
+def commit_apart(commit: Callable[[Changes], None], changes: Changes, fleet: Fleet | None = None) -> list[str]:
+    """(In the store's thread.) Write `changes` one by one with `commit`, leaving out each the store
+    refuses for what it says (logged, and named in the answer). Any other failure stops it there and
+    propagates (the server keeps the whole batch: what was written already is written again, which
+    changes nothing). A `fleet`'s tables found run elsewhere are then those of every part."""
     left_out = []
+    refused: set[str] = set()
     for what, part in changes_apart(changes):
         try:
             commit(part)
+            if fleet is not None:
+                refused |= fleet.refused
         except Exception as exc:
             if not refused_for_what_it_says(exc):
                 raise
             left_out.append(what)
             reason = clean_text(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
             log.error("the store refused %s (%s); it is left out of the server's records", what, reason)
+    if fleet is not None:
+        fleet.refused = refused
     return left_out

@@ -32,7 +32,6 @@ import copy
 import itertools
 import logging
 import secrets
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -547,38 +546,18 @@ class TableServer:
             except Exception as exc:
                 if not refused_for_what_it_says(exc):
                     raise
-                await trio.to_thread.run_sync(self._commit_apart, commit, changes, limiter=self._limiter)
+                await trio.to_thread.run_sync(commit_apart, commit, changes, self.fleet, limiter=self._limiter)
             self.moves.sent(notices, self.fleet.refused if self.fleet is not None else ())
         except Exception as exc:
             self.moves.kept(notices)
             if self.store_trouble is None:  # once an episode, not once a flush
                 log.error("could not write the server's records (%s); trying again with every change", clean_text(_first_line(exc)))
             self.store_trouble = _first_line(exc)
-            for name in ("tables", "identities", "linked", "seen", "settings", "codes"):
-                pending = getattr(self._changes, name)
-                for key, value in getattr(changes, name).items():
-                    if name != "tables" or key not in self._changes.dropped:
-                        pending.setdefault(key, value)
-            self._changes.unlinked |= changes.unlinked - set(self._changes.linked)
-            self._changes.dropped |= changes.dropped
+            self._changes.keep(changes)
             return
         if self.store_trouble is not None:
             self.store_trouble = None
             log.warning("the server's records are written again")
-
-    def _commit_apart(self, commit: Callable[[Changes], None], changes: Changes) -> None:
-        """(In the store's thread.) The batch change by change (`server.apart`); a fleet's tables
-        found run elsewhere are those of every part."""
-        refused: set[str] = set()
-
-        def part(one: Changes) -> None:
-            commit(one)
-            if self.fleet is not None:
-                refused.update(self.fleet.refused)
-
-        commit_apart(part, changes)
-        if self.fleet is not None:
-            self.fleet.refused = refused
 
     # -- the sweep -----------------------------------------------------------------------------------
 

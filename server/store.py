@@ -188,6 +188,16 @@ class Changes:
         return bool(self.tables or self.identities or self.linked or self.unlinked or self.seen or self.settings or self.codes
                     or self.dropped)
 
+    def keep(self, failed: Changes) -> None:
+        """A batch the store could not write goes with this (newer) one: what changed since wins."""
+        for name in ("tables", "identities", "linked", "seen", "settings", "codes"):
+            pending = getattr(self, name)
+            for key, value in getattr(failed, name).items():
+                if name != "tables" or key not in self.dropped:
+                    pending.setdefault(key, value)
+        self.unlinked |= failed.unlinked - set(self.linked)
+        self.dropped |= failed.dropped
+
     def drop(self, table: str) -> None:
         self.tables.pop(table, None)
         self.dropped.add(table)
