@@ -62,7 +62,6 @@ class LobbyRefused(Exception):
         self.reason = reason
 
 
-
 async def every_record(ask: Callable[[int], Awaitable[Any]]) -> RecordsMsg | Rejected:
     """Every page of the club's records (`ask(page)`: one page's answer), as one answer; any event
     loop (the app's asyncio as well as trio)."""

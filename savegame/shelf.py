@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from .file import SaveFile
     from .writer import Chunk
 
 
@@ -28,3 +29,17 @@ class Shelf(Protocol):
     def put(self, chunk: Chunk, *, fsync: bool = True) -> None:
         """Keep `chunk` (`fsync` False: it may be lost in a crash of the machine, not of the process).
         A refusal is a `SaveIOError`."""
+
+
+def load_kept(shelf: Shelf) -> SaveFile | None:
+    """The save `shelf` keeps, read and checked as `file.load` reads a file (its errors name where
+    it is kept); None when nothing is kept yet."""
+    from .file import SaveError, decode
+
+    data = shelf.read()
+    if data is None:
+        return None
+    try:
+        return decode(data)
+    except SaveError as exc:
+        raise exc.at(shelf.where) from None

@@ -65,7 +65,7 @@ class Fleet:
         self.store = store
         self.me = me
         self.catch_up = catch_up
-        self._digests: dict[str, str] = {}  # each table's row as the last catch-up read it (md5 of its text)
+        self._digests: dict[str, str] = {}  # each table's record as the last catch-up read it (an md5 of its columns)
         self.server: TableServer | None = None
         self.leases = Leases(me, lease, on_lost=self._lost_in_thread)
         store.leases = self.leases  # every write for a table is fenced from now on

@@ -23,8 +23,8 @@ from cthulhu.core import Setup, modes
 from cthulhu.core.choices import ADVICE
 from cthulhu.net import RecordRow, RecordsMsg
 from cthulhu.net import clean_text
-from cthulhu.savegame import SaveError, SaveFile, SaveIOError, decode, load
-from cthulhu.savegame.shelf import Shelf
+from cthulhu.savegame import SaveError, SaveFile, SaveIOError, load
+from cthulhu.savegame.shelf import Shelf, load_kept
 
 from .store import GameResult, TableRecord
 from .verified import NotFinished, verified
@@ -79,13 +79,10 @@ def _save_of(source: Path | Shelf) -> SaveFile:
     """The save kept at `source`: its file, or its database rows (a `Shelf`: no file there)."""
     if isinstance(source, Path):
         return load(source)
-    data = source.read()
-    if data is None:
+    save = load_kept(source)
+    if save is None:
         raise SaveIOError("no save is kept for it", path=source.where)
-    try:
-        return decode(data)
-    except SaveError as exc:
-        raise exc.at(source.where) from None
+    return save
 
 
 def result_of(record: TableRecord, source: Path | Shelf, content: Any = None) -> GameResult | None:

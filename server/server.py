@@ -551,7 +551,7 @@ class TableServer:
         except Exception as exc:
             self.moves.kept(notices)
             if self.store_trouble is None:  # once an episode, not once a flush
-                log.error("could not write the server's records (%s); trying again with every change", clean_text(_first_line(exc)))
+                log.error("could not write the server's records (%s); trying again every %g s and with every change", clean_text(_first_line(exc)), STORE_RETRY)
             self.store_trouble = _first_line(exc)
             self._changes.keep(changes)
             return

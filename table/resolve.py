@@ -10,9 +10,10 @@ from pathlib import Path
 
 from cthulhu.core import Game, Setup, modes
 from cthulhu.net import new_table_code, new_table_id
-from cthulhu.savegame import PlayerRecord, SaveError, SaveFile, SaveWriter, decode, load, resume
+from cthulhu.savegame import PlayerRecord, SaveError, SaveFile, SaveWriter, load, resume
 from cthulhu.savegame.dice import Dice
 from cthulhu.savegame.folder import autosave_folder, new_save_path
+from cthulhu.savegame.shelf import load_kept
 
 from .log import CommandLog, MemoryLog
 from .spec import TableSpec
@@ -44,9 +45,10 @@ def resolve(spec: TableSpec) -> Opened:
         game = spec.start
     elif isinstance(spec.start, Setup):
         shelf = spec.save.shelf if spec.save is not None else None
-        kept = shelf.read() if shelf is not None else None
-        if shelf is not None and kept is not None:
-            save = _from_shelf(kept, spec.start, shelf.where)
+        save = load_kept(shelf) if shelf is not None else None
+        if shelf is not None and save is not None:
+            if save.setup != spec.start:
+                raise SaveError("the save kept here is another game's (its set-up differs)", path=shelf.where)
             game = resume(save)
         else:
             game = Game.new(spec.start)
@@ -100,17 +102,6 @@ def _writer(spec: TableSpec, game: Game, save: SaveFile | None) -> tuple[SaveWri
     # A new game's file waits for its first command (or a seat someone else holds a token for):
     # starting and quitting at once leaves none, and the same choices make the same game again.
     return SaveWriter(path, game, fsync=to.fsync, autosave=False, started=False, shelf=to.shelf), warning
-
-
-def _from_shelf(data: bytes, setup: Setup, where: str) -> SaveFile:
-    """The save a shelf keeps, checked to be the game `setup` starts (else it is another table's)."""
-    try:
-        save = decode(data)
-    except SaveError as exc:
-        raise exc.at(where) from None
-    if save.setup != setup:
-        raise SaveError("the save kept here is another game's (its set-up differs)", path=where)
-    return save
 
 
 def _code(spec: TableSpec, table_id: str) -> str | None:
