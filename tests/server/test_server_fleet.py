@@ -216,6 +216,52 @@ async def test_sigterm_sends_the_owners_peers_to_another_process_at_once(fleet, 
     assert seat.gaps == [] and seat.session.resyncs == 0
 
 
+
+async def test_sigterm_hands_a_turn_clock_on_with_only_the_time_it_had_left(fleet, nursery):
+    """Ann must decide at a turn-based table at A; A is stopped (SIGTERM) and she takes her time
+    to follow its redirect to B. B's clock gives her what she had when A stopped, not less: the
+    hand-off and her way to B cost her none (a clock kept as a wall-clock deadline would)."""
+    from cthulhu.net.client import TrioPeer
+
+    a = fleet("a")
+    b = fleet("b")
+    await _make_table(b.port)  # (B holds a lease: a live process A can send its peers to)
+    table = await _make_table(a.port, turn_time=60, on_timeout="stand-in")
+    session = PeerSession("Ann", table_id=table, ident="key-ann")
+    ann = await TrioPeer.connect("127.0.0.1", a.port, session)
+    with trio.fail_after(30):  # (her clock starts once she is seated: the news after her welcome)
+        while not session.welcomed or session.table.clock is None or session.table.clock.seat is None:
+            assert await ann.receive()
+    clock = session.table.clock
+    assert clock.seat == session.seat and clock.left_ms is not None, clock
+    told_at, left_at_a = trio.current_time(), clock.left_ms / 1000
+    await trio.sleep(1.5)  # her clock runs at A
+    stopped = trio.current_time()
+    a.signal(signal.SIGTERM)
+    with trio.fail_after(30):
+        while session.redirect is None and await ann.receive():
+            pass
+    await ann.aclose()
+    to = session.redirect
+    assert to is not None and to.port == b.port, session.closed
+    assert a.proc.wait(30) == 0
+    dawdled = 3.0
+    await trio.sleep(dawdled)  # she takes her time on the way: the table waits, stopped
+    session.restart()
+    ann = await TrioPeer.connect(to.host, to.port, session)
+    with trio.fail_after(30):
+        while not session.welcomed or session.table.clock is None or session.table.clock.seat is None:
+            assert await ann.receive()
+    await ann.aclose()
+    clock = session.table.clock
+    assert clock.seat == session.seat and clock.left_ms is not None, clock
+    left_at_b = clock.left_ms / 1000
+    ran_at_a = stopped - told_at  # at least this ran before A stopped it (and A stops it within a moment)
+    print(f"left at A {left_at_a:.2f} s, ran there {ran_at_a:.2f} s, left at B {left_at_b:.2f} s after {dawdled} s away")
+    assert left_at_b <= left_at_a - ran_at_a + 0.05  # what ran at A stays spent
+    assert left_at_b >= left_at_a - ran_at_a - 1.0  # and nothing more than A's moment to stop it: not the time away
+
+
 async def test_a_closed_tables_deadline_is_met_once_with_three_processes_up(fleet, nursery):
     """Ann sits at a turn-based table with a webhook and goes; its owner stops (SIGTERM: the table
     is closed and nobody's). With three processes up, each rings the deadline; one takes the table,
